@@ -1,0 +1,94 @@
+# NavGuard — the project's front door.
+#
+#   make / make all      configure build/ (CMake + Ninja, Release) and build it
+#   make test            SwiftPM build + swift test, then CMake build + ctest
+#   make install         install to $(PREFIX) (default /usr/local)
+#   make demo            stage-install to build/stage, build examples/kiosk-sim
+#                        against the installed copy (pkg-config) and run it
+#   make bench           build, then run every benchmark in build/bench/
+#   make clean           remove build/ and SwiftPM's build products
+#
+# Needs Swift on PATH. cmake, ninja and pkg-config are installed with apt-get
+# when missing (as root; otherwise the command to run is printed).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+# Swift, ninja and ctest parallelize themselves; steps run in the order written.
+.NOTPARALLEL:
+
+BUILD_DIR  ?= build
+BUILD_TYPE ?= Release
+PREFIX     ?= /usr/local
+CMAKE      ?= cmake
+CTEST      ?= ctest
+SWIFT      ?= swift
+CC         ?= cc
+
+STAGE      := $(abspath $(BUILD_DIR))/stage
+DEMO_DIR   := $(abspath $(BUILD_DIR))/demo
+DEMO_ARGS  ?=
+
+.PHONY: all tools configure build test swift-test install demo bench clean
+
+all: build
+
+# Swift must be on PATH; cmake, ninja and pkg-config are installed if missing.
+tools:
+	@command -v $(SWIFT) >/dev/null || { echo "error: '$(SWIFT)' is not on PATH: install the Swift toolchain first" >&2; exit 1; }
+	@missing=""; \
+	command -v $(CMAKE) >/dev/null || missing="$$missing cmake"; \
+	command -v ninja >/dev/null || missing="$$missing ninja-build"; \
+	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "Installing$$missing with apt-get"; \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	  else \
+	    echo "error: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
+configure: tools
+	$(CMAKE) -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+build: configure
+	$(CMAKE) --build $(BUILD_DIR)
+
+swift-test: tools
+	$(SWIFT) build
+	$(SWIFT) test --no-parallel
+
+test: swift-test build
+	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure
+
+install: build
+	$(CMAKE) --install $(BUILD_DIR) --prefix "$(abspath $(PREFIX))"
+
+# kiosk-sim is built from the staged install only: its header, its library
+# (rpath into the stage) and its pkg-config file; never from the source tree.
+demo:
+	@test -d examples/kiosk-sim || { echo "error: examples/kiosk-sim is missing" >&2; exit 1; }
+	rm -rf "$(STAGE)" "$(DEMO_DIR)"
+	$(MAKE) --no-print-directory install PREFIX="$(STAGE)"
+	mkdir -p "$(DEMO_DIR)"
+	@export PKG_CONFIG_PATH="$(STAGE)/lib/pkgconfig"; \
+	cflags=$$(pkg-config --cflags navguard); libs=$$(pkg-config --libs navguard); \
+	set -x; \
+	$(CC) -std=c11 -O2 -Wall -Wextra -o "$(DEMO_DIR)/kiosk-sim" \
+	  examples/kiosk-sim/*.c -Iexamples/kiosk-sim $$cflags $$libs \
+	  -Wl,-rpath,"$(STAGE)/lib" -lm -lpthread
+	@ldd "$(DEMO_DIR)/kiosk-sim" | grep navguard
+	"$(DEMO_DIR)/kiosk-sim" $(DEMO_ARGS)
+
+# Benchmarks are the executables bench/ builds into $(BUILD_DIR)/bench/.
+bench:
+	@test -d bench || { echo "error: bench/ is missing: there are no benchmarks to run" >&2; exit 1; }
+	$(MAKE) --no-print-directory build
+	@benches=$$(find "$(BUILD_DIR)/bench" -maxdepth 1 -type f -perm -u+x 2>/dev/null | sort); \
+	if [ -z "$$benches" ]; then echo "error: no benchmark executables in $(BUILD_DIR)/bench/" >&2; exit 1; fi; \
+	for b in $$benches; do echo "== $$b"; "$$b"; done
+
+clean:
+	rm -rf $(BUILD_DIR) .build-cmake-helper
+	-$(SWIFT) package clean

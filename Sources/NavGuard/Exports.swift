@@ -1,0 +1,425 @@
+import CNavGuard
+import Glibc
+import NavGuardCore
+
+// The C ABI of include/navguard/navguard.h. Each export validates, converts
+// and forwards to the core; the compiler checks every signature against the
+// header (@c @implementation).
+
+// MARK: Versions and names
+
+@c @implementation
+public func ng_version() -> Int32 { NG_VERSION_MAJOR * 1_000_000 + NG_VERSION_MINOR * 1_000 + NG_VERSION_PATCH }
+
+@c @implementation
+public func ng_version_string() -> UnsafePointer<CChar>! { staticC("0.1.0") }
+
+@c @implementation
+public func ng_strstatus(_ status: ng_status) -> UnsafePointer<CChar>! {
+    switch status {
+    case NG_OK: return staticC("NG_OK: success")
+    case NG_E_NULL: return staticC("NG_E_NULL: a required pointer is NULL")
+    case NG_E_HANDLE: return staticC("NG_E_HANDLE: NULL, destroyed or foreign context handle")
+    case NG_E_SIZE: return staticC("NG_E_SIZE: struct size too small")
+    case NG_E_RANGE: return staticC("NG_E_RANGE: value out of range")
+    case NG_E_UTF8: return staticC("NG_E_UTF8: string is not valid UTF-8")
+    case NG_E_TOO_LONG: return staticC("NG_E_TOO_LONG: string or list too long")
+    case NG_E_STATE: return staticC("NG_E_STATE: not allowed in the current state")
+    case NG_E_NOT_FOUND: return staticC("NG_E_NOT_FOUND: no such item")
+    case NG_E_THREAD: return staticC("NG_E_THREAD: context in use by another thread")
+    case NG_E_NO_MEMORY: return staticC("NG_E_NO_MEMORY: out of memory or limit reached")
+    case NG_E_PARSE: return staticC("NG_E_PARSE: malformed text")
+    case NG_E_CALLBACK: return staticC("NG_E_CALLBACK: not allowed inside a callback")
+    case NG_E_GUARD: return staticC("NG_E_GUARD: invalid guard, duplicate id or guard creation failed")
+    case NG_E_LOAD: return staticC("NG_E_LOAD: plugin file missing or not a loadable shared library")
+    case NG_E_ENTRY: return staticC("NG_E_ENTRY: plugin lacks the ng_plugin_entry symbol")
+    case NG_E_ABI: return staticC("NG_E_ABI: plugin built for an incompatible plugin ABI")
+    default: return staticC("unknown status")
+    }
+}
+
+@c @implementation
+public func ng_request_kind_name(_ kind: ng_request_kind) -> UnsafePointer<CChar>! {
+    switch kind {
+    case NG_REQ_PUSH: return staticC("push")
+    case NG_REQ_POP: return staticC("pop")
+    case NG_REQ_POP_TO: return staticC("pop-to")
+    case NG_REQ_POP_TO_ROOT: return staticC("pop-to-root")
+    case NG_REQ_REPLACE_STACK: return staticC("replace-stack")
+    case NG_REQ_BACK: return staticC("back")
+    case NG_REQ_INTERACTIVE_BACK: return staticC("interactive-back")
+    default: return staticC("unknown")
+    }
+}
+
+@c @implementation
+public func ng_reason_name(_ reason: ng_reason) -> UnsafePointer<CChar>! {
+    switch reason {
+    case NG_REASON_NONE: return staticC("none")
+    case NG_REASON_BUSY: return staticC("busy")
+    case NG_REASON_DUPLICATE: return staticC("duplicate")
+    case NG_REASON_THROTTLED: return staticC("throttled")
+    case NG_REASON_IGNORING: return staticC("ignoring")
+    case NG_REASON_AT_ROOT: return staticC("at-root")
+    case NG_REASON_NOT_FOUND: return staticC("not-found")
+    case NG_REASON_INVALID: return staticC("invalid")
+    case NG_REASON_SUPERSEDED: return staticC("superseded")
+    case NG_REASON_QUEUE_FULL: return staticC("queue-full")
+    case NG_REASON_DESTROYED: return staticC("destroyed")
+    case NG_REASON_POLICY: return staticC("policy")
+    default: return staticC("unknown")
+    }
+}
+
+@c @implementation
+public func ng_outcome_name(_ outcome: ng_outcome_kind) -> UnsafePointer<CChar>! {
+    switch outcome {
+    case NG_OUTCOME_APPLIED: return staticC("applied")
+    case NG_OUTCOME_REFUSED: return staticC("refused")
+    case NG_OUTCOME_DEFERRED: return staticC("deferred")
+    case NG_OUTCOME_DROPPED: return staticC("dropped")
+    case NG_OUTCOME_QUEUED: return staticC("queued")
+    default: return staticC("unknown")
+    }
+}
+
+// MARK: Context
+
+@c @implementation
+public func ng_context_create(_ options: UnsafePointer<ng_options>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> ng_status {
+    guard let out else { return NG_E_NULL }
+    out.pointee = nil
+    var o = ng_options()
+    if let options {
+        let declared = copySized(options, into: &o)
+        guard declared >= 8 else { return NG_E_SIZE }
+    }
+    var d = ng_delegate()
+    if o.delegate.size != 0 {
+        withUnsafePointer(to: o.delegate) { _ = copySized($0, into: &d) }
+    }
+    guard o.clock == NG_CLOCK_MONOTONIC || o.clock == NG_CLOCK_MANUAL else { return NG_E_RANGE }
+    guard o.manual_start_ns >= 0, o.default_duration_ns >= 0 else { return NG_E_RANGE }
+    let clock: ClockSource = o.clock == NG_CLOCK_MANUAL ? .manual(startNs: o.manual_start_ns) : .external(monotonicNow)
+    let engine = Engine(EngineConfig(clock: clock, defaultDurationNs: o.default_duration_ns))
+    let box = ContextBox(engine: engine, delegate: d)
+    guard let handle = registry.insert(box) else { return NG_E_NO_MEMORY }
+    box.handle = handle
+    engine.observer = box
+    out.pointee = handle
+    return NG_OK
+}
+
+@c @implementation
+public func ng_context_destroy(_ ctx: OpaquePointer?) -> ng_status {
+    guard let ctx else { return NG_OK }
+    let st = withContext(ctx) { box in
+        if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "a context cannot be destroyed from its own callback") }
+        return NG_OK
+    }
+    guard st == NG_OK else { return st }
+    // From here the handle is dead for every thread, posters included.
+    guard let unmanaged = registry.remove(ctx) else { return NG_E_HANDLE }
+    let box = unmanaged.takeRetainedValue()
+    // Posted requests not yet applied still get their outcome (dropped).
+    box.destroyEngine()
+    return NG_OK
+}
+
+@c @implementation
+public func ng_errmsg(_ ctx: OpaquePointer?) -> UnsafePointer<CChar>! {
+    guard let box = registry.lookup(ctx) else { return staticC("invalid context handle (NULL, destroyed or foreign)") }
+    return UnsafePointer(box.errbuf)
+}
+
+// MARK: Stack
+
+@c @implementation
+public func ng_stack_set_root(_ ctx: OpaquePointer?, _ root: UnsafePointer<ng_screen>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let root else { return box.fail(NG_E_NULL, "root is NULL") }
+        if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "ng_stack_set_root is not allowed inside a callback") }
+        switch readScreen(root.pointee, "root") {
+        case .failure(let e): return box.fail(e)
+        case .success(let s):
+            do { try box.engine.setRoot(s) } catch { return box.fail(error) }
+            return NG_OK
+        }
+    }
+}
+
+@c @implementation
+public func ng_stack_count(_ ctx: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let out else { return box.fail(NG_E_NULL, "out_count is NULL") }
+        out.pointee = box.engine.stackCount
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_stack_get(_ ctx: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<ng_screen_info>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let out else { return box.fail(NG_E_NULL, "out is NULL") }
+        guard out.pointee.size >= UInt32(MemoryLayout<ng_screen_info>.offset(of: \ng_screen_info.route)!) else {
+            return box.fail(NG_E_SIZE, "ng_screen_info.size is \(out.pointee.size); set it to sizeof(ng_screen_info)")
+        }
+        guard let s = box.engine.screen(at: index) else {
+            return box.fail(NG_E_NOT_FOUND, "index \(index) is outside the stack (\(box.engine.stackCount) screens)")
+        }
+        var info = ng_screen_info()
+        info.id = s.id
+        info.route = UnsafePointer(s.route.pointer)
+        info.identity = UnsafePointer(s.identity.pointer)
+        writeSized(info, to: out)
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_stack_snapshot(_ ctx: OpaquePointer?, _ outText: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLen: UnsafeMutablePointer<Int>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let outText else { return box.fail(NG_E_NULL, "out_text is NULL") }
+        var text = box.engine.snapshot()
+        let n = text.utf8.count
+        guard let mem = malloc(n + 1)?.assumingMemoryBound(to: CChar.self) else {
+            return box.fail(NG_E_NO_MEMORY, "cannot allocate \(n + 1) bytes")
+        }
+        text.withUTF8 { buf in
+            if let b = buf.baseAddress { UnsafeMutableRawPointer(mem).copyMemory(from: b, byteCount: n) }
+        }
+        mem[n] = 0
+        outText.pointee = mem
+        outLen?.pointee = n
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_stack_restore(_ ctx: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ len: Int) -> ng_status {
+    withContext(ctx) { box in
+        guard let text else { return box.fail(NG_E_NULL, "text is NULL") }
+        if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "ng_stack_restore is not allowed inside a callback") }
+        let buf = UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: len)
+        do { try box.engine.restore(snapshot: buf) } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_free(_ ptr: UnsafeMutableRawPointer?) { free(ptr) }
+
+// MARK: Requests
+
+@c @implementation
+public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng_request>?, _ out: UnsafeMutablePointer<ng_request_result>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let request else { return box.fail(NG_E_NULL, "request is NULL") }
+        var c = ng_request()
+        guard copySized(request, into: &c) >= minRequestSize else {
+            return box.fail(NG_E_SIZE, "ng_request.size is too small; set it to sizeof(ng_request)")
+        }
+        if box.engine.stackCount == 0 { return box.fail(NG_E_STATE, "the stack has no root: call ng_stack_set_root first") }
+        var r: Request
+        switch readRequest(c) {
+        case .success(let x): r = x
+        case .failure(let e):
+            // Malformed content is refused, but still gets an id and an outcome.
+            r = Request(kind: c.kind, flags: c.flags, source: c.source)
+            r.invalidMessage = e.message
+            box.setError(e.message)
+        }
+        let res = box.engine.submit(r)
+        if let out {
+            var o = ng_request_result()
+            o.status = res.status
+            o.request_id = res.requestID
+            o.reason = res.reason
+            o.guard_id = res.guardID
+            writeSized(o, to: out)
+        }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_request_post(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng_request>?, _ outID: UnsafeMutablePointer<UInt64>?) -> ng_status {
+    guard let request else { return NG_E_NULL }
+    var c = ng_request()
+    guard copySized(request, into: &c) >= minRequestSize else { return NG_E_SIZE }
+    var r: Request
+    switch readRequest(c) {
+    case .success(let x): r = x
+    case .failure(let e): return e.status
+    }
+    return registry.withLocked(ctx) { box in
+        guard let box else { return NG_E_HANDLE }
+        return box.mailboxLock.withLock { () -> ng_status in
+            guard box.mailbox.count < ContextBox.maxPosted else { return NG_E_NO_MEMORY }
+            r.id = ContextBox.postedIDBase | box.nextPostedID.wrappingAdd(1, ordering: .relaxed).newValue
+            box.mailbox.append(r)
+            box.mailboxCount.store(box.mailbox.count, ordering: .releasing)
+            outID?.pointee = r.id
+            return NG_OK
+        }
+    }
+}
+
+// MARK: Transitions
+
+@c @implementation
+public func ng_transition_finish(_ ctx: OpaquePointer?, _ track: ng_track) -> ng_status {
+    withContext(ctx) { box in
+        do { try box.engine.finishTransition(track) } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_interactive_update(_ ctx: OpaquePointer?, _ progress: Double) -> ng_status {
+    withContext(ctx) { box in
+        do { try box.engine.updateInteractive(progress) } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_interactive_cancel(_ ctx: OpaquePointer?) -> ng_status {
+    withContext(ctx) { box in
+        do { try box.engine.cancelInteractive() } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_transition_in_flight(_ ctx: OpaquePointer?, _ track: ng_track, _ outBusy: UnsafeMutablePointer<Bool>?, _ outRequestID: UnsafeMutablePointer<UInt64>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let outBusy else { return box.fail(NG_E_NULL, "out_busy is NULL") }
+        guard track == NG_TRACK_SCREEN || track == NG_TRACK_BAR else {
+            return box.fail(NG_E_RANGE, "track \(track) is not NG_TRACK_SCREEN or NG_TRACK_BAR")
+        }
+        let id = box.engine.inFlight(track)
+        outBusy.pointee = id != 0
+        outRequestID?.pointee = id
+        return NG_OK
+    }
+}
+
+// MARK: Holds
+
+@c @implementation
+public func ng_hold_begin(_ ctx: OpaquePointer?, _ label: UnsafePointer<CChar>?, _ mask: UInt32, _ maxDurationNs: Int64, _ outToken: UnsafeMutablePointer<UInt64>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let outToken else { return box.fail(NG_E_NULL, "out_token is NULL") }
+        let l: CStr?
+        switch readString(label, "label", allowNull: true) {
+        case .success(let x): l = x
+        case .failure(let e): return box.fail(e)
+        }
+        do { outToken.pointee = try box.engine.beginHold(label: l, mask: mask, maxDurationNs: maxDurationNs) }
+        catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_hold_end(_ ctx: OpaquePointer?, _ token: UInt64) -> ng_status {
+    withContext(ctx) { box in
+        do { try box.engine.endHold(token) } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_hold_state(_ ctx: OpaquePointer?, _ outMask: UnsafeMutablePointer<UInt32>?, _ outCount: UnsafeMutablePointer<Int>?) -> ng_status {
+    withContext(ctx) { box in
+        outMask?.pointee = box.engine.holdMask
+        outCount?.pointee = box.engine.holdCount
+        return NG_OK
+    }
+}
+
+// MARK: Time
+
+@c @implementation
+public func ng_tick(_ ctx: OpaquePointer?) -> ng_status {
+    withContext(ctx) { box in
+        if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "ng_tick is not allowed inside a callback") }
+        box.drainMailbox()
+        do { try box.engine.tick() } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_next_deadline(_ ctx: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let out else { return box.fail(NG_E_NULL, "out_ns is NULL") }
+        out.pointee = box.mailboxCount.load(ordering: .acquiring) > 0 ? box.engine.now : box.engine.nextDeadline()
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_now(_ ctx: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let out else { return box.fail(NG_E_NULL, "out_ns is NULL") }
+        out.pointee = box.engine.now
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_clock_set(_ ctx: OpaquePointer?, _ nowNs: Int64) -> ng_status {
+    withContext(ctx) { box in
+        do { try box.engine.setTime(nowNs) } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_clock_advance(_ ctx: OpaquePointer?, _ deltaNs: Int64) -> ng_status {
+    withContext(ctx) { box in
+        do { try box.engine.advanceTime(deltaNs) } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+// MARK: Guard chain
+
+@c @implementation
+public func ng_chain_add(_ ctx: OpaquePointer?, _ descriptor: UnsafePointer<ng_plugin_descriptor>?, _ configJSON: UnsafePointer<CChar>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let descriptor else { return box.fail(NG_E_NULL, "descriptor is NULL") }
+        var config: String?
+        if let configJSON {
+            switch readString(configJSON, "config_json") {
+            case .success(let s): config = s!.string
+            case .failure(let e): return box.fail(e)
+            }
+        }
+        do { try box.engine.addGuard(descriptor, configText: config) } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_chain_count(_ ctx: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let out else { return box.fail(NG_E_NULL, "out_count is NULL") }
+        out.pointee = box.engine.guardCount
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_chain_get_id(_ ctx: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let out else { return box.fail(NG_E_NULL, "out_id is NULL") }
+        guard let id = box.engine.guardID(at: index) else {
+            return box.fail(NG_E_NOT_FOUND, "index \(index) is outside the chain (\(box.engine.guardCount) guards)")
+        }
+        out.pointee = id
+        return NG_OK
+    }
+}

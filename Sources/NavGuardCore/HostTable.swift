@@ -1,0 +1,226 @@
+import CNavGuard
+
+// The host-services table of plugin.h: a guard's only view of and handle on
+// the engine. Each function finds its slot through `host_data`.
+
+@inline(__always)
+private func slotOf(_ h: UnsafePointer<ng_guard_host>?) -> GuardSlot? {
+    guard let h, let d = h.pointee.host_data else { return nil }
+    return Unmanaged<GuardSlot>.fromOpaque(d).takeUnretainedValue()
+}
+
+/// Copy a guard-supplied string after checking it; nil with a status on failure.
+private func guardString(_ p: UnsafePointer<CChar>?, allowNull: Bool) -> (CStr?, Int32) {
+    guard let p else { return (nil, allowNull ? NG_OK : NG_E_NULL) }
+    var n = 0
+    while p[n] != 0 {
+        n += 1
+        if n > Limits.maxString { return (nil, NG_E_TOO_LONG) }
+    }
+    guard isValidUTF8(UnsafeRawBufferPointer(start: p, count: n)) else { return (nil, NG_E_UTF8) }
+    return (CStr(bytes: p, count: n), NG_OK)
+}
+
+private func configValue(_ s: GuardSlot, _ key: UnsafePointer<CChar>?) -> (JSONValue?, Int32) {
+    guard let key else { return (nil, NG_E_NULL) }
+    guard let v = s.config[String(cString: key)] else { return (nil, NG_E_NOT_FOUND) }
+    return (v, NG_OK)
+}
+
+private func status(_ body: () throws(EngineError) -> Void) -> Int32 {
+    do { try body(); return NG_OK } catch { return error.status }
+}
+
+/// Write into a plugin's size-prefixed struct only what its size covers.
+func writeGuardSized<T>(_ value: T, to dst: UnsafeMutablePointer<T>) {
+    let raw = UnsafeMutableRawPointer(dst)
+    let declared = Int(raw.load(as: UInt32.self))
+    let n = min(declared, MemoryLayout<T>.size)
+    guard n > 4 else { return }
+    withUnsafeBytes(of: value) { raw.advanced(by: 4).copyMemory(from: $0.baseAddress!.advanced(by: 4), byteCount: n - 4) }
+}
+
+extension Engine {
+    /// Core view flags → NG_VIEWF_* (zero is UIKit's default).
+    public func viewFlagsC(_ f: ViewFlags) -> UInt32 {
+        var r: UInt32 = 0
+        if !f.contains(.interactionEnabled) { r |= UInt32(NG_VIEWF_DISABLED) }
+        if f.contains(.hidden) { r |= UInt32(NG_VIEWF_HIDDEN) }
+        if f.contains(.multipleTouch) { r |= UInt32(NG_VIEWF_MULTI_TOUCH) }
+        if f.contains(.exclusiveTouch) { r |= UInt32(NG_VIEWF_EXCLUSIVE_TOUCH) }
+        return r
+    }
+
+    func installHostTable(_ slot: GuardSlot) {
+        let h = slot.host
+        h.pointee.size = UInt32(MemoryLayout<ng_guard_host>.size)
+        h.pointee.abi_major = UInt32(NG_PLUGIN_ABI_MAJOR)
+        h.pointee.abi_minor = UInt32(NG_PLUGIN_ABI_MINOR)
+        h.pointee.host_data = Unmanaged.passUnretained(slot).toOpaque()
+
+        h.pointee.now = { h in slotOf(h)?.engine.now ?? 0 }
+        h.pointee.stack_count = { h in slotOf(h)?.engine.stack.count ?? 0 }
+        h.pointee.stack_get = { h, index, out in
+            guard let s = slotOf(h) else { return NG_E_NULL }
+            guard let out else { return NG_E_NULL }
+            guard let sc = s.engine.screen(at: index) else { return NG_E_NOT_FOUND }
+            var info = ng_screen_info()
+            info.id = sc.id
+            info.route = UnsafePointer(sc.route.pointer)
+            info.identity = UnsafePointer(sc.identity.pointer)
+            writeGuardSized(info, to: out)
+            return NG_OK
+        }
+        h.pointee.track_get = { h, track, out in
+            guard let e = slotOf(h)?.engine, track == NG_TRACK_SCREEN || track == NG_TRACK_BAR,
+                  let t = e.trackInfo(track) else { return false }
+            if let out {
+                var info = ng_track_info()
+                info.request_id = t.requestID
+                info.kind = t.kind
+                info.flags = t.flags
+                info.began_ns = t.beganNs
+                info.deadline_ns = e.interactive == nil ? t.deadlineNs : Limits.noDeadline
+                info.progress = e.interactiveProgress
+                writeGuardSized(info, to: out)
+            }
+            return true
+        }
+        h.pointee.hold_mask = { h in slotOf(h)?.engine.holdMaskCache ?? 0 }
+        h.pointee.hold_count = { h in slotOf(h)?.engine.holds.count ?? 0 }
+        h.pointee.hold_get = { h, index, out in
+            guard let e = slotOf(h)?.engine, let out else { return NG_E_NULL }
+            guard let x = e.holdInfo(at: index) else { return NG_E_NOT_FOUND }
+            var v = ng_hold_view()
+            v.token = x.token
+            v.label = x.label.map { UnsafePointer($0.pointer) }
+            v.mask = x.mask
+            v.began_ns = x.began
+            v.deadline_ns = x.deadline
+            writeGuardSized(v, to: out)
+            return NG_OK
+        }
+        h.pointee.deferred_count = { h in slotOf(h)?.engine.deferred.count ?? 0 }
+        h.pointee.deferred_get = { h, index, out in
+            guard let s = slotOf(h), let out else { return NG_E_NULL }
+            guard let r = s.engine.deferredRequest(at: index) else { return NG_E_NOT_FOUND }
+            writeGuardSized(s.engine.guardRequest(r, slot: s), to: out)
+            return NG_OK
+        }
+
+        h.pointee.touch_count = { h in slotOf(h)?.engine.touchCount ?? 0 }
+        h.pointee.touch_get = { h, index, out in
+            guard let e = slotOf(h)?.engine, let out else { return NG_E_NULL }
+            guard let t = e.touch(at: index) else { return NG_E_NOT_FOUND }
+            writeGuardSized(t, to: out)
+            return NG_OK
+        }
+        h.pointee.view_touch_count = { h, view in slotOf(h)?.engine.deliveredTouches(on: view) ?? 0 }
+        h.pointee.view_flags = { h, view, out in
+            guard let e = slotOf(h)?.engine, let out else { return NG_E_NULL }
+            guard let v = e.views.view(view) else { return NG_E_NOT_FOUND }
+            out.pointee = e.viewFlagsC(v.flags)
+            return NG_OK
+        }
+        h.pointee.touch_cancel = { h, id in
+            guard let s = slotOf(h) else { return NG_E_NULL }
+            return s.engine.guardCancelTouch(id) ? NG_OK : NG_E_NOT_FOUND
+        }
+
+        h.pointee.hold_begin = { h, label, mask, duration, out in
+            guard let s = slotOf(h), let out else { return NG_E_NULL }
+            let (l, st) = guardString(label, allowNull: true)
+            if st != NG_OK { return st }
+            return status { () throws(EngineError) in
+                out.pointee = try s.engine.beginHold(label: l, mask: mask, maxDurationNs: duration, owner: s.index)
+            }
+        }
+        h.pointee.hold_end = { h, token in
+            guard let s = slotOf(h) else { return NG_E_NULL }
+            return status { () throws(EngineError) in try s.engine.endHold(token, byGuard: s.index) }
+        }
+        h.pointee.transition_finish = { h, track in
+            guard let s = slotOf(h) else { return NG_E_NULL }
+            return status { () throws(EngineError) in try s.engine.finishTransition(track, forced: true) }
+        }
+        h.pointee.interactive_cancel = { h in
+            guard let s = slotOf(h) else { return NG_E_NULL }
+            return status { () throws(EngineError) in try s.engine.cancelInteractive() }
+        }
+        h.pointee.deferred_apply = { h, id in
+            guard let s = slotOf(h) else { return NG_E_NULL }
+            return s.engine.deferredApply(id, slot: s.index) ? NG_OK : NG_E_NOT_FOUND
+        }
+        h.pointee.deferred_drop = { h, id, reason, message in
+            guard let s = slotOf(h) else { return NG_E_NULL }
+            let (m, st) = guardString(message, allowNull: true)
+            if st != NG_OK { return st }
+            return s.engine.deferredDrop(id, slot: s.index, reason: reason, message: m) ? NG_OK : NG_E_NOT_FOUND
+        }
+        h.pointee.report = { h, text in
+            guard let s = slotOf(h) else { return NG_E_NULL }
+            let (t, st) = guardString(text, allowNull: false)
+            guard st == NG_OK, let t else { return st }
+            s.engine.post(report: t, slot: s.index)
+            return NG_OK
+        }
+        h.pointee.log = { h, severity, message in
+            guard let s = slotOf(h) else { return }
+            let (m, st) = guardString(message, allowNull: false)
+            let text = m ?? CStr(st == NG_E_NULL ? "(null log message)" : "(log message was not valid UTF-8 or too long)")
+            let sev = severity < NG_LOG_DEBUG || severity > NG_LOG_ERROR ? NG_LOG_ERROR : severity
+            s.engine.post(log: text, severity: sev, slot: s.index)
+        }
+
+        h.pointee.config_int = { h, key, out in
+            guard let s = slotOf(h), let out else { return NG_E_NULL }
+            let (v, st) = configValue(s, key)
+            guard let v else { return st }
+            guard let i = v.int64 else { return NG_E_RANGE }
+            out.pointee = i
+            return NG_OK
+        }
+        h.pointee.config_bool = { h, key, out in
+            guard let s = slotOf(h), let out else { return NG_E_NULL }
+            let (v, st) = configValue(s, key)
+            guard let v else { return st }
+            guard let b = v.bool else { return NG_E_RANGE }
+            out.pointee = b
+            return NG_OK
+        }
+        h.pointee.config_double = { h, key, out in
+            guard let s = slotOf(h), let out else { return NG_E_NULL }
+            let (v, st) = configValue(s, key)
+            guard let v else { return st }
+            guard let d = v.double else { return NG_E_RANGE }
+            out.pointee = d
+            return NG_OK
+        }
+        h.pointee.config_string = { h, key, out in
+            guard let s = slotOf(h), let out, let key else { return NG_E_NULL }
+            let (v, st) = configValue(s, key)
+            guard let v else { return st }
+            guard let str = v.string else { return NG_E_RANGE }
+            out.pointee = s.cached(String(cString: key), str)
+            return NG_OK
+        }
+        h.pointee.config_list_count = { h, key, out in
+            guard let s = slotOf(h), let out else { return NG_E_NULL }
+            let (v, st) = configValue(s, key)
+            guard let v else { return st }
+            guard let a = v.array, a.allSatisfy({ $0.string != nil }) else { return NG_E_RANGE }
+            out.pointee = a.count
+            return NG_OK
+        }
+        h.pointee.config_list_get = { h, key, index, out in
+            guard let s = slotOf(h), let out, let key else { return NG_E_NULL }
+            let (v, st) = configValue(s, key)
+            guard let v else { return st }
+            guard let a = v.array else { return NG_E_RANGE }
+            guard index < a.count else { return NG_E_NOT_FOUND }
+            guard let str = a[index].string else { return NG_E_RANGE }
+            out.pointee = s.cached("\(String(cString: key))[\(index)]", str)
+            return NG_OK
+        }
+    }
+}

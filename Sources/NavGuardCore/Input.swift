@@ -1,0 +1,204 @@
+import CNavGuard
+
+/// A touch from its began until its ended/cancelled arrives from the host.
+struct LiveTouch {
+    var id: UInt64
+    var view: UInt64
+    var state: Int32     // NG_TOUCH_STATE_*
+    var beganNs: Int64
+}
+
+/// Live touches, kept in a small array: a UI has a handful at most, and a
+/// linear scan beats hashing while allocating nothing in steady state.
+struct InputState {
+    var touches: [LiveTouch] = []
+    init() { touches.reserveCapacity(16) }
+
+    @inline(__always)
+    func index(of id: UInt64) -> Int? {
+        var i = 0
+        while i < touches.count {
+            if touches[i].id == id { return i }
+            i += 1
+        }
+        return nil
+    }
+}
+
+/// The verdict on one event.
+public struct EventVerdict {
+    public var verdict: Int32        // NG_VERDICT_*
+    public var reason: Int32
+    public var target: UInt64
+    public var guardID: UnsafePointer<CChar>?
+
+    @inline(__always)
+    static func deliver(_ target: UInt64) -> EventVerdict {
+        EventVerdict(verdict: NG_VERDICT_DELIVER, reason: NG_REASON_NONE, target: target, guardID: nil)
+    }
+
+    @inline(__always)
+    static func drop(_ reason: Int32, _ target: UInt64, _ guardID: UnsafePointer<CChar>? = nil) -> EventVerdict {
+        EventVerdict(verdict: NG_VERDICT_DROP, reason: reason, target: target, guardID: guardID)
+    }
+}
+
+public let maxLiveTouches = 64
+
+extension Engine {
+    // MARK: Events
+
+    /// Route one validated event. Touches are bound at began and tracked
+    /// until their end; holds and then the guard chain decide delivery.
+    public func submitEvent(_ ev: UnsafePointer<ng_event>) -> EventVerdict {
+        let e = ev.pointee
+        let typeBit = UInt32(1) << UInt32(e.type)
+        let blocked = holdMaskCache & typeBit != 0
+        guard e.type == NG_EVENT_TOUCH else {
+            var target: UInt64 = 0
+            if e.flags & UInt32(NG_EVF_HAS_TARGET) != 0 { target = e.target_view }
+            else if e.type == NG_EVENT_HOVER { target = views.hitTest(Point(x: e.x, y: e.y)) ?? 0 }
+            if blocked { return .drop(NG_REASON_IGNORING, target) }
+            return vote(ev, target: target, flags: 0)
+        }
+        switch e.phase {
+        case NG_TOUCH_BEGAN:
+            if input.index(of: e.touch_id) != nil { return .drop(NG_REASON_INVALID, 0) }
+            let target = e.flags & UInt32(NG_EVF_HAS_TARGET) != 0 ? e.target_view
+                : (views.hitTest(Point(x: e.x, y: e.y)) ?? 0)
+            if input.touches.count >= maxLiveTouches { return .drop(NG_REASON_INVALID, target) }
+            var v: EventVerdict
+            if blocked {
+                v = .drop(NG_REASON_IGNORING, target)
+            } else {
+                v = vote(ev, target: target, flags: 0)
+            }
+            // A touch withheld at began stays withheld for its whole life.
+            input.touches.append(LiveTouch(id: e.touch_id, view: target,
+                                           state: v.verdict == NG_VERDICT_DELIVER ? NG_TOUCH_STATE_DELIVERED : NG_TOUCH_STATE_WITHHELD,
+                                           beganNs: now))
+            drainIfIdle()
+            return v
+        case NG_TOUCH_MOVED:
+            guard let i = input.index(of: e.touch_id) else { return .drop(NG_REASON_INVALID, 0) }
+            let t = input.touches[i]
+            if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(NG_REASON_WITHHELD, t.view) }
+            if t.state == NG_TOUCH_STATE_CANCELLED { return .drop(NG_REASON_CANCELLED, t.view) }
+            if blocked { return .drop(NG_REASON_IGNORING, t.view) }
+            let v = vote(ev, target: t.view, flags: 0)
+            drainIfIdle()
+            return v
+        default: // ended, cancelled
+            guard let i = input.index(of: e.touch_id) else { return .drop(NG_REASON_INVALID, 0) }
+            let t = input.touches.remove(at: i)
+            if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(NG_REASON_WITHHELD, t.view) }
+            if t.state == NG_TOUCH_STATE_CANCELLED { return .drop(NG_REASON_CANCELLED, t.view) }
+            // A delivered touch always gets its end, at the view it began on.
+            _ = vote(ev, target: t.view, flags: UInt32(NG_GEVF_FINAL))
+            drainIfIdle()
+            return .deliver(t.view)
+        }
+    }
+
+    @inline(__always)
+    func drainIfIdle() {
+        if queueHead < queue.count { drain() }
+    }
+
+    /// Walk the event hooks; the first drop wins.
+    @inline(__always)
+    func vote(_ ev: UnsafePointer<ng_event>, target: UInt64, flags: UInt32) -> EventVerdict {
+        if eventHookCount == 0 { return .deliver(target) }
+        var g = ng_guard_event()
+        g.size = UInt32(MemoryLayout<ng_guard_event>.size)
+        g.flags = flags
+        g.event = ev
+        g.target_view = target
+        g.now_ns = now
+        var verdict = ng_verdict()
+        inVote = true
+        depth += 1
+        defer { inVote = false; depth -= 1 }
+        var i = 0
+        while i < eventHookCount {
+            let h = eventHooks[i]
+            verdict.size = UInt32(MemoryLayout<ng_verdict>.size)
+            verdict.reason = NG_REASON_NONE
+            let v = h.event!(h.instance, &g, &verdict)
+            if v != NG_VOTE_ALLOW && flags & UInt32(NG_GEVF_FINAL) == 0 {
+                var reason = verdict.reason
+                if v != NG_VOTE_REFUSE || reason <= NG_REASON_NONE || reason >= NG_REASON_COUNT { reason = NG_REASON_POLICY }
+                return .drop(reason, target, slots[h.slot].guardID)
+            }
+            i += 1
+        }
+        return .deliver(target)
+    }
+
+    // MARK: Touch cancellation
+
+    /// Cancel one delivered live touch (or all when `id` is 0). Returns the
+    /// number cancelled. The host hears of each through on_touch_cancel.
+    @discardableResult
+    public func cancelTouches(_ id: UInt64) -> Int {
+        var n = 0
+        for i in input.touches.indices where input.touches[i].state == NG_TOUCH_STATE_DELIVERED && (id == 0 || input.touches[i].id == id) {
+            input.touches[i].state = NG_TOUCH_STATE_CANCELLED
+            queue.append(.note(.touchCancelled(touchInfo(input.touches[i]))))
+            n += 1
+        }
+        return n
+    }
+
+    /// Called by a guard through touch_cancel.
+    func guardCancelTouch(_ id: UInt64) -> Bool {
+        let n = cancelTouches(id)
+        if !inVote { drain() }
+        return n > 0
+    }
+
+    func touchInfo(_ t: LiveTouch) -> ng_touch_info {
+        var info = ng_touch_info()
+        info.size = UInt32(MemoryLayout<ng_touch_info>.size)
+        info.state = t.state
+        info.touch_id = t.id
+        info.view_id = t.view
+        info.began_ns = t.beganNs
+        return info
+    }
+
+    public var touchCount: Int { input.touches.count }
+    public func touch(at i: Int) -> ng_touch_info? {
+        i >= 0 && i < input.touches.count ? touchInfo(input.touches[i]) : nil
+    }
+
+    /// Delivered live touches bound to a view.
+    public func deliveredTouches(on view: UInt64) -> Int {
+        var n = 0
+        for t in input.touches where t.view == view && t.state == NG_TOUCH_STATE_DELIVERED { n += 1 }
+        return n
+    }
+
+    // MARK: Views
+
+    public func setView(_ spec: ViewSpec) throws(ViewTreeError) {
+        try views.set(spec)
+    }
+
+    /// Remove a view and its subtree; touches bound to removed views are cancelled.
+    public func removeView(_ id: UInt64) throws(ViewTreeError) {
+        var gone: [Int] = []
+        for i in input.touches.indices where input.touches[i].state == NG_TOUCH_STATE_DELIVERED {
+            let v = input.touches[i].view
+            if v == id || views.isAncestor(id, of: v) { gone.append(i) }
+        }
+        try views.remove(id)
+        var cancelled = false
+        for i in gone {
+            input.touches[i].state = NG_TOUCH_STATE_CANCELLED
+            queue.append(.note(.touchCancelled(touchInfo(input.touches[i]))))
+            cancelled = true
+        }
+        if cancelled { drain() }
+    }
+}

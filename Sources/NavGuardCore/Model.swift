@@ -1,0 +1,144 @@
+import CNavGuard
+
+/// A screen on the stack.
+public struct Screen: Sendable {
+    public var id: UInt64
+    public var route: CStr
+    public var identity: CStr
+
+    public init(id: UInt64, route: CStr, identity: CStr) {
+        self.id = id
+        self.route = route
+        self.identity = identity
+    }
+
+    public init(id: UInt64, route: String, identity: String? = nil) {
+        let r = CStr(route)
+        self.init(id: id, route: r, identity: identity.map(CStr.init) ?? r)
+    }
+}
+
+/// A navigation request after validation and copying by the ABI layer.
+public struct Request: Sendable {
+    public var id: UInt64 = 0
+    public var kind: Int32
+    public var flags: UInt32 = 0
+    public var source: UInt32 = 0
+    public var screen: Screen?
+    public var targetID: UInt64 = 0
+    public var screens: [Screen] = []
+    public var durationNs: Int64 = 0
+    /// Re-evaluations after a guard's deferred_apply.
+    public var attempt: UInt32 = 0
+    /// Set when the request was malformed: it is refused (NG_REASON_INVALID)
+    /// with this message, but still gets an id and an outcome.
+    public var invalidMessage: String?
+
+    public init(kind: Int32, flags: UInt32 = 0, source: UInt32 = 0) {
+        self.kind = kind
+        self.flags = flags
+        self.source = source
+    }
+
+    public static func push(_ s: Screen, flags: UInt32 = 0, source: UInt32 = 0) -> Request {
+        var r = Request(kind: NG_REQ_PUSH, flags: flags, source: source)
+        r.screen = s
+        return r
+    }
+
+    public static func popTo(_ id: UInt64, flags: UInt32 = 0) -> Request {
+        var r = Request(kind: NG_REQ_POP_TO, flags: flags)
+        r.targetID = id
+        return r
+    }
+
+    public static func replace(_ screens: [Screen], flags: UInt32 = 0) -> Request {
+        var r = Request(kind: NG_REQ_REPLACE_STACK, flags: flags)
+        r.screens = screens
+        return r
+    }
+
+    var animated: Bool { flags & 0x1 != 0 }
+    var timed: Bool { flags & 0x2 != 0 }
+}
+
+/// What submit reports at once.
+public struct SubmitResult {
+    public var status: Int32          // NG_OUTCOME_*
+    public var requestID: UInt64
+    public var reason: Int32
+    public var guardID: UnsafePointer<CChar>?
+}
+
+/// The final outcome of a request, delivered exactly once.
+public struct OutcomeRecord {
+    public var requestID: UInt64
+    public var kind: Int32
+    public var outcome: Int32
+    public var reason: Int32
+    public var source: UInt32
+    public var guardID: UnsafePointer<CChar>?
+    public var message: CStr?
+}
+
+/// A hold that ended.
+public struct HoldEndRecord {
+    public var token: UInt64
+    public var label: CStr?
+    public var mask: UInt32
+    public var reason: Int32
+    public var beganNs: Int64
+    public var endedNs: Int64
+}
+
+/// Receives the engine's callbacks (the ABI layer forwards them to the C
+/// delegate). Calls happen on the owner thread, one at a time.
+public protocol EngineObserver: AnyObject {
+    func engineOutcome(_ outcome: OutcomeRecord)
+    func engineTransition(_ event: ng_transition_event)
+    func engineHoldEnded(_ hold: HoldEndRecord)
+    func engineReport(guardID: UnsafePointer<CChar>?, text: CStr)
+    func engineLog(severity: Int32, guardID: UnsafePointer<CChar>?, message: CStr)
+    func engineTouchCancelled(_ touch: ng_touch_info)
+}
+
+public extension EngineObserver {
+    func engineTransition(_ event: ng_transition_event) {}
+    func engineHoldEnded(_ hold: HoldEndRecord) {}
+    func engineReport(guardID: UnsafePointer<CChar>?, text: CStr) {}
+    func engineLog(severity: Int32, guardID: UnsafePointer<CChar>?, message: CStr) {}
+    func engineTouchCancelled(_ touch: ng_touch_info) {}
+}
+
+/// An error from an engine operation: an NG_E_* status and a message.
+public struct EngineError: Error, Sendable {
+    public var status: Int32
+    public var message: String
+    public init(_ status: Int32, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}
+
+/// The clock, injected: the core never reads the system time itself.
+public enum ClockSource {
+    case manual(startNs: Int64)
+    case external(@convention(c) () -> Int64)
+}
+
+public struct EngineConfig {
+    public var clock: ClockSource
+    public var defaultDurationNs: Int64
+    public init(clock: ClockSource = .manual(startNs: 0), defaultDurationNs: Int64 = 350_000_000) {
+        self.clock = clock
+        self.defaultDurationNs = defaultDurationNs
+    }
+}
+
+public enum Limits {
+    public static let maxString = 1024
+    public static let maxStack = 4096
+    public static let maxGuards = 32
+    public static let maxHolds = 1024
+    public static let noDeadline = Int64.max
+}

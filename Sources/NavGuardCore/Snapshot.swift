@@ -1,0 +1,67 @@
+// Stack snapshots: JSON text the host stores and later restores.
+// {"navguard_snapshot":1,"screens":[{"id":1,"route":"home","identity":"home"}]}
+
+import CNavGuard
+
+extension Engine {
+    public static let snapshotVersion: Int64 = 1
+
+    public func snapshot() -> String {
+        var screens: [JSONValue] = []
+        screens.reserveCapacity(stack.count)
+        for s in stack {
+            screens.append(.object([("id", .integer(Int64(bitPattern: s.id))),
+                                    ("route", .string(s.route.string)),
+                                    ("identity", .string(s.identity.string))]))
+        }
+        return JSON.serialize(.object([("navguard_snapshot", .integer(Engine.snapshotVersion)),
+                                       ("screens", .array(screens))]))
+    }
+
+    /// Parse a snapshot into screens without touching the stack.
+    public static func parseSnapshot(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<[Screen], EngineError> {
+        let value: JSONValue
+        switch JSON.parse(bytes) {
+        case .success(let v): value = v
+        case .failure(let e): return .failure(EngineError(NG_E_PARSE, "snapshot is not valid JSON: \(e.message)"))
+        }
+        guard case .object = value else { return .failure(EngineError(NG_E_PARSE, "snapshot must be a JSON object")) }
+        guard let v = value["navguard_snapshot"]?.int64 else {
+            return .failure(EngineError(NG_E_PARSE, "snapshot lacks \"navguard_snapshot\": 1"))
+        }
+        guard v == snapshotVersion else {
+            return .failure(EngineError(NG_E_RANGE, "snapshot version \(v) is not supported (expected \(snapshotVersion))"))
+        }
+        guard let list = value["screens"]?.array else {
+            return .failure(EngineError(NG_E_PARSE, "snapshot lacks a \"screens\" array"))
+        }
+        var out: [Screen] = []
+        out.reserveCapacity(list.count)
+        for (i, item) in list.enumerated() {
+            guard case .object = item else { return .failure(EngineError(NG_E_PARSE, "screens[\(i)] is not an object")) }
+            // Ids above 2^63-1 are written as their two's-complement Int64.
+            guard let idv = item["id"]?.int64, idv != 0 else {
+                return .failure(EngineError(NG_E_RANGE, "screens[\(i)].id must be a non-zero integer"))
+            }
+            guard let route = item["route"]?.string else {
+                return .failure(EngineError(NG_E_PARSE, "screens[\(i)].route must be a string"))
+            }
+            let identity = item["identity"]?.string ?? route
+            if route.utf8.count > Limits.maxString || identity.utf8.count > Limits.maxString {
+                return .failure(EngineError(NG_E_RANGE, "screens[\(i)] has a string longer than \(Limits.maxString) bytes"))
+            }
+            if route.isEmpty { return .failure(EngineError(NG_E_RANGE, "screens[\(i)].route is empty")) }
+            out.append(Screen(id: UInt64(bitPattern: idv), route: route, identity: identity))
+        }
+        if let m = validateStack(out) { return .failure(EngineError(NG_E_RANGE, "snapshot: \(m)")) }
+        return .success(out)
+    }
+
+    /// Restore a snapshot; malformed input leaves the stack unchanged.
+    public func restore(snapshot bytes: UnsafeBufferPointer<UInt8>) throws(EngineError) {
+        switch Engine.parseSnapshot(bytes) {
+        case .success(let screens): try restore(screens)
+        case .failure(let e): throw e
+        }
+    }
+}

@@ -1,0 +1,69 @@
+/* org.navguard.dedupe — refuses a push whose identity equals the top
+ * screen's (mode "top", default) or any stacked or deferred screen's (mode
+ * "stack"): a double tap can never push the same screen twice. */
+#include <stdlib.h>
+#include "../common/ngg_util.h"
+#include "navguard_builtins.h"
+
+typedef struct { const ng_guard_host *host; bool whole_stack; } dedupe;
+
+static void *create(const ng_guard_host *host, const char *config) {
+    (void)config;
+    const char *mode = ngg_cfg_string(host, "mode", "top");
+    if (!ngg_cfg_type_ok(host, "mode", NGG_STRING) || !(ngg_streq(mode, "top") || ngg_streq(mode, "stack"))) {
+        host->log(host, NG_LOG_ERROR, "dedupe: \"mode\" must be \"top\" or \"stack\"");
+        return NULL;
+    }
+    dedupe *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->host = host;
+    g->whole_stack = ngg_streq(mode, "stack");
+    return g;
+}
+
+static void destroy(void *inst) { free(inst); }
+
+static ng_vote refuse(ng_verdict *v, const char *msg) {
+    v->reason = NG_REASON_DUPLICATE;
+    v->message = msg;
+    return NG_VOTE_REFUSE;
+}
+
+static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) {
+    dedupe *g = inst;
+    if (r->kind != NG_REQ_PUSH || !r->screen || !r->screen->identity) return NG_VOTE_ALLOW;
+    const ng_guard_host *h = g->host;
+    size_t n = h->stack_count(h);
+    if (n == 0) return NG_VOTE_ALLOW;
+    ng_screen_info s = { sizeof s, 0, NULL, NULL };
+    if (!g->whole_stack) {
+        if (h->stack_get(h, n - 1, &s) == NG_OK && ngg_streq(s.identity, r->screen->identity))
+            return refuse(v, "the screen is already on top");
+        return NG_VOTE_ALLOW;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (h->stack_get(h, i, &s) == NG_OK && ngg_streq(s.identity, r->screen->identity))
+            return refuse(v, "the screen is already in the stack");
+    }
+    size_t d = h->deferred_count(h);
+    for (size_t i = 0; i < d; i++) {
+        ng_guard_request q;
+        memset(&q, 0, sizeof q);
+        q.size = sizeof q;
+        if (h->deferred_get(h, i, &q) == NG_OK && q.request_id != r->request_id && q.kind == NG_REQ_PUSH &&
+            q.screen && ngg_streq(q.screen->identity, r->screen->identity))
+            return refuse(v, "the screen is already queued");
+    }
+    return NG_VOTE_ALLOW;
+}
+
+static const void *get_extension(void *inst, const char *id) { (void)inst; (void)id; return NULL; }
+
+static const ng_plugin_descriptor descriptor = {
+    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
+    "org.navguard.dedupe", "dedupe", "0.1.0",
+    "Refuses a push of a screen whose identity is on top (mode top) or anywhere in the stack or queue (mode stack).",
+    create, destroy, on_request, NULL, NULL, NULL, NULL, NULL, NULL, get_extension,
+};
+
+const ng_plugin_descriptor *ngg_dedupe_descriptor(void) { return &descriptor; }
