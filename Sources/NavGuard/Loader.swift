@@ -31,7 +31,7 @@ func libraryPath() -> String? {
     defer { fclose(f) }
     var line = [CChar](repeating: 0, count: 4096)
     while fgets(&line, Int32(line.count), f) != nil {
-        let text = String(cString: line)
+        let text = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         let fields = text.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count >= 6, let dash = fields[0].firstIndex(of: "-") else { continue }
         guard let lo = UInt(fields[0][..<dash], radix: 16),
@@ -214,7 +214,7 @@ public func ng_chain_configure_file(_ ctx: OpaquePointer?, _ path: UnsafePointer
             bytes.append(contentsOf: chunk[0..<n])
             if bytes.count > 1 << 20 { return box.fail(NG_E_TOO_LONG, "chain configuration is larger than 1 MiB") }
         }
-        guard isValidUTF8(UnsafeRawBufferPointer(start: bytes, count: bytes.count)) else {
+        guard bytes.withUnsafeBytes({ isValidUTF8($0) }) else {
             return box.fail(NG_E_UTF8, "chain configuration is not valid UTF-8")
         }
         return configureChain(box, String(decoding: bytes, as: UTF8.self))

@@ -1,0 +1,268 @@
+// The built-in request guards, each alone and within a chain, linked in by
+// descriptor (the same sources CMake builds as plugins).
+import CNavGuard
+import NavGuardBuiltins
+@testable import NavGuardCore
+import Testing
+
+private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: UInt32 = 0, identity: String? = nil) -> Request {
+    Request.push(Screen(id: id, route: route, identity: identity), flags: animated ? animatedFlag : 0, source: source)
+}
+
+@Suite struct BarShouldTests {
+    @Test func refusesBarOpsWhileBarTrackInFlight() throws {
+        let (e, rec) = try makeGuardEngine([GuardSpec(ngg_bar_should_descriptor())])
+        #expect(e.submit(push(2, "menu")).status == NG_OUTCOME_APPLIED)
+        for kind in [NG_REQ_PUSH, NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK, NG_REQ_POP_TO_ROOT] {
+            var r = Request(kind: kind)
+            if kind == NG_REQ_PUSH { r.screen = Screen(id: 9, route: "x") }
+            let res = e.submit(r)
+            #expect(res.status == NG_OUTCOME_REFUSED, "kind \(kind)")
+            #expect(res.reason == NG_REASON_BUSY)
+            #expect(String(cString: res.guardID!) == "org.navguard.bar-should")
+        }
+        // Replace-stack is not a bar push/pop: it passes.
+        #expect(e.submit(Request.replace([Screen(id: 1, route: "home")])).status == NG_OUTCOME_APPLIED)
+        #expect(rec.outcomes.count == 7)
+    }
+
+    @Test func backPassesTheSameGuardAsPop() throws {
+        let (e, _) = try makeGuardEngine([GuardSpec(ngg_bar_should_descriptor())])
+        _ = e.submit(push(2, "menu"))
+        try e.finishTransition(NG_TRACK_SCREEN)          // bar track still animating
+        let pop = e.submit(Request(kind: NG_REQ_POP))
+        let back = e.submit(Request(kind: NG_REQ_BACK))
+        #expect(pop.status == NG_OUTCOME_REFUSED && back.status == NG_OUTCOME_REFUSED)
+        #expect(pop.reason == back.reason)
+        try e.finishTransition(NG_TRACK_BAR)
+        #expect(e.submit(Request(kind: NG_REQ_BACK)).status == NG_OUTCOME_APPLIED)
+        #expect(e.stackIDs == [1])
+    }
+}
+
+@Suite struct TransitionGuardTests {
+    @Test func refuseMode() throws {
+        let (e, _) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor(), #"{"mode":"refuse"}"#)])
+        _ = e.submit(push(2, "menu"))
+        let r = e.submit(push(3, "item"))
+        #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_BUSY)
+        try e.finishTransition(NG_TRACK_ALL)
+        #expect(e.submit(push(3, "item")).status == NG_OUTCOME_APPLIED)
+    }
+
+    @Test func queueKeepAllAppliesInOrderOneAtATime() throws {
+        let (e, rec) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor(), #"{"mode":"queue","keep":"all","limit":2}"#)])
+        _ = e.submit(push(2, "menu"))
+        let a = e.submit(push(3, "item"))
+        let b = e.submit(push(4, "checkout"))
+        let c = e.submit(push(5, "extra"))
+        #expect(a.status == NG_OUTCOME_DEFERRED && b.status == NG_OUTCOME_DEFERRED)
+        #expect(c.status == NG_OUTCOME_REFUSED && c.reason == NG_REASON_QUEUE_FULL)
+        try e.finishTransition(NG_TRACK_ALL)              // menu shown → item applied
+        #expect(rec.outcome(of: a.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(rec.outcome(of: b.requestID) == nil)
+        #expect(e.stackIDs == [1, 2, 3])
+        try e.finishTransition(NG_TRACK_ALL)              // item shown → checkout applied
+        #expect(rec.outcome(of: b.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(e.stackIDs == [1, 2, 3, 4])
+    }
+
+    @Test func queueKeepLastSupersedes() throws {
+        let (e, rec) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor(), #"{"mode":"queue","keep":"last"}"#)])
+        _ = e.submit(push(2, "menu"))
+        let a = e.submit(push(3, "item"))
+        let b = e.submit(push(4, "checkout"))
+        #expect(rec.outcome(of: a.requestID)?.outcome == NG_OUTCOME_DROPPED)
+        #expect(rec.outcome(of: a.requestID)?.reason == NG_REASON_SUPERSEDED)
+        try e.finishTransition(NG_TRACK_ALL)
+        #expect(rec.outcome(of: b.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(e.stackIDs == [1, 2, 4])
+    }
+
+    @Test func deferredRequestThatBecameInvalidIsDropped() throws {
+        let (e, rec) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor())])
+        _ = e.submit(push(2, "menu"))
+        let first = e.submit(Request(kind: NG_REQ_POP_TO_ROOT))     // both valid now, both deferred
+        let second = e.submit(Request(kind: NG_REQ_POP_TO_ROOT))
+        #expect(first.status == NG_OUTCOME_DEFERRED && second.status == NG_OUTCOME_DEFERRED)
+        try e.finishTransition(NG_TRACK_ALL)
+        // The first is not animated: it completes at once and the queue
+        // releases the second, which now finds only the root.
+        #expect(rec.outcome(of: first.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        let o = rec.outcome(of: second.requestID)
+        #expect(o?.outcome == NG_OUTCOME_DROPPED)
+        #expect(o?.reason == NG_REASON_AT_ROOT)
+        #expect(e.stackIDs == [1])
+    }
+
+    @Test func destroyDropsQueuedRequests() throws {
+        let (e, rec) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor())])
+        _ = e.submit(push(2, "menu"))
+        let a = e.submit(push(3, "item"))
+        e.destroy()
+        #expect(rec.outcome(of: a.requestID)?.reason == NG_REASON_DESTROYED)
+        #expect(rec.outcomes.filter { $0.requestID == a.requestID }.count == 1)
+    }
+
+    @Test func badConfigFailsCreate() throws {
+        let (e, _) = try makeGuardEngine([])
+        #expect(addGuardStatus(e, ngg_transition_descriptor(), #"{"mode":"nonsense"}"#) == NG_E_GUARD)
+        #expect(addGuardStatus(e, ngg_transition_descriptor(), #"{"limit":0}"#) == NG_E_GUARD)
+        #expect(addGuardStatus(e, ngg_transition_descriptor(), #"{"limit":"8"}"#) == NG_E_GUARD)
+        #expect(e.guardCount == 0)
+    }
+}
+
+@Suite struct DedupeTests {
+    @Test func topMode() throws {
+        let (e, _) = try makeGuardEngine([GuardSpec(ngg_dedupe_descriptor())])
+        _ = e.submit(push(2, "item", animated: false, identity: "item-42"))
+        let dup = e.submit(push(3, "item", animated: false, identity: "item-42"))
+        #expect(dup.status == NG_OUTCOME_REFUSED && dup.reason == NG_REASON_DUPLICATE)
+        #expect(e.submit(push(4, "item", animated: false, identity: "item-43")).status == NG_OUTCOME_APPLIED)
+        // Identity of a lower screen is fine in mode top.
+        #expect(e.submit(push(5, "item", animated: false, identity: "item-42")).status == NG_OUTCOME_APPLIED)
+    }
+
+    @Test func stackModeIncludesQueuedScreens() throws {
+        let (e, _) = try makeGuardEngine([GuardSpec(ngg_dedupe_descriptor(), #"{"mode":"stack"}"#),
+                                          GuardSpec(ngg_transition_descriptor())])
+        _ = e.submit(push(2, "menu"))
+        #expect(e.submit(push(3, "home")).reason == NG_REASON_DUPLICATE)      // root's identity
+        #expect(e.submit(push(4, "item")).status == NG_OUTCOME_DEFERRED)
+        let again = e.submit(push(5, "item"))                               // already queued
+        #expect(again.status == NG_OUTCOME_REFUSED && again.reason == NG_REASON_DUPLICATE)
+    }
+}
+
+@Suite struct ThrottleTests {
+    @Test func perSourceInterval() throws {
+        let (e, _) = try makeGuardEngine([GuardSpec(ngg_throttle_descriptor(), #"{"interval_ms":300}"#)])
+        #expect(e.submit(push(2, "a", animated: false, source: 1)).status == NG_OUTCOME_APPLIED)
+        try e.advanceTime(299 * msNs)
+        let r = e.submit(push(3, "b", animated: false, source: 1))
+        #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_THROTTLED)
+        #expect(e.submit(push(4, "c", animated: false, source: 2)).status == NG_OUTCOME_APPLIED)
+        try e.advanceTime(1 * msNs)
+        #expect(e.submit(push(5, "d", animated: false, source: 1)).status == NG_OUTCOME_APPLIED)
+    }
+
+    @Test func refusedRequestsDoNotRestartTheInterval() throws {
+        let (e, _) = try makeGuardEngine([GuardSpec(ngg_throttle_descriptor())])
+        _ = e.submit(push(2, "a", animated: false))
+        try e.advanceTime(200 * msNs)
+        _ = e.submit(push(3, "b", animated: false))       // throttled, not applied
+        try e.advanceTime(100 * msNs)
+        #expect(e.submit(push(4, "c", animated: false)).status == NG_OUTCOME_APPLIED)
+    }
+}
+
+@Suite struct GlobalIgnoreTests {
+    @Test func holdsInputFromWillToDid() throws {
+        let (e, rec) = try makeGuardEngine([GuardSpec(ngg_global_ignore_descriptor())])
+        _ = e.submit(push(2, "menu"))
+        #expect(e.holdMask == UInt32(NG_MASK_DEFAULT))
+        let t = e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 7)
+        #expect(t.verdict == NG_VERDICT_DROP && t.reason == NG_REASON_IGNORING)
+        #expect(e.submitTestEvent(type: NG_EVENT_MOTION).verdict == NG_VERDICT_DROP)
+        #expect(e.submitTestEvent(type: NG_EVENT_KEY).verdict == NG_VERDICT_DELIVER)   // not in the mask
+        try e.finishTransition(NG_TRACK_ALL)
+        #expect(e.holdMask == 0)
+        #expect(rec.holdEnds.count == 1)
+        // The touch withheld at began stays withheld after the block ends.
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 7).reason == NG_REASON_WITHHELD)
+    }
+
+    @Test func releasedWhenInteractiveBackIsCancelled() throws {
+        let (e, _) = try makeGuardEngine([GuardSpec(ngg_global_ignore_descriptor())])
+        _ = e.submit(push(2, "menu", animated: false))
+        _ = e.submit(Request(kind: NG_REQ_INTERACTIVE_BACK))
+        #expect(e.holdMask != 0)
+        try e.cancelInteractive()
+        #expect(e.holdMask == 0)
+        #expect(e.stackIDs == [1, 2])
+    }
+
+    @Test func cancelsDeliveredTouchesWhenTheTransitionStarts() throws {
+        let (e, rec) = try makeGuardEngine([GuardSpec(ngg_global_ignore_descriptor())])
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 5, view: 3).verdict == NG_VERDICT_DELIVER)
+        _ = e.submit(push(2, "menu"))
+        #expect(rec.touchCancels.map(\.touch_id) == [5])
+        #expect(rec.touchCancels.first?.view_id == 3)
+        let end = e.submitTestTouch(NG_TOUCH_ENDED, id: 5, view: 3)
+        #expect(end.verdict == NG_VERDICT_DROP && end.reason == NG_REASON_CANCELLED)
+    }
+
+    @Test func optionOffTakesNoHold() throws {
+        let (e, _) = try makeGuardEngine([GuardSpec(ngg_global_ignore_descriptor(), #"{"hold_during_transitions":false}"#)])
+        _ = e.submit(push(2, "menu"))
+        #expect(e.holdMask == 0)
+    }
+}
+
+/// Order is configurable and matters: the same push made during an animated
+/// push is refused when bar-should comes first, deferred and later applied
+/// when the transition queue comes first.
+@Suite struct ChainOrderTests {
+    @Test func twoOrdersGiveDifferentOutcomes() throws {
+        let bar = GuardSpec(ngg_bar_should_descriptor())
+        let queue = GuardSpec(ngg_transition_descriptor(), #"{"mode":"queue"}"#)
+
+        let (e1, rec1) = try makeGuardEngine([bar, queue])
+        _ = e1.submit(push(2, "menu"))
+        let r1 = e1.submit(push(3, "item"))
+        #expect(r1.status == NG_OUTCOME_REFUSED && r1.reason == NG_REASON_BUSY)
+        #expect(String(cString: r1.guardID!) == "org.navguard.bar-should")
+        try e1.finishTransition(NG_TRACK_ALL)
+        #expect(e1.stackIDs == [1, 2])
+        #expect(rec1.outcome(of: r1.requestID)?.outcome == NG_OUTCOME_REFUSED)
+
+        let (e2, rec2) = try makeGuardEngine([queue, bar])
+        _ = e2.submit(push(2, "menu"))
+        let r2 = e2.submit(push(3, "item"))
+        #expect(r2.status == NG_OUTCOME_DEFERRED)
+        #expect(String(cString: r2.guardID!) == "org.navguard.transition")
+        try e2.finishTransition(NG_TRACK_ALL)
+        #expect(rec2.outcome(of: r2.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(e2.stackIDs == [1, 2, 3])
+    }
+}
+
+/// The seed scenarios through the default chain's guards, in its order.
+@Suite struct DefaultChainTests {
+    static var chain: [GuardSpec] { [
+        GuardSpec(ngg_global_ignore_descriptor()), GuardSpec(ngg_exclusive_touch_descriptor()),
+        GuardSpec(ngg_throttle_descriptor()), GuardSpec(ngg_dedupe_descriptor()),
+        GuardSpec(ngg_bar_should_descriptor()), GuardSpec(ngg_transition_descriptor(), #"{"mode":"queue"}"#),
+    ] }
+
+    @Test func doubleTapOnNextPushesOnce() throws {
+        let (e, _) = try makeGuardEngine(Self.chain)
+        #expect(e.submit(push(2, "menu", source: 1)).status == NG_OUTCOME_APPLIED)
+        try e.advanceTime(80 * msNs)
+        let second = e.submit(push(3, "menu", source: 1))
+        #expect(second.status == NG_OUTCOME_REFUSED)
+        try e.finishTransition(NG_TRACK_ALL)
+        #expect(e.stackIDs == [1, 2])
+    }
+
+    @Test func backDuringPushIsRefused() throws {
+        let (e, _) = try makeGuardEngine(Self.chain)
+        _ = e.submit(push(2, "menu", source: 1))
+        let back = e.submit(Request(kind: NG_REQ_BACK, source: 2))
+        #expect(back.status == NG_OUTCOME_REFUSED && back.reason == NG_REASON_BUSY)
+        try e.finishTransition(NG_TRACK_ALL)
+        #expect(e.stackIDs == [1, 2])
+    }
+
+    @Test func networkReplyMidTransitionIsQueued() throws {
+        let (e, rec) = try makeGuardEngine(Self.chain)
+        _ = e.submit(push(2, "menu", source: 1))
+        try e.finishTransition(NG_TRACK_BAR)              // the bar ends first
+        let reply = e.submit(push(3, "item", source: 9))
+        #expect(reply.status == NG_OUTCOME_DEFERRED)
+        try e.finishTransition(NG_TRACK_SCREEN)
+        #expect(rec.outcome(of: reply.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(e.stackIDs == [1, 2, 3])
+    }
+}

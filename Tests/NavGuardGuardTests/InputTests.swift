@@ -1,0 +1,313 @@
+// Input routing: verdicts, hit-tested targets, touch binding, UIKit's
+// exclusive-touch and multi-touch rules, cancel on block, and a property
+// test of the touch invariants.
+import CNavGuard
+import NavGuardBuiltins
+@testable import NavGuardCore
+import Testing
+
+private func view(_ id: UInt64, parent: UInt64 = 0, _ x: Double, _ y: Double, _ w: Double, _ h: Double,
+                  order: Int32 = 0, flags: ViewFlags = [.interactionEnabled]) -> ViewSpec {
+    ViewSpec(id: id, parent: parent, frame: Rect(x: x, y: y, width: w, height: h), order: order, flags: flags)
+}
+
+/// A guard that drops every event of one type, to check chain order.
+private final class DropType {
+    let type: Int32
+    let reason: Int32
+    init(type: Int32, reason: Int32) { self.type = type; self.reason = reason }
+}
+
+private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_descriptor> {
+    let d = UnsafeMutablePointer<ng_plugin_descriptor>.allocate(capacity: 1)
+    d.initialize(to: ng_plugin_descriptor())
+    d.pointee.abi_major = UInt32(NG_PLUGIN_ABI_MAJOR)
+    d.pointee.abi_minor = UInt32(NG_PLUGIN_ABI_MINOR)
+    d.pointee.size = UInt32(MemoryLayout<ng_plugin_descriptor>.size)
+    let cid = UnsafeRawPointer(id.utf8Start).assumingMemoryBound(to: CChar.self)
+    d.pointee.id = cid
+    d.pointee.name = cid
+    d.pointee.version = cid
+    d.pointee.description = cid
+    d.pointee.create = { host, config in
+        var t: Int64 = 0
+        var r: Int64 = 0
+        _ = host!.pointee.config_int(host, "type", &t)
+        _ = host!.pointee.config_int(host, "reason", &r)
+        return Unmanaged.passRetained(DropType(type: Int32(t), reason: Int32(r))).toOpaque()
+    }
+    d.pointee.destroy = { inst in Unmanaged<DropType>.fromOpaque(inst!).release() }
+    d.pointee.on_event = { inst, ev, verdict in
+        let g = Unmanaged<DropType>.fromOpaque(inst!).takeUnretainedValue()
+        guard ev!.pointee.event.pointee.type == g.type else { return NG_VOTE_ALLOW }
+        verdict!.pointee.reason = g.reason
+        return NG_VOTE_REFUSE
+    }
+    return UnsafePointer(d)
+}
+
+@Suite struct EventVerdictTests {
+    @Test func firstDropInChainOrderWins() throws {
+        let a = dropTypeDescriptor("org.test.drop-a")
+        let b = dropTypeDescriptor("org.test.drop-b")
+        let (e, _) = try makeGuardEngine([
+            GuardSpec(a, #"{"type":3,"reason":11}"#),     // keys
+            GuardSpec(b, #"{"type":3,"reason":1}"#),
+        ])
+        let v = e.submitTestEvent(type: NG_EVENT_KEY, code: 13)
+        #expect(v.verdict == NG_VERDICT_DROP && v.reason == NG_REASON_POLICY)
+        #expect(String(cString: v.guardID!) == "org.test.drop-a")
+        #expect(e.submitTestEvent(type: NG_EVENT_SCROLL).verdict == NG_VERDICT_DELIVER)
+    }
+
+    @Test func everyEventTypeGetsAVerdict() throws {
+        let (e, _) = try makeGuardEngine([])
+        for t in [NG_EVENT_MOTION, NG_EVENT_REMOTE, NG_EVENT_KEY, NG_EVENT_SCROLL, NG_EVENT_HOVER] {
+            #expect(e.submitTestEvent(type: t).verdict == NG_VERDICT_DELIVER)
+        }
+    }
+
+    @Test func holdMaskDropsOnlyItsTypes() throws {
+        let (e, _) = try makeGuardEngine([])
+        let tok = try e.beginHold(label: CStr("cache purge"), mask: UInt32(NG_MASK_REMOTE | NG_MASK_KEY), maxDurationNs: 0)
+        #expect(e.submitTestEvent(type: NG_EVENT_REMOTE).reason == NG_REASON_IGNORING)
+        #expect(e.submitTestEvent(type: NG_EVENT_KEY).verdict == NG_VERDICT_DROP)
+        #expect(e.submitTestEvent(type: NG_EVENT_MOTION).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 4).verdict == NG_VERDICT_DELIVER)
+        try e.endHold(tok)
+        #expect(e.submitTestEvent(type: NG_EVENT_KEY).verdict == NG_VERDICT_DELIVER)
+    }
+}
+
+@Suite struct TouchTrackingTests {
+    @Test func targetIsHitTestedAtBeganAndKeptUntilTheEnd() throws {
+        let (e, _) = try makeGuardEngine([])
+        try e.setView(view(10, 0, 0, 100, 100))
+        try e.setView(view(11, parent: 10, 10, 10, 20, 20))
+        let began = e.submitTestEvent(type: NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touchID: 1, x: 15, y: 15)
+        #expect(began.target == 11)
+        // The view moves away; the touch is not re-hit-tested.
+        try e.setView(view(11, parent: 10, 60, 60, 20, 20))
+        let moved = e.submitTestEvent(type: NG_EVENT_TOUCH, phase: NG_TOUCH_MOVED, touchID: 1, x: 15, y: 15)
+        #expect(moved.target == 11 && moved.verdict == NG_VERDICT_DELIVER)
+        let ended = e.submitTestEvent(type: NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touchID: 1, x: 90, y: 90)
+        #expect(ended.target == 11 && ended.verdict == NG_VERDICT_DELIVER)
+        #expect(e.touchCount == 0)
+    }
+
+    @Test func missAtRootHasNoTarget() throws {
+        let (e, _) = try makeGuardEngine([])
+        try e.setView(view(10, 0, 0, 100, 100))
+        #expect(e.submitTestEvent(type: NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touchID: 1, x: 150, y: 5).target == 0)
+    }
+
+    @Test func protocolErrorsAreDroppedNotCrashed() throws {
+        let (e, _) = try makeGuardEngine([])
+        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 77, view: 1).reason == NG_REASON_INVALID)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 77, view: 1).reason == NG_REASON_INVALID)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).reason == NG_REASON_INVALID)  // began twice
+        #expect(e.submitTestTouch(NG_TOUCH_CANCELLED, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
+    }
+
+    @Test func removingAViewCancelsItsTouches() throws {
+        let (e, rec) = try makeGuardEngine([])
+        try e.setView(view(10, 0, 0, 100, 100))
+        try e.setView(view(11, parent: 10, 0, 0, 50, 50))
+        _ = e.submitTestEvent(type: NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touchID: 1, x: 5, y: 5)
+        _ = e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 999)           // host-targeted, not in the tree
+        try e.removeView(10)
+        #expect(rec.touchCancels.map(\.touch_id) == [1])
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 0).reason == NG_REASON_CANCELLED)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 0).verdict == NG_VERDICT_DELIVER)
+    }
+}
+
+@Suite struct ExclusiveTouchTests {
+    func engine(_ config: String = "{}") throws -> Engine {
+        let (e, _) = try makeGuardEngine([GuardSpec(ngg_exclusive_touch_descriptor(), config)])
+        try e.setView(view(1, 0, 0, 100, 50))                                          // plain
+        try e.setView(view(2, 0, 50, 100, 50, flags: [.interactionEnabled, .exclusiveTouch]))
+        try e.setView(view(3, 100, 0, 100, 100, flags: [.interactionEnabled, .multipleTouch]))
+        return e
+    }
+
+    @Test func exclusiveViewOnlyWhenNoOtherViewTracks() throws {
+        let e = try engine()
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
+        let x = e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 2)
+        #expect(x.verdict == NG_VERDICT_DROP && x.reason == NG_REASON_EXCLUSIVE)
+        // Withheld for its whole life, even after the other touch ended.
+        _ = e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 1)
+        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 2, view: 2).reason == NG_REASON_WITHHELD)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 2).reason == NG_REASON_WITHHELD)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 2).verdict == NG_VERDICT_DELIVER)
+    }
+
+    @Test func anyViewWithheldWhileAnExclusiveViewTracks() throws {
+        let e = try engine()
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 2).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1).reason == NG_REASON_EXCLUSIVE)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 3).reason == NG_REASON_EXCLUSIVE)
+    }
+
+    @Test func multipleTouchOffWithholdsTheSecondTouch() throws {
+        let e = try engine()
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
+        let second = e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1)
+        #expect(second.verdict == NG_VERDICT_DROP && second.reason == NG_REASON_MULTI_TOUCH)
+        #expect(second.target == 1)                       // not passed to another view
+        // Multiple touch on: both delivered.
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 3).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 4, view: 3).verdict == NG_VERDICT_DELIVER)
+    }
+
+    @Test func everyViewExclusiveOption() throws {
+        let e = try engine(#"{"every_view_exclusive":true}"#)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 3).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1).reason == NG_REASON_EXCLUSIVE)
+    }
+
+    @Test func unregisteredViewsHaveUIKitDefaults() throws {
+        let e = try engine()
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 500).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 500).reason == NG_REASON_MULTI_TOUCH)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 501).verdict == NG_VERDICT_DELIVER)
+    }
+}
+
+@Suite struct CancelOnBlockTests {
+    @Test func touchHoldCancelsEveryDeliveredTouchOnce() throws {
+        let (e, rec) = try makeGuardEngine([])
+        _ = e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 5)
+        _ = e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 6)
+        let tok = try e.beginHold(label: CStr("modal"), mask: 0, maxDurationNs: 0)
+        #expect(Set(rec.touchCancels.map(\.touch_id)) == [1, 2])
+        _ = try e.beginHold(label: nil, mask: UInt32(NG_MASK_TOUCH), maxDurationNs: 0)  // second block: nothing live
+        #expect(rec.touchCancels.count == 2)
+        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 1, view: 5).reason == NG_REASON_CANCELLED)
+        try e.endHold(tok)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 6).reason == NG_REASON_CANCELLED)
+    }
+
+    @Test func holdWithoutTouchesCancelsNothing() throws {
+        let (e, rec) = try makeGuardEngine([])
+        _ = e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 5)
+        _ = try e.beginHold(label: nil, mask: UInt32(NG_MASK_MOTION), maxDurationNs: 0)
+        #expect(rec.touchCancels.isEmpty)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 5).verdict == NG_VERDICT_DELIVER)
+    }
+
+    @Test func destroyCancelsLiveTouches() throws {
+        let (e, rec) = try makeGuardEngine([])
+        _ = e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 5)
+        e.destroy()
+        #expect(rec.touchCancels.map(\.touch_id) == [1])
+    }
+}
+
+/// Invariants over random sequences of events, holds, requests and time.
+@Suite struct InputPropertyTests {
+    final class TouchLedger: EngineObserver {
+        var cancelled: [UInt64: UInt64] = [:]     // touch → view of the cancel
+        var cancelCount: [UInt64: Int] = [:]
+        func engineOutcome(_ outcome: OutcomeRecord) {}
+        func engineTouchCancelled(_ touch: ng_touch_info) {
+            cancelled[touch.touch_id] = touch.view_id
+            cancelCount[touch.touch_id, default: 0] += 1
+        }
+    }
+
+    @Test func touchInvariants() throws {
+        var rng = SeededRNG(seed: 0x5EED_1234)
+        for run in 0..<10_000 {
+            let e = Engine(EngineConfig(clock: .manual(startNs: 0)))
+            let ledger = TouchLedger()
+            e.observer = ledger
+            try e.setRoot(Screen(id: 1, route: "home"))
+            if rng.next() % 2 == 0 { try e.addGuard(ngg_global_ignore_descriptor(), configText: "{}") }
+            if rng.next() % 3 != 0 {
+                try e.addGuard(ngg_exclusive_touch_descriptor(), configText: rng.next() % 4 == 0 ? #"{"every_view_exclusive":true}"# : "{}")
+            }
+            for v in 1...4 as ClosedRange<UInt64> {
+                var flags: ViewFlags = [.interactionEnabled]
+                if rng.next() % 3 == 0 { flags.insert(.exclusiveTouch) }
+                if rng.next() % 3 == 0 { flags.insert(.multipleTouch) }
+                try e.setView(view(v, Double(v - 1) * 50, 0, 50, 50, flags: flags))
+            }
+            var deliveredBegan: [UInt64: UInt64] = [:]     // touch → view
+            var withheld: Set<UInt64> = []
+            var ended: [UInt64: Int] = [:]
+            var live: [UInt64] = []
+            var nextTouch: UInt64 = 1
+            var holds: [UInt64] = []
+            var nextScreen: UInt64 = 2
+            let steps = 10 + Int(rng.next() % 30)
+            for _ in 0..<steps {
+                switch rng.next() % 10 {
+                case 0, 1, 2:
+                    let id = nextTouch
+                    nextTouch += 1
+                    let x = Double(rng.next() % 220)
+                    let v = e.submitTestEvent(type: NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touchID: id, x: x, y: 10)
+                    if v.verdict == NG_VERDICT_DELIVER { deliveredBegan[id] = v.target } else { withheld.insert(id) }
+                    live.append(id)
+                case 3, 4:
+                    guard !live.isEmpty else { continue }
+                    let id = live[Int(rng.next() % UInt64(live.count))]
+                    let v = e.submitTestEvent(type: NG_EVENT_TOUCH, phase: NG_TOUCH_MOVED, touchID: id, x: 1, y: 1)
+                    if v.verdict == NG_VERDICT_DELIVER {
+                        #expect(!withheld.contains(id), "run \(run): withheld touch moved")
+                        #expect(deliveredBegan[id] == v.target, "run \(run): touch reached two views")
+                    }
+                case 5, 6:
+                    guard !live.isEmpty else { continue }
+                    let i = Int(rng.next() % UInt64(live.count))
+                    let id = live.remove(at: i)
+                    let phase = rng.next() % 4 == 0 ? NG_TOUCH_CANCELLED : NG_TOUCH_ENDED
+                    let v = e.submitTestEvent(type: NG_EVENT_TOUCH, phase: phase, touchID: id, x: 500, y: 500)
+                    if v.verdict == NG_VERDICT_DELIVER {
+                        #expect(!withheld.contains(id), "run \(run): withheld touch ended delivered")
+                        #expect(deliveredBegan[id] == v.target, "run \(run): end at another view")
+                        ended[id, default: 0] += 1
+                    }
+                case 7:
+                    if rng.next() % 2 == 0 || holds.isEmpty {
+                        let mask = UInt32(rng.next() % 2 == 0 ? NG_MASK_TOUCH : NG_MASK_MOTION)
+                        holds.append(try e.beginHold(label: nil, mask: mask, maxDurationNs: Int64(rng.next() % 3) * 100 * msNs))
+                    } else {
+                        try? e.endHold(holds.removeLast())
+                    }
+                case 8:
+                    let r = Request.push(Screen(id: nextScreen, route: "s\(nextScreen)"), flags: animatedFlag)
+                    nextScreen += 1
+                    _ = e.submit(r)
+                    if rng.next() % 2 == 0 { try? e.finishTransition(NG_TRACK_ALL) }
+                default:
+                    try e.advanceTime(Int64(rng.next() % 200) * msNs)
+                    try e.tick()
+                }
+            }
+            e.destroy()
+            for (id, view) in deliveredBegan {
+                let ends = ended[id, default: 0] + ledger.cancelCount[id, default: 0]
+                #expect(ends == 1, "run \(run): touch \(id) got \(ends) ends")
+                if let cv = ledger.cancelled[id] { #expect(cv == view, "run \(run): cancel at another view") }
+            }
+            for id in withheld { #expect(ledger.cancelCount[id] == nil, "run \(run): withheld touch cancelled") }
+        }
+    }
+}
+
+/// SplitMix64, seeded: the same sequences on every run.
+struct SeededRNG {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

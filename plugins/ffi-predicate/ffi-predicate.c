@@ -1,0 +1,276 @@
+/* org.navguard.ffi-predicate — a policy wired by configuration alone: an
+ * existing exported C function of the host (or of a library) is called
+ * through libffi for every request, with the arguments named in the config,
+ * and its answer decides (the design card's libffi-dev).
+ *
+ * Config:
+ *   library      string, optional: the shared library to dlopen; absent means
+ *                the host program itself (dlopen(NULL)). Loaded RTLD_NOW |
+ *                RTLD_LOCAL | RTLD_NODELETE and never closed.
+ *   symbol       string, required: the function to call.
+ *   args         list of strings, default []: the parameters, in order:
+ *                  "kind"     int32_t   request kind (NG_REQ_*)
+ *                  "route"    const char *  the screen's route (NULL if none)
+ *                  "identity" const char *  the screen's identity (NULL if none)
+ *                  "depth"    uint64_t  screens on the stack now
+ *                  "source"   uint32_t  the request's source
+ *                  "target"   uint64_t  the pop-to target id (0 otherwise)
+ *                  "attempt"  uint32_t  0, or n after the n-th re-evaluation
+ *                The screen is the pushed one for push and the new top for
+ *                replace-stack; other kinds have none (NULL).
+ *   returns      "bool" (default; C bool / _Bool) or "int" (int32_t, 0 = false)
+ *   refuse_when  "false" (default: refuse when it returns false / 0) or "true"
+ *   kinds        list of request kind names it applies to ("push", "pop",
+ *                "pop-to", "pop-to-root", "replace-stack", "back",
+ *                "interactive-back"); default all. Other kinds are allowed
+ *                without a call.
+ *   reason       "busy", "duplicate", "throttled", "ignoring" or "policy"
+ *                (default): the reason of a refusal.
+ * Everything is resolved and the call interface prepared at create; any
+ * problem is logged and create fails. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <dlfcn.h>
+#include <ffi.h>
+#include "../common/ngg_util.h"
+#include "navguard_builtins.h"
+
+#define MAX_ARGS 16
+
+enum arg_kind { ARG_KIND, ARG_ROUTE, ARG_IDENTITY, ARG_DEPTH, ARG_SOURCE, ARG_TARGET, ARG_ATTEMPT };
+
+static const char *const arg_names[] = { "kind", "route", "identity", "depth", "source", "target", "attempt" };
+#define ARG_NAME_COUNT (sizeof arg_names / sizeof arg_names[0])
+
+static const char *const kind_names[NG_REQ_KIND_COUNT] = {
+    "push", "pop", "pop-to", "pop-to-root", "replace-stack", "back", "interactive-back",
+};
+
+static const struct { const char *name; ng_reason reason; } reasons[] = {
+    { "busy", NG_REASON_BUSY }, { "duplicate", NG_REASON_DUPLICATE }, { "throttled", NG_REASON_THROTTLED },
+    { "ignoring", NG_REASON_IGNORING }, { "policy", NG_REASON_POLICY },
+};
+
+typedef struct {
+    const ng_guard_host *host;
+    void (*fn)(void);
+    ffi_cif cif;
+    ffi_type *types[MAX_ARGS];
+    enum arg_kind args[MAX_ARGS];
+    unsigned nargs;
+    bool returns_int;
+    bool refuse_when_true;
+    uint32_t kind_mask;          /* bit per NG_REQ_* it applies to */
+    ng_reason reason;
+    char message[160];           /* the refusal message, names the symbol */
+} ffi_predicate;
+
+__attribute__((format(printf, 2, 3)))
+static void fail(const ng_guard_host *h, const char *fmt, ...) {
+    char buf[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    h->log(h, NG_LOG_ERROR, buf);
+}
+
+/* A present key of the wrong type, or a list with a non-string item. */
+static bool list_ok(const ng_guard_host *h, const char *key, size_t *count) {
+    ng_status st = h->config_list_count(h, key, count);
+    if (st == NG_E_NOT_FOUND) { *count = 0; return true; }
+    return st == NG_OK;
+}
+
+static void *create(const ng_guard_host *host, const char *config) {
+    (void)config;
+    const ng_guard_host *h = host;
+    const char *library = NULL, *symbol = NULL, *returns = "bool", *refuse_when = "false", *reason = "policy";
+    ng_status st;
+
+    if ((st = h->config_string(h, "library", &library)) != NG_OK && st != NG_E_NOT_FOUND) {
+        fail(h, "ffi-predicate: \"library\" must be a string (a shared library path or name)");
+        return NULL;
+    }
+    if (st == NG_E_NOT_FOUND) library = NULL;
+    if ((st = h->config_string(h, "symbol", &symbol)) != NG_OK) {
+        if (st == NG_E_NOT_FOUND) fail(h, "ffi-predicate: \"symbol\" is required (the name of the C function to call)");
+        else fail(h, "ffi-predicate: \"symbol\" must be a string");
+        return NULL;
+    }
+    if (symbol[0] == '\0') {
+        fail(h, "ffi-predicate: \"symbol\" is empty");
+        return NULL;
+    }
+    if (!ngg_cfg_type_ok(h, "returns", NGG_STRING) || !ngg_cfg_type_ok(h, "refuse_when", NGG_STRING)
+        || !ngg_cfg_type_ok(h, "reason", NGG_STRING)) {
+        fail(h, "ffi-predicate: \"returns\", \"refuse_when\" and \"reason\" must be strings");
+        return NULL;
+    }
+    returns = ngg_cfg_string(h, "returns", returns);
+    refuse_when = ngg_cfg_string(h, "refuse_when", refuse_when);
+    reason = ngg_cfg_string(h, "reason", reason);
+    if (!ngg_streq(returns, "bool") && !ngg_streq(returns, "int")) {
+        fail(h, "ffi-predicate: \"returns\" must be \"bool\" or \"int\", not \"%s\"", returns);
+        return NULL;
+    }
+    if (!ngg_streq(refuse_when, "false") && !ngg_streq(refuse_when, "true")) {
+        fail(h, "ffi-predicate: \"refuse_when\" must be \"false\" or \"true\", not \"%s\"", refuse_when);
+        return NULL;
+    }
+    ng_reason why = NG_REASON_NONE;
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+        if (ngg_streq(reason, reasons[i].name)) why = reasons[i].reason;
+    if (why == NG_REASON_NONE) {
+        fail(h, "ffi-predicate: \"reason\" must be one of busy, duplicate, throttled, ignoring, policy, not \"%s\"",
+             reason);
+        return NULL;
+    }
+
+    size_t nargs = 0, nkinds = 0;
+    if (!list_ok(h, "args", &nargs)) {
+        fail(h, "ffi-predicate: \"args\" must be a list of strings");
+        return NULL;
+    }
+    if (nargs > MAX_ARGS) {
+        fail(h, "ffi-predicate: \"args\" has more than 16 items");
+        return NULL;
+    }
+    bool has_kinds = h->config_list_count(h, "kinds", &nkinds) != NG_E_NOT_FOUND;
+    if (!list_ok(h, "kinds", &nkinds)) {
+        fail(h, "ffi-predicate: \"kinds\" must be a list of request kind names");
+        return NULL;
+    }
+
+    ffi_predicate *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->host = host;
+    g->returns_int = ngg_streq(returns, "int");
+    g->refuse_when_true = ngg_streq(refuse_when, "true");
+    g->reason = why;
+    g->nargs = (unsigned)nargs;
+
+    for (size_t i = 0; i < nargs; i++) {
+        const char *name = NULL;
+        if (h->config_list_get(h, "args", i, &name) != NG_OK) goto bad_list;
+        size_t k = 0;
+        while (k < ARG_NAME_COUNT && !ngg_streq(name, arg_names[k])) k++;
+        if (k == ARG_NAME_COUNT) {
+            fail(h, "ffi-predicate: unknown argument \"%s\" in \"args\" (known: kind, route, identity, depth, "
+                    "source, target, attempt)", name);
+            goto fail_free;
+        }
+        g->args[i] = (enum arg_kind)k;
+        switch (g->args[i]) {
+        case ARG_KIND: g->types[i] = &ffi_type_sint32; break;
+        case ARG_ROUTE: case ARG_IDENTITY: g->types[i] = &ffi_type_pointer; break;
+        case ARG_DEPTH: case ARG_TARGET: g->types[i] = &ffi_type_uint64; break;
+        case ARG_SOURCE: case ARG_ATTEMPT: g->types[i] = &ffi_type_uint32; break;
+        }
+    }
+
+    if (has_kinds) {
+        for (size_t i = 0; i < nkinds; i++) {
+            const char *name = NULL;
+            if (h->config_list_get(h, "kinds", i, &name) != NG_OK) goto bad_list;
+            int k = 0;
+            while (k < NG_REQ_KIND_COUNT && !ngg_streq(name, kind_names[k])) k++;
+            if (k == NG_REQ_KIND_COUNT) {
+                fail(h, "ffi-predicate: unknown request kind \"%s\" in \"kinds\" (known: push, pop, pop-to, "
+                        "pop-to-root, replace-stack, back, interactive-back)", name);
+                goto fail_free;
+            }
+            g->kind_mask |= 1u << k;
+        }
+    } else {
+        g->kind_mask = (1u << NG_REQ_KIND_COUNT) - 1u;
+    }
+
+    /* Resolve the function. The handle is never closed (RTLD_NODELETE too):
+     * the function pointer must outlive every instance. */
+    dlerror();
+    void *lib = dlopen(library, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!lib) {
+        const char *err = dlerror();
+        fail(h, "ffi-predicate: cannot load library \"%s\": %s", library ? library : "(host program)",
+             err ? err : "unknown error");
+        goto fail_free;
+    }
+    dlerror();
+    void *sym = dlsym(lib, symbol);
+    const char *err = dlerror();
+    if (!sym || err) {
+        char where[600];
+        snprintf(where, sizeof where, "\"%s\" in %s", symbol, library ? library : "the host program");
+        fail(h, "ffi-predicate: symbol %s not found: %s", where, err ? err : "it resolves to NULL");
+        goto fail_free;
+    }
+    /* ISO C forbids converting between object and function pointers; POSIX
+     * guarantees it works for dlsym results. */
+    memcpy(&g->fn, &sym, sizeof g->fn);
+
+    ffi_status fs = ffi_prep_cif(&g->cif, FFI_DEFAULT_ABI, g->nargs,
+                                 g->returns_int ? &ffi_type_sint32 : &ffi_type_uint8, g->types);
+    if (fs != FFI_OK) {
+        fail(h, "ffi-predicate: ffi_prep_cif failed for \"%s\" (%s)", symbol,
+             fs == FFI_BAD_TYPEDEF ? "bad type" : fs == FFI_BAD_ABI ? "bad ABI" : "error");
+        goto fail_free;
+    }
+    snprintf(g->message, sizeof g->message, "the predicate %.100s() %s", symbol,
+             g->refuse_when_true ? (g->returns_int ? "returned non-zero" : "returned true")
+                                 : (g->returns_int ? "returned 0" : "returned false"));
+    return g;
+
+bad_list:
+    fail(h, "ffi-predicate: could not read a list item from the configuration");
+fail_free:
+    free(g);
+    return NULL;
+}
+
+static void destroy(void *inst) { free(inst); }
+
+typedef union { int32_t i32; uint32_t u32; uint64_t u64; const char *str; } arg_value;
+
+static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) {
+    ffi_predicate *g = inst;
+    if (r->kind < 0 || r->kind >= NG_REQ_KIND_COUNT || !(g->kind_mask & (1u << r->kind))) return NG_VOTE_ALLOW;
+    const ng_screen *screen = r->screen;
+    if (!screen && r->kind == NG_REQ_REPLACE_STACK && r->screens && r->screen_count > 0)
+        screen = &r->screens[r->screen_count - 1];
+
+    arg_value values[MAX_ARGS];
+    void *ptrs[MAX_ARGS];
+    for (unsigned i = 0; i < g->nargs; i++) {
+        switch (g->args[i]) {
+        case ARG_KIND: values[i].i32 = r->kind; break;
+        case ARG_ROUTE: values[i].str = screen ? screen->route : NULL; break;
+        case ARG_IDENTITY: values[i].str = screen ? (screen->identity ? screen->identity : screen->route) : NULL; break;
+        case ARG_DEPTH: values[i].u64 = (uint64_t)g->host->stack_count(g->host); break;
+        case ARG_SOURCE: values[i].u32 = r->source; break;
+        case ARG_TARGET: values[i].u64 = r->target_id; break;
+        case ARG_ATTEMPT: values[i].u32 = r->attempt; break;
+        }
+        ptrs[i] = &values[i];
+    }
+    ffi_arg result = 0;
+    ffi_call(&g->cif, g->fn, &result, g->nargs ? ptrs : NULL);
+    /* Small return types come back widened to a full ffi_arg. */
+    bool truth = g->returns_int ? (int32_t)result != 0 : (uint8_t)result != 0;
+    if (truth != g->refuse_when_true) return NG_VOTE_ALLOW;
+    v->reason = g->reason;
+    v->message = g->message;
+    return NG_VOTE_REFUSE;
+}
+
+static const void *get_extension(void *inst, const char *id) { (void)inst; (void)id; return NULL; }
+
+static const ng_plugin_descriptor descriptor = {
+    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
+    "org.navguard.ffi-predicate", "ffi-predicate", "0.1.0",
+    "Asks an exported C function (called through libffi with the arguments named in the config) whether to refuse a request.",
+    create, destroy, on_request, NULL, NULL, NULL, NULL, NULL, NULL, get_extension,
+};
+
+const ng_plugin_descriptor *ngg_ffi_predicate_descriptor(void) { return &descriptor; }

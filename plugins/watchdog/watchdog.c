@@ -1,0 +1,475 @@
+/* org.navguard.watchdog — seed 000's self-healing timer and stuck-UI report.
+ * It refuses nothing. When something outlives its limit it ends it:
+ *  - a transition track in flight longer than transition_limit_ms is finished
+ *    (transition_finish, NG_TRACK_ALL, marked FORCED); an interactive back is
+ *    cancelled instead (interactive_cancel: the stack rolls back, the safer
+ *    end of a gesture nobody finished);
+ *  - a live hold older than hold_limit_ms is ended (the host sees it
+ *    RELEASED);
+ *  - a delivered live touch older than touch_limit_ms is cancelled (the host
+ *    gets on_touch_cancel).
+ * After each recovery round it posts one report (when `report` is true; a
+ * warning log line otherwise) with what it recovered, the state it found
+ * (stack, tracks, holds, touches, deferred requests) and the last 64
+ * requests and events, kept in a fixed ring buffer.
+ *
+ * Config: transition_limit_ms (default 2000), hold_limit_ms (default 10000),
+ * touch_limit_ms (default 10000): integers in 0..86400000, 0 disables that
+ * check; report (bool, default true).
+ *
+ * A late completion by the host after a recovery is harmless: the core
+ * answers NG_E_NOT_FOUND and fires no second callback. Nothing is allocated
+ * after create: on_event and on_outcome only write the ring buffer, and the
+ * report is built in a fixed 16 KiB buffer (cut at a line end with "..."). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "../common/ngg_util.h"
+#include "navguard_builtins.h"
+
+#define HISTORY 64
+#define REPORT_SIZE 16384
+#define MAX_LIMIT_MS 86400000LL
+#define ROUND_HOLDS 256          /* holds ended per round (the rest next round) */
+#define ROUND_TOUCHES 64         /* touches cancelled per round */
+
+enum { LIM_TRANSITION, LIM_HOLD, LIM_TOUCH, LIM_COUNT };
+static const char *const limit_keys[LIM_COUNT] = { "transition_limit_ms", "hold_limit_ms", "touch_limit_ms" };
+static const int64_t limit_defaults[LIM_COUNT] = { 2000, 10000, 10000 };
+
+/* One request outcome or one event, as remembered. */
+typedef struct {
+    int64_t at;
+    uint64_t id;              /* request id / touch id */
+    uint64_t view;            /* event: target view; request: source */
+    const char *guard_id;     /* request: refusing guard (lives as long as the context) */
+    int32_t a;                /* request: kind; event: type */
+    int32_t b;                /* request: outcome; event: phase */
+    int32_t reason;           /* request: reason */
+    bool is_event;
+    bool final;               /* event: NG_GEVF_FINAL */
+} entry;
+
+typedef struct {
+    const ng_guard_host *host;
+    int64_t limit_ns[LIM_COUNT];   /* 0: disabled */
+    bool report;
+    uint64_t rounds;
+    entry history[HISTORY];
+    uint64_t recorded;             /* total ever recorded; next slot = recorded % HISTORY */
+    /* the report being built */
+    char *text;
+    size_t len;
+    bool cut;
+} watchdog;
+
+/* ---- names (local: a guard links nothing but its own code) ---- */
+
+static const char *kind_name(int32_t k) {
+    static const char *const n[] = { "push", "pop", "pop-to", "pop-to-root", "replace-stack", "back", "interactive-back" };
+    return k >= 0 && k < (int32_t)(sizeof n / sizeof n[0]) ? n[k] : "unknown";
+}
+
+static const char *outcome_name(int32_t o) {
+    static const char *const n[] = { "applied", "refused", "deferred", "dropped", "queued" };
+    return o >= 0 && o < (int32_t)(sizeof n / sizeof n[0]) ? n[o] : "unknown";
+}
+
+static const char *reason_name(int32_t r) {
+    static const char *const n[] = { "none", "busy", "duplicate", "throttled", "ignoring", "at-root", "not-found",
+                                     "invalid", "superseded", "queue-full", "destroyed", "policy", "exclusive",
+                                     "multi-touch", "withheld", "cancelled" };
+    return r >= 0 && r < (int32_t)(sizeof n / sizeof n[0]) ? n[r] : "unknown";
+}
+
+static const char *event_name(int32_t t) {
+    static const char *const n[] = { "touch", "motion", "remote", "key", "scroll", "hover" };
+    return t >= 0 && t < (int32_t)(sizeof n / sizeof n[0]) ? n[t] : "unknown";
+}
+
+static const char *touch_phase_name(int32_t p) {
+    static const char *const n[] = { "began", "moved", "ended", "cancelled" };
+    return p >= 0 && p < (int32_t)(sizeof n / sizeof n[0]) ? n[p] : "unknown";
+}
+
+static const char *touch_state_name(int32_t s) {
+    static const char *const n[] = { "delivered", "withheld", "cancelled" };
+    return s >= 0 && s < (int32_t)(sizeof n / sizeof n[0]) ? n[s] : "unknown";
+}
+
+static int64_t ms(int64_t ns) { return ns / NGG_MS; }
+
+static int64_t add_sat(int64_t a, int64_t b) { return a > NG_NO_DEADLINE - b ? NG_NO_DEADLINE : a + b; }
+
+/* ---- create / destroy ---- */
+
+static void *create(const ng_guard_host *host, const char *config) {
+    (void)config;
+    int64_t lim[LIM_COUNT];
+    for (int i = 0; i < LIM_COUNT; i++) {
+        lim[i] = ngg_cfg_int(host, limit_keys[i], limit_defaults[i]);
+        if (!ngg_cfg_type_ok(host, limit_keys[i], NGG_INT) || lim[i] < 0 || lim[i] > MAX_LIMIT_MS) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "watchdog: \"%s\" must be an integer in 0..86400000 (milliseconds; 0 disables)",
+                     limit_keys[i]);
+            host->log(host, NG_LOG_ERROR, msg);
+            return NULL;
+        }
+    }
+    if (!ngg_cfg_type_ok(host, "report", NGG_BOOL)) {
+        host->log(host, NG_LOG_ERROR, "watchdog: \"report\" must be a boolean");
+        return NULL;
+    }
+    watchdog *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->text = malloc(REPORT_SIZE);
+    if (!g->text) { free(g); return NULL; }
+    g->host = host;
+    for (int i = 0; i < LIM_COUNT; i++) g->limit_ns[i] = lim[i] * NGG_MS;
+    g->report = ngg_cfg_bool(host, "report", true);
+    return g;
+}
+
+static void destroy(void *inst) {
+    watchdog *g = inst;
+    free(g->text);
+    free(g);
+}
+
+/* ---- history ---- */
+
+static entry *next_entry(watchdog *g) {
+    entry *e = &g->history[g->recorded % HISTORY];
+    g->recorded++;
+    return e;
+}
+
+static ng_vote on_event(void *inst, const ng_guard_event *ge, ng_verdict *v) {
+    (void)v;
+    watchdog *g = inst;
+    entry *e = next_entry(g);
+    e->at = ge->now_ns;
+    e->is_event = true;
+    e->final = (ge->flags & NG_GEVF_FINAL) != 0;
+    e->a = ge->event->type;
+    e->b = ge->event->phase;
+    e->id = ge->event->touch_id;
+    e->view = ge->target_view;
+    e->reason = 0;
+    e->guard_id = NULL;
+    return NG_VOTE_ALLOW;
+}
+
+static void on_outcome(void *inst, const ng_outcome *o) {
+    watchdog *g = inst;
+    entry *e = next_entry(g);
+    e->at = g->host->now(g->host);
+    e->is_event = false;
+    e->final = false;
+    e->a = o->kind;
+    e->b = o->outcome;
+    e->reason = o->reason;
+    e->id = o->request_id;
+    e->view = o->source;
+    e->guard_id = o->guard_id;
+}
+
+/* ---- report text ---- */
+
+/* Append one formatted line (or part of one); a piece that does not fit cuts
+ * the report at the last complete line with "...". */
+__attribute__((format(printf, 2, 3)))
+static void out(watchdog *g, const char *fmt, ...) {
+    if (g->cut) return;
+    char piece[768];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(piece, sizeof piece, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    size_t len = (size_t)n < sizeof piece ? (size_t)n : sizeof piece - 1;
+    if (g->len + len + 5 > REPORT_SIZE) {      /* room for "...\n" and the NUL */
+        while (g->len > 0 && g->text[g->len - 1] != '\n') g->len--;
+        memcpy(g->text + g->len, "...\n", 5);
+        g->len += 4;
+        g->cut = true;
+        return;
+    }
+    memcpy(g->text + g->len, piece, len);
+    g->len += len;
+    g->text[g->len] = '\0';
+}
+
+/* A string for the report: quoted, control characters replaced, at most 200
+ * bytes (cut on a UTF-8 character boundary). */
+static const char *quoted(char *buf, size_t size, const char *s) {
+    if (!s) return "(none)";
+    size_t n = 0, max = size - 6;
+    buf[n++] = '"';
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (n >= max) {
+            while (n > 1 && ((unsigned char)buf[n - 1] & 0xC0) == 0x80) n--;   /* continuation bytes */
+            if (n > 1 && ((unsigned char)buf[n - 1] & 0xC0) == 0xC0) n--;      /* a lead byte */
+            memcpy(buf + n, "...", 3);
+            n += 3;
+            break;
+        }
+        buf[n++] = (char)(*p < 0x20 || *p == 0x7F ? '?' : *p);
+    }
+    buf[n++] = '"';
+    buf[n] = '\0';
+    return buf;
+}
+
+static void out_state(watchdog *g, int64_t now) {
+    const ng_guard_host *h = g->host;
+    char q1[208], q2[208];
+
+    size_t depth = h->stack_count(h);
+    out(g, "stack (%zu screen%s, root first):\n", depth, depth == 1 ? "" : "s");
+    for (size_t i = 0; i < depth; i++) {
+        ng_screen_info s = { sizeof s, 0, NULL, NULL };
+        if (h->stack_get(h, i, &s) != NG_OK) continue;
+        if (s.identity && s.route && strcmp(s.identity, s.route) != 0)
+            out(g, "  %zu: id %" PRIu64 " route %s identity %s\n", i, s.id, quoted(q1, sizeof q1, s.route),
+                quoted(q2, sizeof q2, s.identity));
+        else
+            out(g, "  %zu: id %" PRIu64 " route %s\n", i, s.id, quoted(q1, sizeof q1, s.route));
+    }
+
+    bool any = false;
+    for (ng_track t = NG_TRACK_SCREEN; t <= NG_TRACK_BAR; t++) {
+        ng_track_info ti;
+        memset(&ti, 0, sizeof ti);
+        ti.size = sizeof ti;
+        if (!h->track_get(h, t, &ti)) continue;
+        if (!any) out(g, "transitions in flight:\n");
+        any = true;
+        out(g, "  %s: request %" PRIu64 " (%s) age %" PRId64 " ms%s%s", t == NG_TRACK_SCREEN ? "screen" : "bar",
+            ti.request_id, kind_name(ti.kind), ms(now - ti.began_ns),
+            (ti.flags & NG_TRANSF_ANIMATED) ? " animated" : "",
+            (ti.flags & NG_TRANSF_INTERACTIVE) ? " interactive" : "");
+        if (ti.flags & NG_TRANSF_INTERACTIVE) out(g, " progress %.2f", ti.progress);
+        if (ti.deadline_ns != NG_NO_DEADLINE) out(g, " timed (ends at %" PRId64 " ms)", ms(ti.deadline_ns));
+        out(g, "\n");
+    }
+    if (!any) out(g, "transitions in flight: none\n");
+
+    size_t holds = h->hold_count(h);
+    out(g, "holds (%zu, mask 0x%02" PRIx32 ")%s\n", holds, h->hold_mask(h), holds ? ":" : "");
+    for (size_t i = 0; i < holds; i++) {
+        ng_hold_view hv;
+        memset(&hv, 0, sizeof hv);
+        hv.size = sizeof hv;
+        if (h->hold_get(h, i, &hv) != NG_OK) continue;
+        out(g, "  token %" PRIu64 " %s mask 0x%02" PRIx32 " age %" PRId64 " ms", hv.token, quoted(q1, sizeof q1, hv.label),
+            hv.mask, ms(now - hv.began_ns));
+        if (hv.deadline_ns != NG_NO_DEADLINE) out(g, " (expires at %" PRId64 " ms)", ms(hv.deadline_ns));
+        out(g, "\n");
+    }
+
+    size_t touches = h->touch_count(h);
+    out(g, "live touches (%zu)%s\n", touches, touches ? ":" : "");
+    for (size_t i = 0; i < touches; i++) {
+        ng_touch_info t = { sizeof t, 0, 0, 0, 0 };
+        if (h->touch_get(h, i, &t) != NG_OK) continue;
+        out(g, "  touch %" PRIu64 " view %" PRIu64 " %s age %" PRId64 " ms\n", t.touch_id, t.view_id,
+            touch_state_name(t.state), ms(now - t.began_ns));
+    }
+
+    size_t deferred = h->deferred_count(h);
+    out(g, "deferred requests (%zu)%s\n", deferred, deferred ? ":" : "");
+    for (size_t i = 0; i < deferred; i++) {
+        ng_guard_request r;
+        memset(&r, 0, sizeof r);
+        r.size = sizeof r;
+        if (h->deferred_get(h, i, &r) != NG_OK) continue;
+        out(g, "  request %" PRIu64 " (%s) source %" PRIu32 " attempt %" PRIu32 "\n", r.request_id, kind_name(r.kind),
+            r.source, r.attempt);
+    }
+
+    size_t kept = g->recorded < HISTORY ? (size_t)g->recorded : HISTORY;
+    out(g, "history (last %zu of %" PRIu64 " requests and events, oldest first)%s\n", kept, g->recorded,
+        kept ? ":" : "");
+    for (uint64_t k = g->recorded - kept; k < g->recorded; k++) {
+        const entry *e = &g->history[k % HISTORY];
+        if (e->is_event) {
+            if (e->a == NG_EVENT_TOUCH)
+                out(g, "  t=%" PRId64 " ms event touch %s touch %" PRIu64 " view %" PRIu64 "%s\n", ms(e->at),
+                    touch_phase_name(e->b), e->id, e->view, e->final ? " (final)" : "");
+            else
+                out(g, "  t=%" PRId64 " ms event %s phase %" PRId32 " device %" PRIu64 " view %" PRIu64 "\n", ms(e->at),
+                    event_name(e->a), e->b, e->id, e->view);
+        } else {
+            out(g, "  t=%" PRId64 " ms request %" PRIu64 " %s %s", ms(e->at), e->id, kind_name(e->a), outcome_name(e->b));
+            if (e->b != NG_OUTCOME_APPLIED) out(g, " %s", reason_name(e->reason));
+            if (e->guard_id) out(g, " by %s", e->guard_id);
+            if (e->view) out(g, " source %" PRIu64, e->view);
+            out(g, "\n");
+        }
+    }
+}
+
+/* ---- timing and recovery ---- */
+
+static int64_t next_deadline(void *inst) {
+    watchdog *g = inst;
+    const ng_guard_host *h = g->host;
+    int64_t d = NG_NO_DEADLINE;
+    if (g->limit_ns[LIM_TRANSITION] > 0) {
+        for (ng_track t = NG_TRACK_SCREEN; t <= NG_TRACK_BAR; t++) {
+            ng_track_info ti;
+            memset(&ti, 0, sizeof ti);
+            ti.size = sizeof ti;
+            if (h->track_get(h, t, &ti)) {
+                int64_t at = add_sat(ti.began_ns, g->limit_ns[LIM_TRANSITION]);
+                if (at < d) d = at;
+            }
+        }
+    }
+    if (g->limit_ns[LIM_HOLD] > 0) {
+        size_t n = h->hold_count(h);
+        for (size_t i = 0; i < n; i++) {
+            ng_hold_view hv;
+            memset(&hv, 0, sizeof hv);
+            hv.size = sizeof hv;
+            if (h->hold_get(h, i, &hv) == NG_OK) {
+                int64_t at = add_sat(hv.began_ns, g->limit_ns[LIM_HOLD]);
+                if (at < d) d = at;
+            }
+        }
+    }
+    if (g->limit_ns[LIM_TOUCH] > 0) {
+        size_t n = h->touch_count(h);
+        for (size_t i = 0; i < n; i++) {
+            ng_touch_info t = { sizeof t, 0, 0, 0, 0 };
+            if (h->touch_get(h, i, &t) == NG_OK && t.state == NG_TOUCH_STATE_DELIVERED) {
+                int64_t at = add_sat(t.began_ns, g->limit_ns[LIM_TOUCH]);
+                if (at < d) d = at;
+            }
+        }
+    }
+    return d;
+}
+
+static void on_tick(void *inst, int64_t now) {
+    watchdog *g = inst;
+    const ng_guard_host *h = g->host;
+    char q[208];
+
+    /* What is overdue, found before anything changes. */
+    ng_track_info track;
+    bool end_track = false, interactive = false;
+    if (g->limit_ns[LIM_TRANSITION] > 0) {
+        for (ng_track t = NG_TRACK_SCREEN; t <= NG_TRACK_BAR && !end_track; t++) {
+            memset(&track, 0, sizeof track);
+            track.size = sizeof track;
+            if (h->track_get(h, t, &track) && now - track.began_ns >= g->limit_ns[LIM_TRANSITION]) {
+                end_track = true;
+                interactive = (track.flags & NG_TRANSF_INTERACTIVE) != 0;
+            }
+        }
+    }
+    uint64_t hold_tokens[ROUND_HOLDS];
+    size_t nholds = 0;
+    if (g->limit_ns[LIM_HOLD] > 0) {
+        size_t n = h->hold_count(h);
+        for (size_t i = 0; i < n && nholds < ROUND_HOLDS; i++) {
+            ng_hold_view hv;
+            memset(&hv, 0, sizeof hv);
+            hv.size = sizeof hv;
+            if (h->hold_get(h, i, &hv) == NG_OK && now - hv.began_ns >= g->limit_ns[LIM_HOLD])
+                hold_tokens[nholds++] = hv.token;
+        }
+    }
+    uint64_t touch_ids[ROUND_TOUCHES];
+    size_t ntouches = 0;
+    if (g->limit_ns[LIM_TOUCH] > 0) {
+        size_t n = h->touch_count(h);
+        for (size_t i = 0; i < n && ntouches < ROUND_TOUCHES; i++) {
+            ng_touch_info t = { sizeof t, 0, 0, 0, 0 };
+            if (h->touch_get(h, i, &t) == NG_OK && t.state == NG_TOUCH_STATE_DELIVERED
+                && now - t.began_ns >= g->limit_ns[LIM_TOUCH])
+                touch_ids[ntouches++] = t.touch_id;
+        }
+    }
+    size_t items = (end_track ? 1 : 0) + nholds + ntouches;
+    if (items == 0) return;
+    g->rounds++;
+
+    /* The report: what is recovered, then the state as found. */
+    g->len = 0;
+    g->cut = false;
+    g->text[0] = '\0';
+    out(g, "NavGuard watchdog: recovered %zu stuck item%s at t=%" PRId64 " ms (round %" PRIu64 ")\n", items,
+        items == 1 ? "" : "s", ms(now), g->rounds);
+    out(g, "recovered:\n");
+    if (end_track)
+        out(g, "  transition: request %" PRIu64 " (%s) in flight for %" PRId64 " ms (limit %" PRId64 " ms): %s\n",
+            track.request_id, kind_name(track.kind), ms(now - track.began_ns), ms(g->limit_ns[LIM_TRANSITION]),
+            interactive ? "interactive back cancelled, stack rolled back" : "finished (forced)");
+    for (size_t k = 0; k < nholds; k++) {
+        size_t n = h->hold_count(h);
+        for (size_t i = 0; i < n; i++) {
+            ng_hold_view hv;
+            memset(&hv, 0, sizeof hv);
+            hv.size = sizeof hv;
+            if (h->hold_get(h, i, &hv) != NG_OK || hv.token != hold_tokens[k]) continue;
+            out(g, "  hold: token %" PRIu64 " %s live for %" PRId64 " ms (limit %" PRId64 " ms): released\n", hv.token,
+                quoted(q, sizeof q, hv.label), ms(now - hv.began_ns), ms(g->limit_ns[LIM_HOLD]));
+        }
+    }
+    for (size_t k = 0; k < ntouches; k++) {
+        size_t n = h->touch_count(h);
+        for (size_t i = 0; i < n; i++) {
+            ng_touch_info t = { sizeof t, 0, 0, 0, 0 };
+            if (h->touch_get(h, i, &t) != NG_OK || t.touch_id != touch_ids[k]) continue;
+            out(g, "  touch: %" PRIu64 " on view %" PRIu64 " live for %" PRId64 " ms (limit %" PRId64 " ms): cancelled\n",
+                t.touch_id, t.view_id, ms(now - t.began_ns), ms(g->limit_ns[LIM_TOUCH]));
+        }
+    }
+    out(g, "state found:\n");
+    out_state(g, now);
+
+    /* Recover. */
+    ng_status st;
+    if (end_track) {
+        st = interactive ? h->interactive_cancel(h) : h->transition_finish(h, NG_TRACK_ALL);
+        if (st != NG_OK) out(g, "note: ending request %" PRIu64 " failed (status %" PRId32 ")\n", track.request_id, st);
+    }
+    for (size_t k = 0; k < nholds; k++)
+        if ((st = h->hold_end(h, hold_tokens[k])) != NG_OK)
+            out(g, "note: ending hold %" PRIu64 " failed (status %" PRId32 ")\n", hold_tokens[k], st);
+    for (size_t k = 0; k < ntouches; k++)
+        if ((st = h->touch_cancel(h, touch_ids[k])) != NG_OK)
+            out(g, "note: cancelling touch %" PRIu64 " failed (status %" PRId32 ")\n", touch_ids[k], st);
+
+    if (!g->report) {
+        char line[160];
+        snprintf(line, sizeof line, "watchdog: recovered %zu stuck item%s (%s%s%s)", items, items == 1 ? "" : "s",
+                 end_track ? "transition " : "", nholds ? "holds " : "", ntouches ? "touches" : "");
+        h->log(h, NG_LOG_WARN, line);
+        return;
+    }
+    st = h->report(h, g->text);
+    if (st == NG_E_TOO_LONG && g->len > NG_MAX_STRING) {
+        /* The host takes shorter reports: keep the first lines. */
+        g->len = NG_MAX_STRING - 4;
+        while (g->len > 0 && g->text[g->len - 1] != '\n') g->len--;
+        memcpy(g->text + g->len, "...\n", 5);
+        st = h->report(h, g->text);
+    }
+    if (st != NG_OK) h->log(h, NG_LOG_WARN, "watchdog: the host did not take the recovery report");
+}
+
+static const void *get_extension(void *inst, const char *id) { (void)inst; (void)id; return NULL; }
+
+static const ng_plugin_descriptor descriptor = {
+    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
+    "org.navguard.watchdog", "watchdog", "0.1.0",
+    "Ends transitions, holds and touches that outlive their limits, and reports the state and recent history.",
+    create, destroy, NULL, on_event, on_outcome, NULL, NULL, on_tick, next_deadline, get_extension,
+};
+
+const ng_plugin_descriptor *ngg_watchdog_descriptor(void) { return &descriptor; }
