@@ -525,7 +525,7 @@ NG_API ng_status ng_next_deadline(ng_context *ctx, int64_t *out_ns);
 /* [owner, callback-safe] Current time of the context's clock, nanoseconds. */
 NG_API ng_status ng_now(ng_context *ctx, int64_t *out_ns);
 
-/* [owner] MANUAL clock only: set the time (never backwards) or advance it.
+/* [owner, callback-safe] MANUAL clock only: set the time (never backwards) or advance it.
  * Nothing is processed until ng_tick. Returns NG_OK, NG_E_HANDLE, NG_E_STATE
  * (monotonic clock), NG_E_RANGE (backwards, negative or overflowing),
  * NG_E_THREAD. */
