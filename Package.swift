@@ -7,6 +7,13 @@ let package = Package(
     name: "NavGuard",
     products: [
         .library(name: "navguard", type: .dynamic, targets: ["NavGuard"]),
+        // The `navguard` command-line tool (installed as bin/navguard). The
+        // product cannot be named "navguard": SwiftPM would resolve
+        // `--product navguard` to the library above and never link the tool.
+        .executable(name: "navguard-cli", targets: ["navguard-cli"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // The hand-written C headers, shared by C hosts, plugins and Swift.
@@ -21,8 +28,17 @@ let package = Package(
                 exclude: ["CMakeLists.txt"],
                 publicHeadersPath: "include",
                 linkerSettings: [.linkedLibrary("ffi"), .linkedLibrary("dl")]),
+        // `navguard plugins validate|list`, `navguard version`. Links the NavGuard
+        // module statically (a target dependency, not the dynamic product).
+        .executableTarget(name: "navguard-cli",
+                          dependencies: ["NavGuard", "CNavGuard",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          path: "Sources/navguard-cli"),
         .testTarget(name: "NavGuardCoreTests", dependencies: ["NavGuardCore", "CNavGuard"]),
         .testTarget(name: "NavGuardABITests", dependencies: ["NavGuard", "CNavGuard"]),
-        .testTarget(name: "NavGuardGuardTests", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardBuiltins"]),
+        // --export-dynamic: the ffi-predicate tests look up predicates defined
+        // in the test program by name, as a host linked with -rdynamic would.
+        .testTarget(name: "NavGuardGuardTests", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardBuiltins"],
+                    linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]),
     ]
 )

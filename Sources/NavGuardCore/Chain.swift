@@ -109,10 +109,10 @@ extension Engine {
     public func addGuard(_ p: UnsafePointer<ng_plugin_descriptor>, configText: String?) throws(EngineError) {
         guard depth == 0, !draining else { throw EngineError(NG_E_CALLBACK, "guards cannot be added inside a callback") }
         guard slots.count < Limits.maxGuards else { throw EngineError(NG_E_NO_MEMORY, "the chain already has \(Limits.maxGuards) guards") }
-        if let m = Engine.validate(p) {
-            let abi = p.pointee.abi_major != UInt32(NG_PLUGIN_ABI_MAJOR) || p.pointee.abi_minor > UInt32(NG_PLUGIN_ABI_MINOR)
-            throw EngineError(abi ? NG_E_ABI : NG_E_GUARD, m)
-        }
+        // navguard.h, ng_chain_add: "NG_E_GUARD (bad descriptor, ABI mismatch,
+        // ...)". NG_E_ABI is the loader's status (ng_plugin_load and
+        // ng_chain_configure check the ABI in openPlugin before calling this).
+        if let m = Engine.validate(p) { throw EngineError(NG_E_GUARD, m) }
         let id = p.pointee.id!
         for s in slots where strcmpC(s.guardID, id) {
             throw EngineError(NG_E_GUARD, "duplicate guard id \(String(cString: id))")
@@ -357,12 +357,12 @@ extension Engine {
     }
 
     func post(report text: CStr, slot: Int) {
-        queue.append(.note(.report(slot: slot, text: text)))
+        queue.append(.note(.report(guardID: slots[slot].guardID, text: text)))
         if !inVote { drain() }
     }
 
     func post(log message: CStr, severity: Int32, slot: Int) {
-        queue.append(.note(.log(slot: slot, severity: severity, message: message)))
+        queue.append(.note(.log(guardID: slots[slot].guardID, severity: severity, message: message)))
         if !inVote { drain() }
     }
 

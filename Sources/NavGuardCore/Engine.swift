@@ -32,8 +32,10 @@ enum Note {
     case transition(ng_transition_event)
     case holdBegan(token: UInt64, label: CStr?, mask: UInt32)
     case holdEnded(HoldEndRecord)
-    case report(slot: Int, text: CStr)
-    case log(slot: Int, severity: Int32, message: CStr)
+    // The guard id is kept, not the slot: a guard whose create failed is
+    // gone from the chain by the time its log is delivered.
+    case report(guardID: UnsafePointer<CChar>?, text: CStr)
+    case log(guardID: UnsafePointer<CChar>?, severity: Int32, message: CStr)
     case touchCancelled(ng_touch_info)
 }
 
@@ -189,6 +191,7 @@ public final class Engine {
     // MARK: Requests
 
     /// Submit a request. Inside a callback it is queued (NG_OUTCOME_QUEUED).
+    @discardableResult
     public func submit(_ request: Request) -> SubmitResult {
         var r = request
         if r.id == 0 { r.id = allocateRequestID() }
@@ -535,10 +538,10 @@ public final class Engine {
         case .holdEnded(let h):
             guardsHold(token: h.token, label: h.label, mask: h.mask, ended: true, reason: h.reason)
             observer?.engineHoldEnded(h)
-        case .report(let slot, let text):
-            observer?.engineReport(guardID: slot >= 0 && slot < slots.count ? slots[slot].guardID : nil, text: text)
-        case .log(let slot, let sev, let msg):
-            observer?.engineLog(severity: sev, guardID: slot >= 0 && slot < slots.count ? slots[slot].guardID : nil, message: msg)
+        case .report(let gid, let text):
+            observer?.engineReport(guardID: gid, text: text)
+        case .log(let gid, let sev, let msg):
+            observer?.engineLog(severity: sev, guardID: gid, message: msg)
         case .touchCancelled(let t):
             observer?.engineTouchCancelled(t)
         }

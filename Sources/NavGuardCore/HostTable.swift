@@ -10,12 +10,12 @@ private func slotOf(_ h: UnsafePointer<ng_guard_host>?) -> GuardSlot? {
 }
 
 /// Copy a guard-supplied string after checking it; nil with a status on failure.
-private func guardString(_ p: UnsafePointer<CChar>?, allowNull: Bool) -> (CStr?, Int32) {
+private func guardString(_ p: UnsafePointer<CChar>?, allowNull: Bool, limit: Int = Limits.maxString) -> (CStr?, Int32) {
     guard let p else { return (nil, allowNull ? NG_OK : NG_E_NULL) }
     var n = 0
     while p[n] != 0 {
         n += 1
-        if n > Limits.maxString { return (nil, NG_E_TOO_LONG) }
+        if n > limit { return (nil, NG_E_TOO_LONG) }
     }
     guard isValidUTF8(UnsafeRawBufferPointer(start: p, count: n)) else { return (nil, NG_E_UTF8) }
     return (CStr(bytes: p, count: n), NG_OK)
@@ -159,7 +159,7 @@ extension Engine {
         }
         h.pointee.report = { h, text in
             guard let s = slotOf(h) else { return NG_E_NULL }
-            let (t, st) = guardString(text, allowNull: false)
+            let (t, st) = guardString(text, allowNull: false, limit: Limits.maxReport)
             guard st == NG_OK, let t else { return st }
             s.engine.post(report: t, slot: s.index)
             return NG_OK

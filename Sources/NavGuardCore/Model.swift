@@ -137,6 +137,8 @@ public struct EngineConfig {
 
 public enum Limits {
     public static let maxString = 1024
+    /// Guard reports (the watchdog's state dump) may be longer than a string.
+    public static let maxReport = 64 * 1024
     public static let maxStack = 4096
     public static let maxGuards = 32
     public static let maxHolds = 1024

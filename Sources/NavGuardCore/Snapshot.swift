@@ -46,7 +46,16 @@ extension Engine {
             guard let route = item["route"]?.string else {
                 return .failure(EngineError(NG_E_PARSE, "screens[\(i)].route must be a string"))
             }
-            let identity = item["identity"]?.string ?? route
+            // A present identity must be a string (absent or null: the route).
+            let idItem = item["identity"]
+            if let idItem, !idItem.isNull, idItem.string == nil {
+                return .failure(EngineError(NG_E_PARSE, "screens[\(i)].identity must be a string"))
+            }
+            let identity = idItem?.string ?? route
+            // Routes and identities are handed out as C strings: no NUL inside.
+            if route.utf8.contains(0) || identity.utf8.contains(0) {
+                return .failure(EngineError(NG_E_RANGE, "screens[\(i)] has a NUL character in its route or identity"))
+            }
             if route.utf8.count > Limits.maxString || identity.utf8.count > Limits.maxString {
                 return .failure(EngineError(NG_E_RANGE, "screens[\(i)] has a string longer than \(Limits.maxString) bytes"))
             }

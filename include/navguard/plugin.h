@@ -179,7 +179,8 @@ struct ng_guard_host {
      * gets on_touch_cancel once per touch. NG_E_NOT_FOUND when the touch is
      * not delivered and live. */
     ng_status (*touch_cancel)(const ng_guard_host *h, uint64_t touch_id);
-    /* Hand a report (text copied) to the host's report callback. */
+    /* Hand a report (text copied, up to 64 KiB; NG_E_TOO_LONG beyond) to the
+     * host's report callback. */
     ng_status (*report)(const ng_guard_host *h, const char *text);
     /* Log a message (copied) with a severity. */
     void (*log)(const ng_guard_host *h, ng_severity severity, const char *message);

@@ -11,7 +11,7 @@
  * After each recovery round it posts one report (when `report` is true; a
  * warning log line otherwise) with what it recovered, the state it found
  * (stack, tracks, holds, touches, deferred requests) and the last 64
- * requests and events, kept in a fixed ring buffer.
+ * requests and events (newest first), kept in a fixed ring buffer.
  *
  * Config: transition_limit_ms (default 2000), hold_limit_ms (default 10000),
  * touch_limit_ms (default 10000): integers in 0..86400000, 0 disables that
@@ -290,10 +290,11 @@ static void out_state(watchdog *g, int64_t now) {
     }
 
     size_t kept = g->recorded < HISTORY ? (size_t)g->recorded : HISTORY;
-    out(g, "history (last %zu of %" PRIu64 " requests and events, oldest first)%s\n", kept, g->recorded,
+    /* Newest first: a cut report keeps what happened just before. */
+    out(g, "history (last %zu of %" PRIu64 " requests and events, newest first)%s\n", kept, g->recorded,
         kept ? ":" : "");
-    for (uint64_t k = g->recorded - kept; k < g->recorded; k++) {
-        const entry *e = &g->history[k % HISTORY];
+    for (uint64_t k = g->recorded; k > g->recorded - kept; k--) {
+        const entry *e = &g->history[(k - 1) % HISTORY];
         if (e->is_event) {
             if (e->a == NG_EVENT_TOUCH)
                 out(g, "  t=%" PRId64 " ms event touch %s touch %" PRIu64 " view %" PRIu64 "%s\n", ms(e->at),
@@ -447,8 +448,9 @@ static void on_tick(void *inst, int64_t now) {
 
     if (!g->report) {
         char line[160];
-        snprintf(line, sizeof line, "watchdog: recovered %zu stuck item%s (%s%s%s)", items, items == 1 ? "" : "s",
-                 end_track ? "transition " : "", nholds ? "holds " : "", ntouches ? "touches" : "");
+        snprintf(line, sizeof line, "watchdog: recovered %zu stuck item%s: %s transition%s, %zu hold%s, %zu touch%s",
+                 items, items == 1 ? "" : "s", end_track ? "1" : "0", end_track ? "" : "s", nholds,
+                 nholds == 1 ? "" : "s", ntouches, ntouches == 1 ? "" : "es");
         h->log(h, NG_LOG_WARN, line);
         return;
     }

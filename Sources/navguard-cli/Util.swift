@@ -1,0 +1,174 @@
+import CNavGuard
+import Glibc
+
+// Small helpers shared by the subcommands: clocks, C strings, file reading,
+// text escaping and the plugin directory fallback.
+
+/// CLOCK_MONOTONIC in nanoseconds.
+func monotonicNS() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+}
+
+/// A NUL-terminated copy of `s` that lives as long as the process (the
+/// validator child is short-lived; strings handed to NavGuard or kept by a
+/// plugin must outlive the calls that use them).
+nonisolated(unsafe) private var internedStrings: [String: UnsafePointer<CChar>] = [:]
+func cstr(_ s: String) -> UnsafePointer<CChar> {
+    if let p = internedStrings[s] { return p }
+    let p = UnsafePointer(strdup(s)!)
+    internedStrings[s] = p
+    return p
+}
+
+/// "NG_E_GUARD: invalid guard, ..." for a status.
+func statusName(_ status: ng_status) -> String {
+    String(cString: ng_strstatus(status))
+}
+
+/// The short code of a status ("NG_E_GUARD").
+func statusCode(_ status: ng_status) -> String {
+    let full = statusName(status)
+    if let colon = full.firstIndex(of: ":") { return String(full[..<colon]) }
+    return full
+}
+
+/// Text of a C string that may be NULL or not valid UTF-8.
+func text(_ p: UnsafePointer<CChar>?, limit: Int = 4096) -> String? {
+    guard let p else { return nil }
+    let n = strnlen(p, limit)
+    let bytes = UnsafeRawBufferPointer(start: p, count: n)
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Whether the NUL-terminated bytes at `p` are valid UTF-8 (scans at most `limit` bytes).
+func isValidUTF8C(_ p: UnsafePointer<CChar>, limit: Int = 1 << 16) -> Bool {
+    let n = strnlen(p, limit)
+    let bytes = UnsafeRawBufferPointer(start: p, count: n)
+    var it = bytes.makeIterator()
+    var decoder = UTF8()
+    while true {
+        switch decoder.decode(&it) {
+        case .scalarValue: continue
+        case .emptyInput: return true
+        case .error: return false
+        }
+    }
+}
+
+/// The whole file, or an error text.
+func readFile(_ path: String, maxBytes: Int = 1 << 30) -> Result<[UInt8], FileError> {
+    guard let f = fopen(path, "rb") else {
+        return .failure(FileError(message: "cannot open \(path): \(String(cString: strerror(errno)))"))
+    }
+    defer { fclose(f) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = fread(&chunk, 1, chunk.count, f)
+        if n <= 0 { break }
+        bytes.append(contentsOf: chunk[0..<n])
+        if bytes.count > maxBytes { return .failure(FileError(message: "\(path) is larger than \(maxBytes) bytes")) }
+    }
+    if ferror(f) != 0 { return .failure(FileError(message: "cannot read \(path)")) }
+    return .success(bytes)
+}
+
+struct FileError: Error { var message: String }
+
+/// The absolute, symlink-free form of a path, or the path itself.
+func realPath(_ path: String) -> String {
+    guard let r = realpath(path, nil) else { return path }
+    defer { free(r) }
+    return String(cString: r)
+}
+
+func isDirectory(_ path: String) -> Bool {
+    var st = stat()
+    return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+}
+
+/// The executable of this process (/proc/self/exe resolved).
+func selfExecutable() -> String {
+    var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+    guard n > 0 else { return "/proc/self/exe" }
+    return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// The navguard tool links the NavGuard module statically, so ng_plugin_dir()
+/// finds the executable (<prefix>/bin/navguard) instead of libnavguard.so and
+/// would look in <prefix>/bin/navguard/plugins. Unless NAVGUARD_PLUGIN_DIR is
+/// set, point it at the first <dir>/lib/navguard/plugins found going up from
+/// the executable: <prefix>/lib/navguard/plugins when installed, and
+/// build/lib/navguard/plugins for the CMake build tree's copy. Must run before
+/// the first call to ng_plugin_dir (the library resolves it once).
+func setDefaultPluginDirectory() {
+    if let env = getenv("NAVGUARD_PLUGIN_DIR"), env[0] != 0 { return }
+    var dir = selfExecutable()
+    for _ in 0..<5 {
+        guard let slash = dir.lastIndex(of: "/"), slash != dir.startIndex else { return }
+        dir = String(dir[..<slash])
+        let candidate = dir + "/lib/navguard/plugins"
+        if isDirectory(candidate) {
+            setenv("NAVGUARD_PLUGIN_DIR", candidate, 1)
+            return
+        }
+    }
+}
+
+/// JSON string literal for `s`.
+func jsonString(_ s: String) -> String {
+    var out = "\""
+    for u in s.unicodeScalars {
+        switch u {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if u.value < 0x20 {
+                let hex = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+    }
+    return out + "\""
+}
+
+/// One line, no tabs (for the child's line protocol and the table).
+func oneLine(_ s: String) -> String {
+    var out = ""
+    for u in s.unicodeScalars {
+        if u == "\n" || u == "\r" || u == "\t" { out += " " } else { out.unicodeScalars.append(u) }
+    }
+    return out
+}
+
+/// "0.42 ms" with two decimals.
+func formatMS(_ ns: Int64) -> String {
+    let hundredths = (ns + 5_000) / 10_000
+    let whole = hundredths / 100
+    let frac = hundredths % 100
+    return "\(whole).\(frac < 10 ? "0" : "")\(frac) ms"
+}
+
+func writeAll(_ fd: Int32, _ s: String) {
+    let bytes = Array(s.utf8)
+    var off = 0
+    while off < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return
+        }
+        off += n
+    }
+}
+
+/// Standard error, unbuffered.
+func printError(_ s: String) { writeAll(2, s + "\n") }
