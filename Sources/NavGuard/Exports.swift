@@ -67,6 +67,10 @@ public func ng_reason_name(_ reason: ng_reason) -> UnsafePointer<CChar>! {
     case NG_REASON_QUEUE_FULL: return staticC("queue-full")
     case NG_REASON_DESTROYED: return staticC("destroyed")
     case NG_REASON_POLICY: return staticC("policy")
+    case NG_REASON_EXCLUSIVE: return staticC("exclusive")
+    case NG_REASON_MULTI_TOUCH: return staticC("multi-touch")
+    case NG_REASON_WITHHELD: return staticC("withheld")
+    case NG_REASON_CANCELLED: return staticC("cancelled")
     default: return staticC("unknown")
     }
 }
@@ -220,6 +224,7 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
             return box.fail(NG_E_SIZE, "ng_request.size is too small; set it to sizeof(ng_request)")
         }
         if box.engine.stackCount == 0 { return box.fail(NG_E_STATE, "the stack has no root: call ng_stack_set_root first") }
+        if let out, out.pointee.size < 8 { return box.fail(NG_E_SIZE, "ng_request_result.size is not set (NG_REQUEST_RESULT_INIT)") }
         var r: Request
         switch readRequest(c) {
         case .success(let x): r = x
@@ -244,6 +249,7 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
 
 @c @implementation
 public func ng_request_post(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng_request>?, _ outID: UnsafeMutablePointer<UInt64>?) -> ng_status {
+    guard registry.lookup(ctx) != nil else { return NG_E_HANDLE }
     guard let request else { return NG_E_NULL }
     var c = ng_request()
     guard copySized(request, into: &c) >= minRequestSize else { return NG_E_SIZE }

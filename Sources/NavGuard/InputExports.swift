@@ -22,6 +22,7 @@ func eventProblem(_ e: ng_event) -> String? {
 public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_event>?, _ out: UnsafeMutablePointer<ng_event_result>?) -> ng_status {
     withContext(ctx) { box in
         guard let event else { return box.fail(NG_E_NULL, "event is NULL") }
+        if let out, out.pointee.size < 8 { return box.fail(NG_E_SIZE, "ng_event_result.size is not set (NG_EVENT_RESULT_INIT)") }
         let declared = Int(event.pointee.size)
         let full = MemoryLayout<ng_event>.size
         if declared == full {

@@ -114,14 +114,15 @@ extension Engine {
         g.flags = flags
         g.event = ev
         g.target_view = target
-        g.now_ns = now
         var verdict = ng_verdict()
         inVote = true
         depth += 1
         defer { inVote = false; depth -= 1 }
+        let hooks = eventHooks
+        let count = eventHookCount
         var i = 0
-        while i < eventHookCount {
-            let h = eventHooks[i]
+        while i < count {
+            let h = hooks[i]
             verdict.size = UInt32(MemoryLayout<ng_verdict>.size)
             verdict.reason = NG_REASON_NONE
             let v = h.event!(h.instance, &g, &verdict)

@@ -347,5 +347,26 @@ final class Harness {
         event(NG_EVENT_TOUCH, phase: cancel ? NG_TOUCH_CANCELLED : NG_TOUCH_ENDED, touch: id, at: (x, y), target: target)
     }
 
-    func eventSummary() -> String { "\(delivered) delivered, \(dropped) dropped" }
+    /// Counters at the start of a check, for the check's own account.
+    struct Mark {
+        var outcomes, anomalies, delivered, dropped, touchCancels, holdEnds, transitions, reports: Int
+    }
+
+    func mark() -> Mark {
+        Mark(outcomes: outcomes.count, anomalies: anomalies.count, delivered: delivered, dropped: dropped,
+             touchCancels: touchCancels, holdEnds: holdEnds, transitions: transitions, reports: reports)
+    }
+
+    /// What happened since `m`: outcomes, then the non-zero event, hold,
+    /// transition and report counts.
+    func summary(since m: Mark) -> String {
+        var parts = [outcomeSummary(since: m.outcomes)]
+        let events = (delivered - m.delivered) + (dropped - m.dropped)
+        if events > 0 { parts.append("\(events) events: \(delivered - m.delivered) delivered, \(dropped - m.dropped) dropped") }
+        if touchCancels > m.touchCancels { parts.append("\(touchCancels - m.touchCancels) touch cancels") }
+        if holdEnds > m.holdEnds { parts.append("\(holdEnds - m.holdEnds) holds ended") }
+        if transitions > m.transitions { parts.append("\(transitions - m.transitions) transition phases") }
+        if reports > m.reports { parts.append("\(reports - m.reports) reports") }
+        return parts.joined(separator: "; ")
+    }
 }

@@ -88,7 +88,10 @@ struct Validate: ParsableCommand {
             print("navguard plugins validate \(library)")
             if configText != "{}" { print("hook checks use the configuration \(oneLine(configText))") }
         }
-        let report = runValidation(path: library, config: configText, timeout: timeout, verbose: verbose) { r in
+        // dlopen() searches the library path for a name without a slash: the
+        // file the user named is what gets validated, so pass it absolute.
+        let path = library.contains("/") ? library : realPath("./" + library)
+        let report = runValidation(path: path, config: configText, timeout: timeout, verbose: verbose) { r in
             if !json {
                 print(formatRecord(r))
                 fflush(nil)

@@ -455,10 +455,10 @@ func hookIsSet(_ h: Hook) -> Bool {
 }
 
 /// The check passes unless NavGuard itself reported an unexpected status.
-func finish(_ h: Harness, _ mark: Int, _ a0: Int, extra: String = "") -> CheckResult {
-    let detail = h.outcomeSummary(since: mark) + (extra.isEmpty ? "" : "; " + extra)
-    if h.anomalies.count > a0 {
-        return .warn(detail + "; unexpected statuses: " + h.anomalies[a0...].prefix(3).joined(separator: "; "))
+func finish(_ h: Harness, _ m: Harness.Mark, extra: String = "") -> CheckResult {
+    let detail = h.summary(since: m) + (extra.isEmpty ? "" : "; " + extra)
+    if h.anomalies.count > m.anomalies {
+        return .warn(detail + "; unexpected statuses: " + h.anomalies[m.anomalies...].prefix(3).joined(separator: "; "))
     }
     return .pass(detail)
 }
@@ -471,7 +471,7 @@ func requestChecks(_ h: Harness) {
     ]
     for (name, kind) in kinds {
         check("request.\(name)") {
-            let mark = h.outcomes.count, a0 = h.anomalies.count
+            let m = h.mark()
             for animated in [false, true] {
                 h.ensureDepth(4)
                 h.source += 1
@@ -514,11 +514,11 @@ func requestChecks(_ h: Harness) {
                 }
             }
             h.settle()
-            return finish(h, mark, a0)
+            return finish(h, m)
         }
     }
     check("request.interactive-back") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         for commit in [false, true] {
             h.ensureDepth(3)
             h.source += 1
@@ -540,10 +540,10 @@ func requestChecks(_ h: Harness) {
         h.submit(NG_REQ_INTERACTIVE_BACK)
         _ = ng_interactive_cancel(h.ctx)
         h.settle()
-        return finish(h, mark, a0)
+        return finish(h, m)
     }
     check("request.timed") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         h.ensureDepth(2)
         step("push animated + timed (200 ms), then let the clock run")
         h.submit(NG_REQ_PUSH, animated: true, timed: true, duration: 200 * Harness.ms, screen: h.newScreen("timed"))
@@ -553,10 +553,10 @@ func requestChecks(_ h: Harness) {
         h.advance(Harness.second)
         h.tick()
         h.settle()
-        return finish(h, mark, a0)
+        return finish(h, m)
     }
     check("request.busy") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         h.ensureDepth(3)
         step("push animated, then every kind while it runs")
         h.submit(NG_REQ_PUSH, animated: true, screen: h.newScreen("slow"))
@@ -573,32 +573,32 @@ func requestChecks(_ h: Harness) {
             h.tick()
         }
         h.settle()
-        return finish(h, mark, a0)
+        return finish(h, m)
     }
     check("request.posted") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         h.ensureDepth(2)
         step("ng_request_post push and pop, then tick")
         h.post(NG_REQ_PUSH, screen: h.newScreen("posted"))
         h.post(NG_REQ_POP)
         h.tick()
         h.settle()
-        return finish(h, mark, a0)
+        return finish(h, m)
     }
     check("request.invalid") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         step("submit malformed requests (the core refuses them as invalid)")
         h.submit(99)
         h.submit(NG_REQ_PUSH, screen: ng_screen(id: 0, route: nil, identity: nil))
         h.submit(NG_REQ_REPLACE_STACK, stack: [])
         h.settle()
-        return finish(h, mark, a0)
+        return finish(h, m)
     }
 }
 
 func transitionChecks(_ h: Harness) {
     check("transition.tracks") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         h.ensureDepth(2)
         step("push animated; finish the screen track, then the bar track")
         h.submit(NG_REQ_PUSH, animated: true, screen: h.newScreen("t1"))
@@ -608,10 +608,10 @@ func transitionChecks(_ h: Harness) {
         step("finish with nothing in flight")
         _ = ng_transition_finish(h.ctx, NG_TRACK_ALL)
         h.settle()
-        return finish(h, mark, a0, extra: "\(h.transitions) transition phases")
+        return finish(h, m)
     }
     check("transition.interrupted") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         step("push animated, then pop and replace while it runs (may be refused busy)")
         h.submit(NG_REQ_PUSH, animated: true, screen: h.newScreen("t2"))
         h.advance(10 * Harness.ms)
@@ -620,21 +620,21 @@ func transitionChecks(_ h: Harness) {
         h.submit(NG_REQ_REPLACE_STACK, animated: true, stack: [h.newScreen("r1"), h.newScreen("r2")], source: 901)
         h.settle()
         h.settle()
-        return finish(h, mark, a0)
+        return finish(h, m)
     }
     check("transition.never-finished") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         step("push animated and never finish it; let a minute pass in ticks")
         h.submit(NG_REQ_PUSH, animated: true, screen: h.newScreen("stuck"))
         for _ in 0..<60 { h.advance(Harness.second); h.tick() }
         h.settle()
-        return finish(h, mark, a0, extra: "\(h.reports) reports")
+        return finish(h, m)
     }
 }
 
 func holdChecks(_ h: Harness) {
     check("hold.begin-end") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         step("hold begin (all events), request and events during it, end")
         let t = h.holdBegin("validator.all", mask: NG_MASK_ALL)
         h.ensureDepth(2)
@@ -646,19 +646,19 @@ func holdChecks(_ h: Harness) {
         _ = ng_hold_end(h.ctx, t)
         _ = ng_hold_end(h.ctx, 987_654_321)
         h.settle()
-        return finish(h, mark, a0, extra: h.eventSummary())
+        return finish(h, m)
     }
     check("hold.expire") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         step("overlapping holds of 300 ms and 1.3 s; advance and tick")
         h.holdBegin("validator.short", mask: NG_MASK_DEFAULT, max: 300 * Harness.ms)
         h.holdBegin("validator.long", mask: NG_MASK_TOUCH, max: 1300 * Harness.ms)
         for _ in 0..<20 { h.advance(100 * Harness.ms); h.tick(); h.event(NG_EVENT_MOTION, code: 1) }
         h.settle()
-        return finish(h, mark, a0, extra: "\(h.holdEnds) holds ended")
+        return finish(h, m)
     }
     check("hold.touch-cancel") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         step("touch began, then a hold over touches (the touch is cancelled), then its end")
         let id = h.nextTouchID
         h.nextTouchID += 1
@@ -668,10 +668,10 @@ func holdChecks(_ h: Harness) {
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touch: id, at: Harness.point(of: Harness.multi))
         _ = ng_hold_end(h.ctx, t)
         h.settle()
-        return finish(h, mark, a0, extra: "\(h.touchCancels) touch cancels")
+        return finish(h, m)
     }
     check("hold.during-transition") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         step("hold during an animated push; end both")
         h.ensureDepth(2)
         h.submit(NG_REQ_PUSH, animated: true, screen: h.newScreen("h1"))
@@ -680,13 +680,13 @@ func holdChecks(_ h: Harness) {
         _ = ng_transition_finish(h.ctx, NG_TRACK_ALL)
         _ = ng_hold_end(h.ctx, t)
         h.settle()
-        return finish(h, mark, a0)
+        return finish(h, m)
     }
 }
 
 func tickChecks(_ h: Harness) {
     check("tick.advance") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         let steps: [Int64] = [0, 1, Harness.ms, 16 * Harness.ms, 100 * Harness.ms, Harness.second, 10 * Harness.second,
                               3600 * Harness.second]
         for s in steps {
@@ -694,10 +694,10 @@ func tickChecks(_ h: Harness) {
             h.advance(s)
             h.tick()
         }
-        return finish(h, mark, a0)
+        return finish(h, m)
     }
     check("tick.deadlines") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         step("animated push + timed hold; follow ng_next_deadline")
         h.ensureDepth(2)
         h.submit(NG_REQ_PUSH, animated: true, timed: true, screen: h.newScreen("deadline"))
@@ -715,13 +715,14 @@ func tickChecks(_ h: Harness) {
             if next <= now { h.advance(Harness.ms) }
         }
         h.settle()
-        return finish(h, mark, a0, extra: "followed \(followed) deadlines; on_tick called \(Proxy.calls[Hook.onTick.rawValue]) times in all")
+        let ticks = hookIsSet(.onTick) ? "on_tick called \(Proxy.calls[Hook.onTick.rawValue]) times so far" : "no on_tick hook"
+        return finish(h, m, extra: "followed \(followed) deadlines; \(ticks)")
     }
 }
 
 func eventChecks(_ h: Harness) {
     check("event.touch-phases") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         for v in [Harness.button, Harness.multi, Harness.circle, Harness.star, Harness.hidden, Harness.disabled, Harness.window] {
             step("touch began/moved/ended on view \(v)")
             h.touch(on: v)
@@ -732,38 +733,38 @@ func eventChecks(_ h: Harness) {
         step("a touch outside every view")
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 500, at: (-10, -10))
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touch: 500, at: (-10, -10))
-        return finish(h, mark, a0, extra: h.eventSummary())
+        return finish(h, m)
     }
     check("event.touch-target") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         step("touches with a host target (NG_EVF_HAS_TARGET)")
         h.touch(on: Harness.circle, useTarget: true)
         h.touch(on: Harness.button, useTarget: true)
         step("a touch targeting an unregistered view")
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 600, at: (1, 1), target: 4242)
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touch: 600, at: (1, 1), target: 4242)
-        return finish(h, mark, a0, extra: h.eventSummary())
+        return finish(h, m)
     }
     check("event.multi-touch") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let mark = h.mark()
         step("two touches on a multi-touch view, one on the exclusive button meanwhile")
-        let b = Harness.point(of: Harness.button), m = Harness.point(of: Harness.multi), c = Harness.point(of: Harness.circle)
-        h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 700, at: m)
-        h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 701, at: (m.0 + 5, m.1))
+        let b = Harness.point(of: Harness.button), mt = Harness.point(of: Harness.multi), c = Harness.point(of: Harness.circle)
+        h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 700, at: mt)
+        h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 701, at: (mt.0 + 5, mt.1))
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 702, at: b)
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 703, at: c)
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 704, at: c)
-        for id: UInt64 in 700...704 { h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_MOVED, touch: id, at: m) }
-        for id: UInt64 in 700...704 { h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touch: id, at: m) }
+        for id: UInt64 in 700...704 { h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_MOVED, touch: id, at: mt) }
+        for id: UInt64 in 700...704 { h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touch: id, at: mt) }
         step("exclusive button first, then other views")
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 710, at: b)
-        h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 711, at: m)
+        h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 711, at: mt)
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_CANCELLED, touch: 710, at: b)
-        h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touch: 711, at: m)
-        return finish(h, mark, a0, extra: h.eventSummary())
+        h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touch: 711, at: mt)
+        return finish(h, mark)
     }
     check("event.bad-sequences") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         step("began twice, moved/ended for unknown touches")
         let p = Harness.point(of: Harness.multi)
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 800, at: p)
@@ -772,10 +773,10 @@ func eventChecks(_ h: Harness) {
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touch: 802, at: p)
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touch: 800, at: p)
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touch: 800, at: p)
-        return finish(h, mark, a0, extra: h.eventSummary())
+        return finish(h, m)
     }
     check("event.types") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         let types: [(String, ng_event_type)] = [("motion", NG_EVENT_MOTION), ("remote", NG_EVENT_REMOTE), ("key", NG_EVENT_KEY),
                                                 ("scroll", NG_EVENT_SCROLL), ("hover", NG_EVENT_HOVER)]
         for (name, t) in types {
@@ -786,10 +787,10 @@ func eventChecks(_ h: Harness) {
             h.event(t, phase: 0, at: (-1, -1), target: Harness.circle, code: -1)
             h.advance(5 * Harness.ms)
         }
-        return finish(h, mark, a0, extra: h.eventSummary())
+        return finish(h, m)
     }
     check("event.view-removed") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         step("touch began on a view, the view removed, the touch ends")
         let p = Harness.point(of: Harness.star)
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touch: 900, at: p)
@@ -797,10 +798,10 @@ func eventChecks(_ h: Harness) {
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_MOVED, touch: 900, at: p)
         h.event(NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touch: 900, at: p)
         h.addViews()
-        return finish(h, mark, a0, extra: "\(h.touchCancels) touch cancels; " + h.eventSummary())
+        return finish(h, m)
     }
     check("event.during-transition") {
-        let mark = h.outcomes.count, a0 = h.anomalies.count
+        let m = h.mark()
         step("touches and keys while an animated push runs")
         h.ensureDepth(2)
         h.submit(NG_REQ_PUSH, animated: true, screen: h.newScreen("anim"))
@@ -810,7 +811,7 @@ func eventChecks(_ h: Harness) {
         _ = ng_transition_finish(h.ctx, NG_TRACK_ALL)
         h.touch(on: Harness.button)
         h.settle()
-        return finish(h, mark, a0, extra: h.eventSummary())
+        return finish(h, m)
     }
 }
 

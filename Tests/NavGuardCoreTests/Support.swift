@@ -87,6 +87,8 @@ final class Recorder: EngineObserver {
     var open: [UInt64] = [0, 0]
     var openFlags: [UInt32] = [0, 0]
     var cancelled: Set<UInt64> = []
+    /// The last end (request id, phase) seen on each track.
+    var lastEnd: [(id: UInt64, phase: Int32)] = [(0, 0), (0, 0)]
     /// Holds that ended, by token.
     var endedHolds: [UInt64: HoldEndRecord] = [:]
 
@@ -105,6 +107,7 @@ final class Recorder: EngineObserver {
         open = [0, 0]
         openFlags = [0, 0]
         cancelled.removeAll(keepingCapacity: true)
+        lastEnd = [(0, 0), (0, 0)]
         endedHolds.removeAll(keepingCapacity: true)
         depth = 0
         maxDepth = 0
@@ -175,6 +178,7 @@ final class Recorder: EngineObserver {
                 violations.append("DID of \(e.request_id) after it was CANCELLED")
             }
             open[t] = 0
+            lastEnd[t] = (e.request_id, NG_PHASE_DID)
         case NG_PHASE_CANCELLED:
             if open[t] != e.request_id {
                 violations.append("CANCELLED of \(e.request_id) on track \(t), in flight: \(open[t])")
@@ -185,8 +189,12 @@ final class Recorder: EngineObserver {
             if e.to_id != e.from_id {
                 violations.append("CANCELLED of \(e.request_id): to \(e.to_id) != from \(e.from_id)")
             }
+            if lastEnd[1 - t].id == e.request_id && lastEnd[1 - t].phase == NG_PHASE_DID {
+                violations.append("request \(e.request_id) ended DID on one track and CANCELLED on the other")
+            }
             cancelled.insert(e.request_id)
             open[t] = 0
+            lastEnd[t] = (e.request_id, NG_PHASE_CANCELLED)
         default:
             violations.append("unknown phase \(e.phase)")
         }

@@ -429,8 +429,8 @@ NG_API void ng_free(void *ptr);
 /* ------------------------------------------------------------------------ */
 
 /* [owner, callback-safe] Submit a request. `request` is read during the call
- * (strings are copied). `out` (may be NULL) receives the request id and the
- * immediate status:
+ * (strings are copied). `out` (may be NULL; when given its `size` must be set,
+ * NG_REQUEST_RESULT_INIT) receives the request id and the immediate status:
  *   APPLIED  — the stack changed; a transition started (or, without
  *              NG_REQF_ANIMATED, completed during this call);
  *   REFUSED  — with the reason and the refusing guard (NULL for the core's
@@ -451,7 +451,10 @@ NG_API ng_status ng_request_submit(ng_context *ctx, const ng_request *request,
  * owner's next ng_tick, and its outcome arrives through on_outcome on the
  * owner thread. `out_id` (may be NULL) receives its id. A context must not be
  * destroyed while another thread may still post to it; posting to a destroyed
- * context returns NG_E_HANDLE. Returns NG_OK, NG_E_HANDLE, NG_E_NULL,
+ * context returns NG_E_HANDLE. Posted ids are unique within the context and
+ * never 0 (they come from a separate range than ng_request_submit's). The
+ * host learns of a deferral only through the final outcome.
+ * Returns NG_OK, NG_E_HANDLE, NG_E_NULL,
  * NG_E_SIZE, NG_E_RANGE, NG_E_UTF8, NG_E_TOO_LONG, NG_E_NO_MEMORY (more than
  * 4096 posts pending). */
 NG_API ng_status ng_request_post(ng_context *ctx, const ng_request *request,
@@ -565,6 +568,8 @@ typedef struct ng_event_result {
  * wins) on began, moved and non-touch events; the ended/cancelled phase of a
  * delivered touch is always delivered to its view (guards observe it with
  * NG_GEVF_FINAL) so every delivered touch ends exactly once.
+ * `out` may be NULL (the verdict is then not reported); when given, its
+ * `size` must be set (NG_EVENT_RESULT_INIT).
  * Allocates nothing in steady state. Returns NG_OK (see out->verdict),
  * NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_RANGE (type, phase, flags, NaN
  * point), NG_E_THREAD. */
@@ -644,9 +649,10 @@ struct ng_plugin_descriptor;
  * guard's configuration object, read during the call. The descriptor and its
  * strings must stay valid until the context is destroyed. A guard may be
  * added at any time outside a callback; it sees only what happens afterwards.
- * Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_GUARD (bad descriptor, ABI
- * mismatch, duplicate id, or create failed: see ng_errmsg), NG_E_PARSE
- * (config), NG_E_NO_MEMORY (NG_MAX_GUARDS), NG_E_CALLBACK, NG_E_THREAD. */
+ * Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_ABI (other plugin ABI major,
+ * or a newer minor), NG_E_GUARD (bad descriptor, duplicate id, or create
+ * failed: see ng_errmsg), NG_E_PARSE (config), NG_E_UTF8, NG_E_TOO_LONG,
+ * NG_E_NO_MEMORY (NG_MAX_GUARDS), NG_E_CALLBACK, NG_E_THREAD. */
 NG_API ng_status ng_chain_add(ng_context *ctx, const struct ng_plugin_descriptor *descriptor,
                               const char *config_json);
 

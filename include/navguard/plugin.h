@@ -89,7 +89,8 @@ typedef struct ng_guard_event {
     uint32_t flags;            /* NG_GEVF_* */
     const ng_event *event;
     uint64_t target_view;      /* hit view or the host's target; 0 if none */
-    int64_t now_ns;
+    /* No clock reading here: the event path reads no clock unless a guard
+     * asks (host->now), so a chain pays only for what it uses. */
 } ng_guard_event;
 
 /* A transition track in flight. */

@@ -149,7 +149,7 @@ static ng_vote on_event(void *inst, const ng_guard_event *ge, ng_verdict *v) {
     (void)v;
     watchdog *g = inst;
     entry *e = next_entry(g);
-    e->at = ge->now_ns;
+    e->at = g->host->now(g->host);
     e->is_event = true;
     e->final = (ge->flags & NG_GEVF_FINAL) != 0;
     e->a = ge->event->type;

@@ -1,0 +1,389 @@
+// Property test: random operation sequences (fixed seed) over every request
+// kind, finishes, interactive updates/cancels, ticks, holds and requests made
+// from inside callbacks, with random guard chains. After every operation and
+// after destroy the callback rules must hold.
+import CNavGuard
+@testable import NavGuardCore
+import Testing
+
+/// Descriptors shared by every run (static storage for the test's life).
+private struct Descriptors {
+    let busy = makeDescriptor(id: "prop.busy")
+    let queue = makeDescriptor(id: "prop.queue")
+    let chaos = makeDescriptor(id: "prop.chaos")
+}
+
+/// Everything one run needs to check its invariants.
+private final class Run {
+    let e: Engine
+    let rec: Recorder
+    var rng: SplitMix64
+    let runIndex: Int
+    var failures: [String] = []
+    var opLog: [String] = []
+
+    /// Every request id handed out (by submit, immediate or queued).
+    var ids: [UInt64] = []
+    var idSet: Set<UInt64> = []
+    /// Immediate status per id (APPLIED/REFUSED/DEFERRED/QUEUED).
+    var immediate: [UInt64: Int32] = [:]
+    var nextScreen: UInt64 = 2
+    /// Live holds by token (mask, deadline) as the test sees them.
+    var holds: [UInt64: (mask: UInt32, deadline: Int64)] = [:]
+    var endedTokens: Set<UInt64> = []
+    /// Requests to make from inside the next callback.
+    var armed: [Request] = []
+    /// Stack before an interactive back we applied directly.
+    var interactiveBefore: (id: UInt64, stack: [String])?
+    var guards: [TestGuard] = []
+    var queues: [QueueGuard] = []
+
+    init(index: Int, seed: UInt64, d: Descriptors) {
+        runIndex = index
+        rng = SplitMix64(seed: seed)
+        e = Engine(EngineConfig(clock: .manual(startNs: 0), defaultDurationNs: 200 * ms))
+        rec = Recorder(engine: e)
+        rec.keepLog = false
+        e.observer = rec
+        try! e.setRoot(Screen(id: 1, route: "root"))
+
+        // The chain: a refusing-when-busy guard in half of the runs, a
+        // deferring (queueing) guard in a third, a chaotic voter in a fifth,
+        // in random order.
+        var chain: [TestGuard] = []
+        if index % 2 == 0 { chain.append(busyGuard(d.busy)) }
+        if index % 3 == 0 {
+            let q = QueueGuard(descriptor: d.queue, bound: 1 + rng.int(0...3))
+            queues.append(q)
+            chain.append(q.g)
+        }
+        if index % 5 == 0 { chain.append(chaosGuard(d.chaos, seed: seed ^ 0xC4A05)) }
+        chain.shuffle(using: &rng)
+        for g in chain { try! g.add(to: e) }
+        guards = chain
+
+        // Requests armed by an operation are made from inside the next
+        // outcome or transition callback (run to completion).
+        rec.onOutcome = { [unowned self] _ in self.fireArmed() }
+        rec.onTransition = { [unowned self] ev in
+            if ev.phase == NG_PHASE_CANCELLED { self.checkCancelled(ev) }
+            self.fireArmed()
+        }
+    }
+
+    private func busyGuard(_ d: UnsafePointer<ng_plugin_descriptor>) -> TestGuard {
+        let g = TestGuard(descriptor: d)
+        g.vote = { g, _, v in g.busy ? refuse(v, NG_REASON_BUSY) : NG_VOTE_ALLOW }
+        return g
+    }
+
+    private func chaosGuard(_ d: UnsafePointer<ng_plugin_descriptor>, seed: UInt64) -> TestGuard {
+        let g = TestGuard(descriptor: d)
+        var r = SplitMix64(seed: seed)
+        g.vote = { _, _, v in
+            switch r.int(0...19) {
+            case 0: return refuse(v, NG_REASON_THROTTLED, "chaos")
+            case 1: v.pointee.reason = Int32(r.int(-3...40)); return NG_VOTE_REFUSE
+            case 2: return Int32(r.int(3...9))          // not a vote
+            default: return NG_VOTE_ALLOW
+            }
+        }
+        return g
+    }
+
+    /// At a CANCELLED callback the roll-back is complete (anything a guard
+    /// or callback asks for in reaction runs only after the callbacks).
+    func checkCancelled(_ ev: ng_transition_event) {
+        if e.inFlight(S) != 0 || e.inFlight(B) != 0 { fail("something in flight at CANCELLED of \(ev.request_id)") }
+        if e.isInteractive { fail("still interactive at CANCELLED") }
+        if e.topID != ev.from_id { fail("top \(e.topID) at CANCELLED, expected \(ev.from_id)") }
+        if let b = interactiveBefore, b.id == ev.request_id, e.fullStack != b.stack {
+            fail("cancel did not restore the exact stack: \(e.fullStack) != \(b.stack)")
+        }
+        cancelChecks += 1
+    }
+
+    var cancelChecks = 0
+
+    func fail(_ s: String) { if failures.count < 20 { failures.append(s) } }
+
+    func fireArmed() {
+        guard !armed.isEmpty else { return }
+        let r = armed.removeFirst()
+        let res = e.submit(r)
+        if res.status != NG_OUTCOME_QUEUED { fail("request made in a callback was \(res.status), not QUEUED") }
+        note(res)
+    }
+
+    func note(_ res: SubmitResult) {
+        if res.requestID == 0 { fail("request id 0") }
+        if !idSet.insert(res.requestID).inserted { fail("request id \(res.requestID) handed out twice") }
+        ids.append(res.requestID)
+        immediate[res.requestID] = res.status
+    }
+
+    // MARK: Random operations
+
+    func randomFlags() -> UInt32 {
+        switch rng.int(0...9) {
+        case 0...3: return 0
+        case 4...7: return ANIMATED
+        case 8: return ANIMATED | TIMED
+        default: return TIMED                      // timed without animated: not animated
+        }
+    }
+
+    func randomScreen() -> Screen {
+        if rng.chance(8), e.stackCount > 0 {      // an id already in the stack
+            let s = e.screen(at: rng.int(0...(e.stackCount - 1)))!
+            return Screen(id: s.id, route: "dup")
+        }
+        defer { nextScreen += 1 }
+        return Screen(id: nextScreen, route: "s\(nextScreen)", identity: rng.chance(30) ? "same" : nil)
+    }
+
+    func randomRequest() -> Request {
+        var r: Request
+        switch rng.int(0...15) {
+        case 0...4: r = .push(randomScreen())
+        case 5, 6: r = Request(kind: NG_REQ_POP)
+        case 7, 8: r = Request(kind: NG_REQ_BACK)
+        case 9:
+            let target = rng.chance(80) && e.stackCount > 0 ? e.screen(at: rng.int(0...(e.stackCount - 1)))!.id : 999_999
+            r = .popTo(target)
+        case 10: r = Request(kind: NG_REQ_POP_TO_ROOT)
+        case 11:
+            var list: [Screen] = []
+            for _ in 0..<rng.int(0...4) { list.append(randomScreen()) }
+            if rng.chance(10) { list.append(Screen(id: 0, route: "zero")) }
+            r = .replace(list)
+        case 12, 13: r = Request(kind: NG_REQ_INTERACTIVE_BACK)
+        case 14:
+            r = Request(kind: rng.chance(50) ? 42 : NG_REQ_PUSH)
+            if r.kind == NG_REQ_PUSH { r.screen = randomScreen(); r.invalidMessage = "marked invalid" }
+        default:
+            r = .push(randomScreen())
+        }
+        r.flags = randomFlags()
+        r.source = UInt32(rng.int(0...3))
+        if r.flags & TIMED != 0 { r.durationNs = rng.chance(30) ? 0 : Int64(rng.int(1...400)) * ms }
+        return r
+    }
+
+    func step() {
+        switch rng.int(0...99) {
+        case 0..<40:
+            let r = randomRequest()
+            let before = e.fullStack
+            let res = e.submit(r)
+            opLog.append("submit kind \(r.kind) flags \(r.flags) -> \(res.status) #\(res.requestID)")
+            note(res)
+            if res.status == NG_OUTCOME_APPLIED || res.status == NG_OUTCOME_REFUSED {
+                if let o = rec.outcomes[res.requestID] {
+                    if o.outcome != res.status { fail("#\(res.requestID): immediate \(res.status), final \(o.outcome)") }
+                    if o.reason != res.reason { fail("#\(res.requestID): immediate reason \(res.reason), final \(o.reason)") }
+                } else {
+                    fail("#\(res.requestID) \(res.status) without an outcome before submit returned")
+                }
+            }
+            if res.status == NG_OUTCOME_QUEUED { fail("QUEUED outside a callback") }
+            if res.status == NG_OUTCOME_REFUSED && queues.isEmpty && e.fullStack != before { fail("a refused request changed the stack") }
+            if r.kind == NG_REQ_INTERACTIVE_BACK && res.status == NG_OUTCOME_APPLIED && e.inFlight(S) == res.requestID {
+                interactiveBefore = (res.requestID, before)
+            }
+        case 40..<55:
+            let track = Int32(rng.int(0...2))
+            let busy = track == NG_TRACK_ALL ? (e.inFlight(S) != 0 || e.inFlight(B) != 0) : e.inFlight(track) != 0
+            let st = statusOf { () throws(EngineError) in try e.finishTransition(track) }
+            opLog.append("finish \(track) -> \(st)")
+            if st != (busy ? NG_OK : NG_E_NOT_FOUND) { fail("finish(\(track)) busy \(busy) -> \(st)") }
+        case 55..<60:
+            let p = Double(rng.int(0...100)) / 100
+            let st = statusOf { () throws(EngineError) in try e.updateInteractive(p) }
+            opLog.append("update \(p) -> \(st)")
+            if st != (e.isInteractive ? NG_OK : NG_E_NOT_FOUND) { fail("interactive update -> \(st)") }
+            if st == NG_OK && e.interactiveProgress != p { fail("progress not kept") }
+        case 60..<67:
+            let inFlight = e.isInteractive ? e.inFlight(S) : 0
+            let hadArmed = !armed.isEmpty
+            let st = statusOf { () throws(EngineError) in try e.cancelInteractive() }
+            opLog.append("cancel -> \(st)")
+            if st != (inFlight != 0 ? NG_OK : NG_E_NOT_FOUND) { fail("cancel -> \(st)") }
+            if st == NG_OK {
+                let n = rec.cancelled.count
+                if !rec.cancelled.contains(inFlight) || n == 0 { fail("cancel of \(inFlight) fired no CANCELLED") }
+                if queues.isEmpty && !hadArmed && (e.inFlight(S) != 0 || e.inFlight(B) != 0) {
+                    fail("something in flight after cancel")
+                }
+            }
+        case 67..<80:
+            let d = rng.chance(20) ? 0 : Int64(rng.int(1...600)) * ms
+            try! e.advanceTime(d)
+            let st = statusOf { () throws(EngineError) in try e.tick() }
+            opLog.append("tick +\(d / ms)ms -> \(st)")
+            if st != NG_OK { fail("tick -> \(st)") }
+            let now = e.now
+            // A timed transition past its deadline has ended; so has every hold.
+            if !e.isInteractive, let t = e.screenTrack ?? e.barTrack, t.deadlineNs <= now {
+                fail("transition \(t.requestID) past its deadline still in flight")
+            }
+            var i = 0
+            while let h = e.holdInfo(at: i) {
+                if h.deadline <= now { fail("hold \(h.token) past its deadline still live") }
+                i += 1
+            }
+        case 80..<87:
+            let mask = rng.chance(30) ? 0 : UInt32(rng.int(1...0x3F))
+            let dur = rng.chance(30) ? 0 : Int64(rng.int(1...1500)) * ms
+            let t = try! e.beginHold(label: CStr("h"), mask: mask, maxDurationNs: dur)
+            opLog.append("hold \(mask) \(dur / ms)ms -> \(t)")
+            if t == 0 || holds[t] != nil || endedTokens.contains(t) { fail("hold token \(t) reused") }
+            holds[t] = (mask == 0 ? UInt32(NG_MASK_DEFAULT) : mask, dur == 0 ? Int64.max : e.now + dur)
+        case 87..<93:
+            let live = Array(holds.keys).sorted()
+            let token = !live.isEmpty && rng.chance(75) ? live[rng.int(0...(live.count - 1))]
+                : (endedTokens.min() ?? 0) + UInt64(rng.int(0...3)) * 1000
+            let st = statusOf { () throws(EngineError) in try e.endHold(token) }
+            opLog.append("end hold \(token) -> \(st)")
+            if st != (holds[token] != nil ? NG_OK : NG_E_NOT_FOUND) { fail("end hold \(token) -> \(st)") }
+        case 93..<98:
+            // Arm requests to be made from inside the next callback, then
+            // trigger callbacks with a request.
+            for _ in 0..<rng.int(1...2) { armed.append(randomRequest()) }
+            let r = randomRequest()
+            let res = e.submit(r)
+            opLog.append("armed + submit kind \(r.kind) -> \(res.status)")
+            note(res)
+        default:
+            let text = e.snapshot()
+            let before = e.fullStack
+            var bytes = Array(text.utf8)
+            let st = statusOf { () throws(EngineError) in
+                try bytes.withUnsafeMutableBufferPointer { b throws(EngineError) in try e.restore(snapshot: UnsafeBufferPointer(b)) }
+            }
+            let busy = e.inFlight(S) != 0 || e.inFlight(B) != 0
+            opLog.append("restore -> \(st)")
+            if st != (busy ? NG_E_STATE : NG_OK) { fail("restore busy \(busy) -> \(st)") }
+            if e.fullStack != before { fail("snapshot round trip changed the stack") }
+        }
+        check(final: false)
+    }
+
+    // MARK: Invariants
+
+    func check(final: Bool) {
+        for v in rec.violations { fail(v) }
+        rec.violations.removeAll()
+        if rec.depth != 0 { fail("observer depth \(rec.depth) between operations") }
+        if !final {
+            if e.stackCount < 1 { fail("empty stack") }
+            let stackIDs = e.ids
+            if Set(stackIDs).count != stackIDs.count || stackIDs.contains(0) { fail("bad stack ids \(stackIDs)") }
+            // What the callbacks said is in flight is what the engine says.
+            if e.inFlight(S) != rec.open[0] || e.inFlight(B) != rec.open[1] {
+                fail("in flight: engine \(e.inFlight(S))/\(e.inFlight(B)), callbacks \(rec.open)")
+            }
+            if e.isInteractive && (e.inFlight(S) == 0 || e.inFlight(S) != e.inFlight(B)) {
+                fail("interactive back not on both tracks")
+            }
+            if !armed.isEmpty && e.depth == 0 {
+                // Nothing fired them (e.g. no callback happened): forget them.
+                armed.removeAll()
+            }
+            // Holds: count and union of masks.
+            for (t, r) in rec.endedHolds where holds[t] != nil || !endedTokens.contains(t) {
+                if let h = holds[t], r.reason == NG_HOLD_EXPIRED, r.endedNs < h.deadline { fail("hold \(t) expired early") }
+                holds[t] = nil
+                endedTokens.insert(t)
+            }
+            var mask: UInt32 = 0
+            for h in holds.values { mask |= h.mask }
+            if e.holdCount != holds.count || e.holdMask != mask {
+                fail("holds: engine \(e.holdCount)/\(e.holdMask), expected \(holds.count)/\(mask)")
+            }
+        }
+        // Every request is either finished (exactly one outcome, checked by
+        // the recorder) or still deferred by a guard.
+        var deferred = Set<UInt64>()
+        for i in 0..<e.deferredCount { deferred.insert(e.deferredRequest(at: i)!.id) }
+        for id in ids {
+            let done = rec.outcomes[id] != nil
+            if final && !done { fail("request \(id) never got an outcome") }
+            if !final && done == deferred.contains(id) { fail("request \(id): outcome \(done), deferred \(deferred.contains(id))") }
+            if done, let imm = immediate[id], imm == NG_OUTCOME_DEFERRED, rec.outcomes[id]!.outcome == NG_OUTCOME_REFUSED {
+                fail("deferred request \(id) ended REFUSED (must be APPLIED or DROPPED)")
+            }
+        }
+        for id in rec.outcomes.keys where !idSet.contains(id) { fail("outcome for unknown request \(id)") }
+        if final {
+            for id in ids where immediate[id] == NG_OUTCOME_DEFERRED && rec.outcomes[id]?.outcome == NG_OUTCOME_APPLIED {
+                _ = id   // applied before destroy: fine
+            }
+        }
+    }
+
+    func finish() {
+        let deferredAtDestroy = Set((0..<e.deferredCount).map { e.deferredRequest(at: $0)!.id })
+        e.destroy()
+        check(final: true)
+        for id in deferredAtDestroy {
+            let o = rec.outcomes[id]
+            if o?.outcome != NG_OUTCOME_DROPPED || o?.reason != NG_REASON_DESTROYED {
+                fail("request \(id) deferred at destroy ended \(String(describing: o?.outcome)) reason \(String(describing: o?.reason))")
+            }
+        }
+        for g in guards where g.destroyCount != 1 { fail("guard \(g.id) destroyed \(g.destroyCount) times") }
+        if e.holdCount != 0 { fail("holds live after destroy") }
+    }
+}
+
+@Suite("Property")
+struct PropertyTests {
+    @Test("random operation sequences keep every callback rule (10,000 runs, fixed seed)")
+    func randomSequences() {
+        let d = Descriptors()
+        var master = SplitMix64(seed: 0x4E61_7647_7561_7264)   // "NavGuard"
+        let runs = 10_000
+        var totalOps = 0
+        var totalRequests = 0
+        var outcomesByKind = [Int32: Int]()
+        var sawCancel = 0, sawDeferredApplied = 0, sawDestroyedDrop = 0, sawInterrupted = 0
+        var failedRuns = 0
+        for i in 0..<runs {
+            let seed = master.next()
+            let run = Run(index: i, seed: seed, d: d)
+            let count = run.rng.int(10...40)
+            for _ in 0..<count {
+                run.step()
+                totalOps += 1
+                if !run.failures.isEmpty { break }
+            }
+            let cancels = run.rec.cancelled.count
+            run.finish()
+            totalRequests += run.ids.count
+            sawCancel += cancels
+            for o in run.rec.outcomes.values {
+                outcomesByKind[o.outcome, default: 0] += 1
+                if o.reason == NG_REASON_DESTROYED { sawDestroyedDrop += 1 }
+                if run.immediate[o.requestID] == NG_OUTCOME_DEFERRED && o.outcome == NG_OUTCOME_APPLIED { sawDeferredApplied += 1 }
+            }
+            _ = sawInterrupted
+            if !run.failures.isEmpty {
+                failedRuns += 1
+                if failedRuns <= 3 {
+                    Issue.record("run \(i) (seed \(seed)): \(run.failures.joined(separator: "; "))\nops:\n\(run.opLog.suffix(15).joined(separator: "\n"))")
+                }
+            }
+        }
+        #expect(failedRuns == 0)
+        // The generator reaches every interesting path.
+        #expect(totalOps >= runs * 10)
+        #expect(outcomesByKind[NG_OUTCOME_APPLIED, default: 0] > 1000)
+        #expect(outcomesByKind[NG_OUTCOME_REFUSED, default: 0] > 1000)
+        #expect(outcomesByKind[NG_OUTCOME_DROPPED, default: 0] > 100)
+        #expect(sawCancel > 100)
+        #expect(sawDeferredApplied > 100)
+        #expect(sawDestroyedDrop > 10)
+        _ = totalRequests
+    }
+}

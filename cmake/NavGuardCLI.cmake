@@ -1,0 +1,188 @@
+# The `navguard` command-line tool (Sources/navguard-cli), included by the
+# top-level CMakeLists.txt.
+#
+# The tool depends on swift-argument-parser, a SwiftPM package, so SwiftPM
+# builds it: the custom target `navguard-cli` runs
+#   swift build -c release --product navguard-cli --static-swift-stdlib
+# into ${CMAKE_BINARY_DIR}/swiftpm, and its NAVGUARD_CLI_FILE property names
+# the binary, which the top-level install step installs as bin/navguard. The
+# NavGuard module is linked into the tool statically (a target dependency, not
+# the libnavguard product) and so is the Swift runtime: bin/navguard needs
+# only libc, libm and libstdc++ (checked by the test navguard_cli_self_contained).
+#
+# Tests (ctest, so `make test` runs them):
+#   validate_<plugin>        `navguard plugins validate` on every guard plugin
+#                            target built into ${NAVGUARD_PLUGIN_BUILD_DIR}
+#                            (the built-ins and the examples), added at the end
+#                            of the configure step once every plugin target
+#                            exists;
+#   navguard_cli_*           version, plugins list, a bad chain configuration,
+#                            and a validator self-test on a deliberately broken
+#                            plugin (a crash must be reported, not crash us).
+#
+# A plugin target may set the property NAVGUARD_VALIDATE_CONFIG to the guard
+# configuration (JSON) its hook checks should use, and NAVGUARD_VALIDATE_TEST
+# to ON when it adds its own validation test (no validate_<plugin> is added).
+
+# Script mode: cmake -DNAVGUARD_CLI_CHECK=self-contained -DBIN=<tool>
+#                    -DREADELF=<readelf> -P NavGuardCLI.cmake
+if(NAVGUARD_CLI_CHECK STREQUAL "self-contained")
+  execute_process(COMMAND ${READELF} -d ${BIN} OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${READELF} -d ${BIN} failed")
+  endif()
+  string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*\\[([^]\n]*)\\]" needed_lines "${dyn}")
+  set(needed "")
+  foreach(line IN LISTS needed_lines)
+    string(REGEX REPLACE ".*\\[([^]]*)\\]" "\\1" lib "${line}")
+    list(APPEND needed ${lib})
+    if(lib MATCHES "^(libswift|libFoundation|libdispatch|libBlocksRuntime|lib_Foundation|libnavguard)")
+      message(SEND_ERROR "${BIN} needs ${lib}: it must link NavGuard and the Swift runtime statically")
+    endif()
+  endforeach()
+  # SwiftPM sets RUNPATH $ORIGIN, which is harmless; a path into the Swift
+  # toolchain is not.
+  if(dyn MATCHES "\\((RUNPATH|RPATH)\\)[^\n]*\\[([^]\n]*)\\]" AND CMAKE_MATCH_2 MATCHES "swift|toolchain")
+    message(SEND_ERROR "${BIN} has a ${CMAKE_MATCH_1} into the Swift toolchain (${CMAKE_MATCH_2})")
+  endif()
+  string(REPLACE ";" ", " needed "${needed}")
+  message(STATUS "${BIN} needs only: ${needed}")
+  return()
+endif()
+
+option(NAVGUARD_BUILD_CLI "Build the navguard command-line tool with SwiftPM" ON)
+if(NOT NAVGUARD_BUILD_CLI)
+  return()
+endif()
+
+get_filename_component(_navguard_swift_bin ${CMAKE_Swift_COMPILER} DIRECTORY)
+find_program(NAVGUARD_SWIFT swift HINTS ${_navguard_swift_bin} REQUIRED)
+
+set(NAVGUARD_CLI_SCRATCH ${CMAKE_BINARY_DIR}/swiftpm)
+set(NAVGUARD_CLI_BINARY ${NAVGUARD_CLI_SCRATCH}/release/navguard-cli)
+
+# Always runs (SwiftPM decides what is out of date; a no-op build takes ~1 s).
+add_custom_target(navguard-cli ALL
+  COMMAND ${NAVGUARD_SWIFT} build -c release --product navguard-cli
+          --static-swift-stdlib --scratch-path ${NAVGUARD_CLI_SCRATCH}
+  BYPRODUCTS ${NAVGUARD_CLI_BINARY}
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+  USES_TERMINAL
+  COMMENT "Building the navguard CLI (SwiftPM, release, static Swift runtime)")
+set_target_properties(navguard-cli PROPERTIES NAVGUARD_CLI_FILE ${NAVGUARD_CLI_BINARY})
+
+# Guard configurations for the hook checks of built-ins that cannot run with
+# "{}" (ffi-predicate needs a function to call: abs(kind) from libc, which
+# refuses pushes, kind 0, and allows the rest).
+set(NAVGUARD_VALIDATE_CONFIG_ffi-predicate
+  [[{"library": "libc.so.6", "symbol": "abs", "args": ["kind"], "returns": "int"}]])
+
+# --- CLI tests -------------------------------------------------------------
+add_test(NAME navguard_cli_version COMMAND ${NAVGUARD_CLI_BINARY} version)
+set_tests_properties(navguard_cli_version PROPERTIES
+  PASS_REGULAR_EXPRESSION "plugin ABI: 1\\.0")
+
+# The default chain resolves from the build tree's plugin directory (found by
+# the tool next to itself: build/lib/navguard/plugins).
+add_test(NAME navguard_cli_plugins_list COMMAND ${NAVGUARD_CLI_BINARY} plugins list)
+set_tests_properties(navguard_cli_plugins_list PROPERTIES
+  ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR}"
+  PASS_REGULAR_EXPRESSION "0 +org\\.navguard\\.watchdog .*6 +org\\.navguard\\.transition .*7 guards in the chain")
+
+# A chain naming a missing plugin: NG_E_LOAD and ng_errmsg on stderr, exit 1.
+file(WRITE ${CMAKE_BINARY_DIR}/navguard-cli-tests/missing-chain.json
+  "{\"guards\": [{\"id\": \"org.navguard.throttle\"}, {\"path\": \"/nonexistent/guard.so\"}]}\n")
+add_test(NAME navguard_cli_plugins_list_missing
+  COMMAND ${NAVGUARD_CLI_BINARY} plugins list --config ${CMAKE_BINARY_DIR}/navguard-cli-tests/missing-chain.json)
+set_tests_properties(navguard_cli_plugins_list_missing PROPERTIES
+  ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR}"
+  WILL_FAIL ON)
+
+# bin/navguard is self-contained: no libnavguard, no Swift runtime library
+# NEEDED, no RUNPATH (this file in script mode, below).
+add_test(NAME navguard_cli_self_contained COMMAND ${CMAKE_COMMAND}
+  -DNAVGUARD_CLI_CHECK=self-contained -DBIN=${NAVGUARD_CLI_BINARY} -DREADELF=${CMAKE_READELF}
+  -P ${CMAKE_CURRENT_LIST_FILE})
+
+# Validator self-test: a plugin that exports a second symbol and crashes in
+# on_request for a pop. The validator must report both as failed checks, run
+# the other checks, and exit 1 (not crash itself).
+set(_navguard_selftest_src ${CMAKE_BINARY_DIR}/navguard-cli-tests/crashing-guard.c)
+file(WRITE ${_navguard_selftest_src} [[
+/* Generated by cmake/NavGuardCLI.cmake: a deliberately broken guard. */
+#include <navguard/plugin.h>
+#include <stdlib.h>
+int navguard_selftest_extra_export = 1;
+static void *create(const ng_guard_host *h, const char *c) { (void)h; (void)c; return malloc(1); }
+static void destroy(void *i) { free(i); }
+static ng_vote on_request(void *i, const ng_guard_request *r, ng_verdict *v) {
+    (void)i; (void)v;
+    if (r->kind == NG_REQ_POP) { volatile int *p = NULL; *p = 1; }
+    return NG_VOTE_ALLOW;
+}
+static const ng_plugin_descriptor d = {
+    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof d, "org.navguard.selftest.crashing",
+    "crashing", "0", "crashes on pop", create, destroy, on_request,
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+const ng_plugin_descriptor *ng_plugin_entry(void) { return &d; }
+]])
+add_library(navguard_cli_selftest_plugin MODULE ${_navguard_selftest_src})
+set_target_properties(navguard_cli_selftest_plugin PROPERTIES
+  PREFIX "" OUTPUT_NAME crashing
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/navguard-cli-tests)
+target_include_directories(navguard_cli_selftest_plugin PRIVATE ${NAVGUARD_INCLUDE_DIR})
+add_test(NAME navguard_cli_validate_selftest
+  COMMAND ${NAVGUARD_CLI_BINARY} plugins validate $<TARGET_FILE:navguard_cli_selftest_plugin>)
+set_tests_properties(navguard_cli_validate_selftest PROPERTIES
+  PASS_REGULAR_EXPRESSION "FAIL  file\\.exports +2 exported symbols.*FAIL  request\\.pop +crashed: killed by SIGSEGV.*PASS  loader\\.ng_plugin_load.*does NOT conform")
+
+# --- validate_<plugin> for every guard plugin target -------------------------
+# Deferred to the end of the top-level directory, when plugins/ and examples/
+# have defined their targets.
+function(_navguard_collect_targets dir out)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    _navguard_collect_targets(${sub} more)
+    list(APPEND targets ${more})
+  endforeach()
+  set(${out} ${targets} PARENT_SCOPE)
+endfunction()
+
+function(navguard_cli_add_validate_tests)
+  _navguard_collect_targets(${PROJECT_SOURCE_DIR} targets)
+  set(names "")
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    get_target_property(outdir ${t} LIBRARY_OUTPUT_DIRECTORY)
+    if(NOT type STREQUAL "SHARED_LIBRARY" OR NOT outdir STREQUAL NAVGUARD_PLUGIN_BUILD_DIR)
+      continue()
+    endif()
+    get_target_property(own_test ${t} NAVGUARD_VALIDATE_TEST)
+    if(own_test)
+      continue()
+    endif()
+    get_target_property(name ${t} OUTPUT_NAME)
+    if(NOT name)
+      set(name ${t})
+    endif()
+    get_target_property(config ${t} NAVGUARD_VALIDATE_CONFIG)
+    if(NOT config AND DEFINED NAVGUARD_VALIDATE_CONFIG_${name})
+      set(config "${NAVGUARD_VALIDATE_CONFIG_${name}}")
+    endif()
+    set(args "")
+    if(config)
+      set(config_file ${CMAKE_BINARY_DIR}/navguard-cli-tests/validate-${name}.json)
+      file(WRITE ${config_file} "${config}\n")
+      set(args --config @${config_file})
+    endif()
+    add_test(NAME validate_${name}
+      COMMAND ${NAVGUARD_CLI_BINARY} plugins validate ${args} $<TARGET_FILE:${t}>)
+    set_tests_properties(validate_${name} PROPERTIES TIMEOUT 600)
+    list(APPEND names ${name})
+  endforeach()
+  list(SORT names)
+  string(REPLACE ";" ", " names "${names}")
+  message(STATUS "navguard plugins validate tests: ${names}")
+endfunction()
+cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL navguard_cli_add_validate_tests)

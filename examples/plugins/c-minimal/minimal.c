@@ -1,0 +1,167 @@
+/*
+ * minimal.c — a complete NavGuard guard plugin in one C file.
+ *
+ * TEMPLATE FOR INTEGRATORS: copy this file, change the id, the names and the
+ * policy, and build it as a shared library that exports only
+ * ng_plugin_entry (see CMakeLists.txt next to this file, or the plain
+ * compiler command in examples/plugins/README.md). It includes nothing but
+ * <navguard/plugin.h> (which includes navguard.h) and the C library, and it
+ * does not link libnavguard: everything it reads or does goes through the
+ * ng_guard_host table the host hands to create().
+ *
+ * The guard: org.example.quiet-hours. During quiet hours a kiosk must not
+ * open some screens. The configuration names them:
+ *
+ *     {"blocked_routes": ["settings", "admin"], "message": "closed tonight"}
+ *
+ *   blocked_routes  list of strings, default []: routes whose push (or a
+ *                   replace-stack whose new top is one of them) is refused
+ *                   with NG_REASON_POLICY.
+ *   message         string, optional: the refusal message the host sees.
+ *
+ * A key of the wrong type is a configuration error: create() logs why and
+ * returns NULL, and the host's ng_chain_add / ng_plugin_load fails cleanly
+ * with NG_E_GUARD. Unknown keys are ignored.
+ *
+ * Check it with:  navguard plugins validate quiet-hours.so
+ */
+#include <navguard/plugin.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The largest configuration this guard accepts (it allocates nothing else). */
+#define MAX_BLOCKED 64
+
+/* One instance per context. Everything a hook needs lives here: no globals,
+ * so two contexts (or two hosts in one process) never share state. */
+typedef struct quiet_hours {
+    const ng_guard_host *host;  /* valid from create() until destroy() returns */
+    size_t blocked_count;
+    /* Strings from the host's config getters stay valid until the instance is
+     * destroyed, so the guard keeps the pointers instead of copying. */
+    const char *blocked[MAX_BLOCKED];
+    const char *message;        /* refusal message: must outlive the hook */
+    unsigned long refusals;
+} quiet_hours;
+
+/* create(): read and check the configuration, log, allocate. No I/O. Return
+ * NULL on any problem, after saying why through host->log. */
+static void *qh_create(const ng_guard_host *host, const char *config_json) {
+    (void)config_json;  /* the typed getters below read the same object */
+    quiet_hours *g = calloc(1, sizeof *g);
+    if (!g) {
+        host->log(host, NG_LOG_ERROR, "quiet-hours: out of memory");
+        return NULL;
+    }
+    g->host = host;
+    g->message = "this screen is closed during quiet hours";
+
+    size_t n = 0;
+    ng_status st = host->config_list_count(host, "blocked_routes", &n);
+    if (st == NG_E_NOT_FOUND) {
+        n = 0;  /* absent: block nothing */
+    } else if (st != NG_OK) {
+        host->log(host, NG_LOG_ERROR, "quiet-hours: \"blocked_routes\" must be a list of strings");
+        free(g);
+        return NULL;
+    } else if (n > MAX_BLOCKED) {
+        host->log(host, NG_LOG_ERROR, "quiet-hours: \"blocked_routes\" has more than 64 routes");
+        free(g);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *route = NULL;
+        if (host->config_list_get(host, "blocked_routes", i, &route) != NG_OK || !route || !route[0]) {
+            host->log(host, NG_LOG_ERROR, "quiet-hours: every \"blocked_routes\" item must be a non-empty string");
+            free(g);
+            return NULL;
+        }
+        g->blocked[g->blocked_count++] = route;
+    }
+
+    const char *message = NULL;
+    st = host->config_string(host, "message", &message);
+    if (st == NG_OK) {
+        g->message = message;
+    } else if (st != NG_E_NOT_FOUND) {
+        host->log(host, NG_LOG_ERROR, "quiet-hours: \"message\" must be a string");
+        free(g);
+        return NULL;
+    }
+
+    /* The log text is copied by the host: a stack buffer is fine. */
+    char line[160];
+    snprintf(line, sizeof line, "quiet-hours: %zu route%s blocked", g->blocked_count,
+             g->blocked_count == 1 ? "" : "s");
+    host->log(host, NG_LOG_INFO, line);
+    return g;
+}
+
+/* destroy(): called once, at context destruction. */
+static void qh_destroy(void *instance) {
+    free(instance);
+}
+
+static int qh_is_blocked(const quiet_hours *g, const char *route) {
+    if (!route) return 0;
+    for (size_t i = 0; i < g->blocked_count; i++)
+        if (strcmp(g->blocked[i], route) == 0) return 1;
+    return 0;
+}
+
+/* on_request(): vote. Fill the verdict only when not allowing; its message
+ * must be static or owned by the instance. Never block, never call the
+ * navguard.h API from a hook. */
+static ng_vote qh_on_request(void *instance, const ng_guard_request *request, ng_verdict *verdict) {
+    quiet_hours *g = instance;
+    const char *route = NULL;
+    if (request->kind == NG_REQ_PUSH && request->screen) {
+        route = request->screen->route;
+    } else if (request->kind == NG_REQ_REPLACE_STACK && request->screens && request->screen_count > 0) {
+        route = request->screens[request->screen_count - 1].route;  /* the new top */
+    }
+    if (!qh_is_blocked(g, route)) return NG_VOTE_ALLOW;
+    g->refusals++;
+    verdict->reason = NG_REASON_POLICY;
+    verdict->message = g->message;
+    return NG_VOTE_REFUSE;
+}
+
+/* get_extension(): no optional capabilities; an unknown id must give NULL. */
+static const void *qh_get_extension(void *instance, const char *id) {
+    (void)instance;
+    (void)id;
+    return NULL;
+}
+
+/* The descriptor: static storage, fields in the order of plugin.h. Hooks the
+ * guard does not need stay NULL. */
+static const ng_plugin_descriptor qh_descriptor = {
+    NG_PLUGIN_ABI_MAJOR,                 /* abi_major: the ABI this was built against */
+    NG_PLUGIN_ABI_MINOR,                 /* abi_minor */
+    sizeof(ng_plugin_descriptor),        /* size */
+    "org.example.quiet-hours",           /* id: reverse-DNS; file quiet-hours.so */
+    "quiet-hours",                       /* name */
+    "1.0.0",                             /* version */
+    "Refuses pushes of the routes listed in \"blocked_routes\" (NG_REASON_POLICY).",
+    qh_create,
+    qh_destroy,
+    qh_on_request,                       /* on_request */
+    NULL,                                /* on_event */
+    NULL,                                /* on_outcome */
+    NULL,                                /* on_transition */
+    NULL,                                /* on_hold */
+    NULL,                                /* on_tick */
+    NULL,                                /* next_deadline */
+    qh_get_extension,                    /* get_extension */
+};
+
+/* The one exported symbol. The version script (cmake/navguard-plugin.map)
+ * makes everything else local; visibility("default") keeps it exported even
+ * when compiled with -fvisibility=hidden. */
+__attribute__((visibility("default")))
+const ng_plugin_descriptor *ng_plugin_entry(void) {
+    return &qh_descriptor;
+}
