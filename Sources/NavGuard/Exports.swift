@@ -117,17 +117,19 @@ public func ng_context_create(_ options: UnsafePointer<ng_options>?, _ out: Unsa
 @c @implementation
 public func ng_context_destroy(_ ctx: OpaquePointer?) -> ng_status {
     guard let ctx else { return NG_OK }
-    let st = withContext(ctx) { box in
+    // The claim is held through the teardown, so a thread that raced in gets
+    // NG_E_THREAD instead of a half-destroyed engine. (A host that keeps using
+    // a handle after destroy returned breaks the contract; the generation
+    // check then answers NG_E_HANDLE.)
+    return withContext(ctx) { box in
         if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "a context cannot be destroyed from its own callback") }
+        // From here the handle is dead for every thread, posters included.
+        guard let unmanaged = registry.remove(ctx) else { return NG_E_HANDLE }
+        let owned = unmanaged.takeRetainedValue()
+        // Posted requests not yet applied still get their outcome (dropped).
+        owned.destroyEngine()
         return NG_OK
     }
-    guard st == NG_OK else { return st }
-    // From here the handle is dead for every thread, posters included.
-    guard let unmanaged = registry.remove(ctx) else { return NG_E_HANDLE }
-    let box = unmanaged.takeRetainedValue()
-    // Posted requests not yet applied still get their outcome (dropped).
-    box.destroyEngine()
-    return NG_OK
 }
 
 @c @implementation

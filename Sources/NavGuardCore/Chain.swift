@@ -109,10 +109,12 @@ extension Engine {
     public func addGuard(_ p: UnsafePointer<ng_plugin_descriptor>, configText: String?) throws(EngineError) {
         guard depth == 0, !draining else { throw EngineError(NG_E_CALLBACK, "guards cannot be added inside a callback") }
         guard slots.count < Limits.maxGuards else { throw EngineError(NG_E_NO_MEMORY, "the chain already has \(Limits.maxGuards) guards") }
-        // navguard.h, ng_chain_add: "NG_E_GUARD (bad descriptor, ABI mismatch,
-        // ...)". NG_E_ABI is the loader's status (ng_plugin_load and
-        // ng_chain_configure check the ABI in openPlugin before calling this).
-        if let m = Engine.validate(p) { throw EngineError(NG_E_GUARD, m) }
+        // An ABI mismatch has its own status everywhere (ng_chain_add and the
+        // loader alike): the integrator must rebuild the plugin, not fix it.
+        if let m = Engine.validate(p) {
+            let abi = p.pointee.abi_major != UInt32(NG_PLUGIN_ABI_MAJOR) || p.pointee.abi_minor > UInt32(NG_PLUGIN_ABI_MINOR)
+            throw EngineError(abi ? NG_E_ABI : NG_E_GUARD, m)
+        }
         let id = p.pointee.id!
         for s in slots where strcmpC(s.guardID, id) {
             throw EngineError(NG_E_GUARD, "duplicate guard id \(String(cString: id))")
@@ -133,6 +135,9 @@ extension Engine {
         let inst = slot.d.create!(slot.host, UnsafePointer(slot.configText.pointer))
         depth -= 1
         guard let inst else {
+            // Holds a failed guard began are not left behind under an index
+            // the next guard would inherit.
+            while let i = holds.firstIndex(where: { $0.owner == slot.index }) { removeHold(at: i, reason: NG_HOLD_RELEASED) }
             slots.removeLast()
             drain()
             throw EngineError(NG_E_GUARD, "guard \(String(cString: id)) failed to create (see its log)")

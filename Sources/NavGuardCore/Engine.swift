@@ -195,7 +195,8 @@ public final class Engine {
     public func submit(_ request: Request) -> SubmitResult {
         var r = request
         if r.id == 0 { r.id = allocateRequestID() }
-        if depth > 0 || draining || destroying {
+        // After destroy() nothing drains again: evaluate() drops at once.
+        if depth > 0 || draining {
             queue.append(.evaluate(r))
             return SubmitResult(status: NG_OUTCOME_QUEUED, requestID: r.id, reason: NG_REASON_NONE, guardID: nil)
         }
