@@ -98,7 +98,7 @@ endfunction()
 # not link libnavguard. Swift plugins link NavGuardPluginKit when it exists
 # and carry their own static Swift runtime.
 function(navguard_add_plugin name)
-  cmake_parse_arguments(ARG "" "OUTPUT_NAME" "SOURCES;LINK_LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "NO_INSTALL" "OUTPUT_NAME" "SOURCES;LINK_LIBRARIES" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "navguard_add_plugin(${name}): no SOURCES")
   endif()
@@ -130,7 +130,9 @@ function(navguard_add_plugin name)
   if(ARG_LINK_LIBRARIES)
     target_link_libraries(${name} PRIVATE ${ARG_LINK_LIBRARIES})
   endif()
-  install(TARGETS ${name} LIBRARY DESTINATION ${NAVGUARD_INSTALL_PLUGINDIR})
+  if(NOT ARG_NO_INSTALL)   # examples and test plugins stay in the build tree
+    install(TARGETS ${name} LIBRARY DESTINATION ${NAVGUARD_INSTALL_PLUGINDIR})
+  endif()
   navguard_add_export_check(plugin_${name}_exports ${name}
     PATTERN "^ng_plugin_entry$" REQUIRE ng_plugin_entry)
 endfunction()

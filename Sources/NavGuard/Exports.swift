@@ -237,6 +237,7 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
             box.setError(e.message)
         }
         let res = box.engine.submit(r)
+        if let m = res.message { box.setError(m.string) }
         if let out {
             var o = ng_request_result()
             o.status = res.status
@@ -401,8 +402,8 @@ public func ng_chain_add(_ ctx: OpaquePointer?, _ descriptor: UnsafePointer<ng_p
         guard let descriptor else { return box.fail(NG_E_NULL, "descriptor is NULL") }
         var config: String?
         if let configJSON {
-            switch readString(configJSON, "config_json") {
-            case .success(let s): config = s!.string
+            switch readStringUnbounded(configJSON, "config_json") {
+            case .success(let s): config = s
             case .failure(let e): return box.fail(e)
             }
         }

@@ -17,7 +17,11 @@ nonisolated(unsafe) let pluginDirectory: UnsafeMutablePointer<CChar> = {
     if let path = libraryPath() {
         if let slash = path.lastIndex(of: "/") { libdir = String(path[..<slash]) }
     }
-    for candidate in ["\(libdir)/navguard/plugins", "\(libdir)/lib/navguard/plugins"] where access(candidate, F_OK) == 0 {
+    // The install layout (<libdir>/navguard/plugins), the build tree
+    // (build/lib/navguard/plugins) and a program linking NavGuard in
+    // statically from <prefix>/bin.
+    for candidate in ["\(libdir)/navguard/plugins", "\(libdir)/lib/navguard/plugins", "\(libdir)/../lib/navguard/plugins"]
+    where access(candidate, F_OK) == 0 {
         return strdup(candidate)!
     }
     return strdup("\(libdir)/navguard/plugins")!
@@ -61,7 +65,10 @@ func openPlugin(_ path: String) -> Result<LoadedPlugin, EngineError> {
     guard access(path, F_OK) == 0 else {
         return .failure(EngineError(NG_E_LOAD, "plugin \(path): no such file"))
     }
-    guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+    // A bare file name is a file in the current directory, as access() saw
+    // it, not a name for dlopen's library search.
+    let openPath = path.contains("/") ? path : "./" + path
+    guard let handle = dlopen(openPath, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
         let why = dlerror().map { String(cString: $0) } ?? "unknown error"
         return .failure(EngineError(NG_E_LOAD, "plugin \(path) is not a loadable shared library: \(why)"))
     }
@@ -170,8 +177,8 @@ public func ng_plugin_load(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?,
         }
         var config: String?
         if let configJSON {
-            switch readString(configJSON, "config_json") {
-            case .success(let s): config = s!.string
+            switch readStringUnbounded(configJSON, "config_json") {
+            case .success(let s): config = s
             case .failure(let e): return box.fail(e)
             }
         }

@@ -198,7 +198,7 @@ public final class Engine {
         // After destroy() nothing drains again: evaluate() drops at once.
         if depth > 0 || draining {
             queue.append(.evaluate(r))
-            return SubmitResult(status: NG_OUTCOME_QUEUED, requestID: r.id, reason: NG_REASON_NONE, guardID: nil)
+            return SubmitResult(status: NG_OUTCOME_QUEUED, requestID: r.id, reason: NG_REASON_NONE, guardID: nil, message: nil)
         }
         let res = evaluate(r)
         drain()
@@ -235,26 +235,27 @@ public final class Engine {
         let reevaluation = r.attempt > 0
         if destroying {
             finish(r, outcome: NG_OUTCOME_DROPPED, reason: NG_REASON_DESTROYED, slot: -1, message: nil)
-            return SubmitResult(status: NG_OUTCOME_DROPPED, requestID: r.id, reason: NG_REASON_DESTROYED, guardID: nil)
+            return SubmitResult(status: NG_OUTCOME_DROPPED, requestID: r.id, reason: NG_REASON_DESTROYED, guardID: nil, message: nil)
         }
         if let (reason, msg) = coreRule(r) {
             let out = reevaluation ? NG_OUTCOME_DROPPED : NG_OUTCOME_REFUSED
-            finish(r, outcome: out, reason: reason, slot: -1, message: CStr(msg))
-            return SubmitResult(status: out, requestID: r.id, reason: reason, guardID: nil)
+            let m = CStr(msg)
+            finish(r, outcome: out, reason: reason, slot: -1, message: m)
+            return SubmitResult(status: out, requestID: r.id, reason: reason, guardID: nil, message: m)
         }
         let v = runRequestChain(r)
         switch v.vote {
         case NG_VOTE_ALLOW:
             apply(r)
-            return SubmitResult(status: NG_OUTCOME_APPLIED, requestID: r.id, reason: NG_REASON_NONE, guardID: nil)
+            return SubmitResult(status: NG_OUTCOME_APPLIED, requestID: r.id, reason: NG_REASON_NONE, guardID: nil, message: nil)
         case NG_VOTE_DEFER:
             deferred.append((r, v.slot))
             return SubmitResult(status: NG_OUTCOME_DEFERRED, requestID: r.id, reason: NG_REASON_NONE,
-                                guardID: slots[v.slot].guardID)
+                                guardID: slots[v.slot].guardID, message: nil)
         default:
             let out = reevaluation ? NG_OUTCOME_DROPPED : NG_OUTCOME_REFUSED
             finish(r, outcome: out, reason: v.reason, slot: v.slot, message: v.message)
-            return SubmitResult(status: out, requestID: r.id, reason: v.reason, guardID: slots[v.slot].guardID)
+            return SubmitResult(status: out, requestID: r.id, reason: v.reason, guardID: slots[v.slot].guardID, message: v.message)
         }
     }
 

@@ -68,6 +68,8 @@ public struct SubmitResult {
     public var requestID: UInt64
     public var reason: Int32
     public var guardID: UnsafePointer<CChar>?
+    /// Why it was refused (core rules and guards' verdict messages), or nil.
+    public var message: CStr?
 }
 
 /// The final outcome of a request, delivered exactly once.

@@ -646,7 +646,8 @@ struct ng_plugin_descriptor;
 
 /* [owner] Append a guard to the end of the chain, created from a descriptor
  * in memory (a linked-in guard). `config_json` (may be NULL: "{}") is the
- * guard's configuration object, read during the call. The descriptor and its
+ * guard's configuration object (UTF-8 text of up to 1 MiB), read during the
+ * call. The descriptor and its
  * strings must stay valid until the context is destroyed. A guard may be
  * added at any time outside a callback; it sees only what happens afterwards.
  * Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_ABI (other plugin ABI major,

@@ -815,7 +815,11 @@ static void test_strings(void) {
     EXPECT_ST(ng_plugin_load(ctx, BAD_UTF8_2, NULL), NG_E_UTF8);
     EXPECT_ST(ng_plugin_load(ctx, longs, NULL), NG_E_TOO_LONG);
     EXPECT_ST(ng_chain_add(ctx, &good_desc, BAD_UTF8_1), NG_E_UTF8);
-    EXPECT_ST(ng_chain_add(ctx, &good_desc, longs), NG_E_TOO_LONG);
+    /* Configurations are texts of up to 1 MiB, not NG_MAX_STRING strings. */
+    EXPECT_ST(ng_chain_add(ctx, &good_desc, longs), NG_E_PARSE);
+    char *huge = long_string((1 << 20) + 1, ' ');
+    EXPECT_ST(ng_chain_add(ctx, &good_desc, huge), NG_E_TOO_LONG);
+    free(huge);
     EXPECT_ST(ng_chain_configure(ctx, BAD_UTF8_2), NG_E_UTF8);
     EXPECT_ST(ng_chain_add(ctx, &good_desc, "{not json"), NG_E_PARSE);
     EXPECT_ST(ng_chain_add(ctx, &good_desc, "[1,2]"), NG_E_PARSE);
