@@ -60,15 +60,7 @@ final class ContextBox: EngineObserver {
 
     func engineOutcome(_ o: OutcomeRecord) {
         guard let f = delegate.on_outcome else { return }
-        var c = ng_outcome()
-        c.size = UInt32(MemoryLayout<ng_outcome>.size)
-        c.outcome = o.outcome
-        c.request_id = o.requestID
-        c.kind = o.kind
-        c.reason = o.reason
-        c.source = o.source
-        c.guard_id = o.guardID
-        c.message = o.message.map { UnsafePointer($0.pointer) }
+        var c = o.cValue
         f(delegate.user, handle, &c)
     }
 

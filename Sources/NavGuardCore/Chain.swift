@@ -185,8 +185,9 @@ extension Engine {
 
     // MARK: Votes
 
-    func runRequestChain(_ r: Request) -> ChainVote {
-        if requestHookCount == 0 { return ChainVote(vote: NG_VOTE_ALLOW, slot: -1, reason: 0, message: nil) }
+    /// The scalar fields of a request as guards see it (screens are added by
+    /// the caller, which decides how long their storage lives).
+    func guardRequestHeader(_ r: Request) -> ng_guard_request {
         var g = ng_guard_request()
         g.size = UInt32(MemoryLayout<ng_guard_request>.size)
         g.request_id = r.id
@@ -196,6 +197,12 @@ extension Engine {
         g.attempt = r.attempt
         g.target_id = r.targetID
         g.now_ns = now
+        return g
+    }
+
+    func runRequestChain(_ r: Request) -> ChainVote {
+        if requestHookCount == 0 { return ChainVote(vote: NG_VOTE_ALLOW, slot: -1, reason: 0, message: nil) }
+        var g = guardRequestHeader(r)
         var screen = ng_screen()
         if let s = r.screen {
             screen.id = s.id
@@ -253,15 +260,7 @@ extension Engine {
 
     func guardsOutcome(_ o: OutcomeRecord) {
         if slots.isEmpty { return }
-        var c = ng_outcome()
-        c.size = UInt32(MemoryLayout<ng_outcome>.size)
-        c.outcome = o.outcome
-        c.request_id = o.requestID
-        c.kind = o.kind
-        c.reason = o.reason
-        c.source = o.source
-        c.guard_id = o.guardID
-        c.message = o.message.map { UnsafePointer($0.pointer) }
+        var c = o.cValue
         for s in slots { if let f = s.d.on_outcome, let inst = s.instance { f(inst, &c) } }
     }
 
@@ -312,15 +311,7 @@ extension Engine {
     // MARK: Host services used by guards
 
     func guardRequest(_ r: Request, slot: GuardSlot) -> ng_guard_request {
-        var g = ng_guard_request()
-        g.size = UInt32(MemoryLayout<ng_guard_request>.size)
-        g.request_id = r.id
-        g.kind = r.kind
-        g.flags = r.flags
-        g.source = r.source
-        g.attempt = r.attempt
-        g.target_id = r.targetID
-        g.now_ns = now
+        var g = guardRequestHeader(r)
         if let s = r.screen {
             slot.scratchScreen.pointee = ng_screen(id: s.id, route: UnsafePointer(s.route.pointer), identity: UnsafePointer(s.identity.pointer))
             g.screen = UnsafePointer(slot.scratchScreen)

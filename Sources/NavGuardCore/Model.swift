@@ -81,6 +81,21 @@ public struct OutcomeRecord {
     public var source: UInt32
     public var guardID: UnsafePointer<CChar>?
     public var message: CStr?
+
+    /// The C view handed to guards and to the host's delegate; its pointers
+    /// are valid while this record lives.
+    public var cValue: ng_outcome {
+        var c = ng_outcome()
+        c.size = UInt32(MemoryLayout<ng_outcome>.size)
+        c.outcome = outcome
+        c.request_id = requestID
+        c.kind = kind
+        c.reason = reason
+        c.source = source
+        c.guard_id = guardID
+        c.message = message.map { UnsafePointer($0.pointer) }
+        return c
+    }
 }
 
 /// A hold that ended.
