@@ -28,7 +28,8 @@ func writeSized<T>(_ value: T, to dst: UnsafeMutablePointer<T>) {
 
 /// Read a host string: non-NULL (unless allowed), at most NG_MAX_STRING
 /// bytes, valid UTF-8.
-func readString(_ p: UnsafePointer<CChar>?, _ what: String, allowNull: Bool = false) -> Result<CStr?, EngineError> {
+func readString(_ p: UnsafePointer<CChar>?, _ what: String, allowNull: Bool = false,
+                intern engine: Engine? = nil) -> Result<CStr?, EngineError> {
     guard let p else {
         return allowNull ? .success(nil) : .failure(EngineError(NG_E_NULL, "\(what) is NULL"))
     }
@@ -42,18 +43,20 @@ func readString(_ p: UnsafePointer<CChar>?, _ what: String, allowNull: Bool = fa
     guard isValidUTF8(UnsafeRawBufferPointer(start: p, count: n)) else {
         return .failure(EngineError(NG_E_UTF8, "\(what) is not valid UTF-8"))
     }
+    if let engine { return .success(engine.intern(p, n)) }
     return .success(CStr(bytes: p, count: n))
 }
 
-func readScreen(_ s: ng_screen, _ what: String) -> Result<Screen, EngineError> {
+/// `engine` (owner thread only) lets known routes be reused without a copy.
+func readScreen(_ s: ng_screen, _ what: String, intern engine: Engine? = nil) -> Result<Screen, EngineError> {
     guard s.id != 0 else { return .failure(EngineError(NG_E_RANGE, "\(what).id is 0 (reserved)")) }
     let route: CStr
-    switch readString(s.route, "\(what).route") {
+    switch readString(s.route, "\(what).route", intern: engine) {
     case .success(let r): route = r!
     case .failure(let e): return .failure(e)
     }
     guard route.count > 0 else { return .failure(EngineError(NG_E_RANGE, "\(what).route is empty")) }
-    switch readString(s.identity, "\(what).identity", allowNull: true) {
+    switch readString(s.identity, "\(what).identity", allowNull: true, intern: engine) {
     case .success(let i): return .success(Screen(id: s.id, route: route, identity: i ?? route))
     case .failure(let e): return .failure(e)
     }
@@ -64,7 +67,7 @@ let knownRequestFlags = UInt32(NG_REQF_ANIMATED | NG_REQF_TIMED)
 let minRequestSize = MemoryLayout<ng_request>.offset(of: \ng_request.screens)!
 
 /// Convert a host request (already copied to full size).
-func readRequest(_ c: ng_request) -> Result<Request, EngineError> {
+func readRequest(_ c: ng_request, intern engine: Engine? = nil) -> Result<Request, EngineError> {
     guard c.kind >= 0 && c.kind < NG_REQ_KIND_COUNT else {
         return .failure(EngineError(NG_E_RANGE, "request kind \(c.kind) is out of range"))
     }
@@ -79,7 +82,7 @@ func readRequest(_ c: ng_request) -> Result<Request, EngineError> {
     r.durationNs = c.duration_ns
     switch c.kind {
     case NG_REQ_PUSH:
-        switch readScreen(c.screen, "screen") {
+        switch readScreen(c.screen, "screen", intern: engine) {
         case .success(let s): r.screen = s
         case .failure(let e): return .failure(e)
         }
@@ -95,7 +98,7 @@ func readRequest(_ c: ng_request) -> Result<Request, EngineError> {
         var screens: [Screen] = []
         screens.reserveCapacity(c.screen_count)
         for i in 0..<c.screen_count {
-            switch readScreen(list[i], "screens[\(i)]") {
+            switch readScreen(list[i], "screens[\(i)]", intern: engine) {
             case .success(let s): screens.append(s)
             case .failure(let e): return .failure(e)
             }

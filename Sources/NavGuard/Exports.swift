@@ -228,7 +228,7 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
         if box.engine.stackCount == 0 { return box.fail(NG_E_STATE, "the stack has no root: call ng_stack_set_root first") }
         if let out, out.pointee.size < 8 { return box.fail(NG_E_SIZE, "ng_request_result.size is not set (NG_REQUEST_RESULT_INIT)") }
         var r: Request
-        switch readRequest(c) {
+        switch readRequest(c, intern: box.engine) {
         case .success(let x): r = x
         case .failure(let e):
             // Malformed content is refused, but still gets an id and an outcome.
@@ -321,7 +321,7 @@ public func ng_hold_begin(_ ctx: OpaquePointer?, _ label: UnsafePointer<CChar>?,
     withContext(ctx) { box in
         guard let outToken else { return box.fail(NG_E_NULL, "out_token is NULL") }
         let l: CStr?
-        switch readString(label, "label", allowNull: true) {
+        switch readString(label, "label", allowNull: true, intern: box.engine) {
         case .success(let x): l = x
         case .failure(let e): return box.fail(e)
         }

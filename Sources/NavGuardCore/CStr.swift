@@ -39,6 +39,12 @@ public final class CStr: @unchecked Sendable {
 
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: pointer, count: count) }
 
+    /// Whether this string holds exactly these bytes.
+    @inline(__always)
+    public func matches(_ bytes: UnsafeRawPointer, _ n: Int) -> Bool {
+        n == count && memcmpBytes(pointer, bytes.assumingMemoryBound(to: CChar.self), n)
+    }
+
     public func equals(_ other: CStr) -> Bool {
         other === self || (other.count == count && memcmpBytes(pointer, other.pointer, count))
     }

@@ -82,6 +82,12 @@ public final class Engine {
 
     public var observer: (any EngineObserver)?
 
+    // Recently used strings, reused so that a push of a known route (or a
+    // hold with a known label) allocates nothing.
+    var recentStrings: [CStr] = []
+    var recentNext = 0
+    static let recentCapacity = 32
+
     // Input routing (Input.swift).
     public var views = ViewTree()
     var input = InputState()
@@ -101,6 +107,7 @@ public final class Engine {
         eventHooks = .allocate(capacity: Limits.maxGuards)
         queue.reserveCapacity(64)
         holds.reserveCapacity(16)
+        recentStrings.reserveCapacity(Engine.recentCapacity)
     }
 
     deinit {
@@ -159,6 +166,26 @@ public final class Engine {
     public func allocateRequestID() -> UInt64 {
         defer { nextRequestID &+= 1 }
         return nextRequestID
+    }
+
+    // MARK: Strings
+
+    /// A CStr with these bytes: one already on the stack or used recently,
+    /// or a new copy. Owner thread only.
+    public func intern(_ bytes: UnsafeRawPointer, _ n: Int) -> CStr {
+        for s in stack {
+            if s.route.matches(bytes, n) { return s.route }
+            if s.identity.matches(bytes, n) { return s.identity }
+        }
+        for c in recentStrings where c.matches(bytes, n) { return c }
+        let c = CStr(bytes: bytes, count: n)
+        if recentStrings.count < Engine.recentCapacity {
+            recentStrings.append(c)
+        } else {
+            recentStrings[recentNext] = c
+            recentNext = (recentNext + 1) % Engine.recentCapacity
+        }
+        return c
     }
 
     // MARK: Stack set-up
@@ -270,7 +297,9 @@ public final class Engine {
     func apply(_ r: Request) {
         interruptInFlight()
         let from = topID
-        let before = stack
+        // Only an interactive back keeps the old stack (to roll back); a copy
+        // for every request would make the mutation below reallocate.
+        let before: [Screen] = r.kind == NG_REQ_INTERACTIVE_BACK ? stack : []
         switch r.kind {
         case NG_REQ_PUSH: stack.append(r.screen!)
         case NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK: stack.removeLast()

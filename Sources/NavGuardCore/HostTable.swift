@@ -9,8 +9,10 @@ private func slotOf(_ h: UnsafePointer<ng_guard_host>?) -> GuardSlot? {
     return Unmanaged<GuardSlot>.fromOpaque(d).takeUnretainedValue()
 }
 
-/// Copy a guard-supplied string after checking it; nil with a status on failure.
-private func guardString(_ p: UnsafePointer<CChar>?, allowNull: Bool, limit: Int = Limits.maxString) -> (CStr?, Int32) {
+/// Copy a guard-supplied string after checking it; nil with a status on
+/// failure. With an engine, a recently used string is reused (no allocation).
+private func guardString(_ p: UnsafePointer<CChar>?, allowNull: Bool, limit: Int = Limits.maxString,
+                         intern engine: Engine? = nil) -> (CStr?, Int32) {
     guard let p else { return (nil, allowNull ? NG_OK : NG_E_NULL) }
     var n = 0
     while p[n] != 0 {
@@ -18,6 +20,7 @@ private func guardString(_ p: UnsafePointer<CChar>?, allowNull: Bool, limit: Int
         if n > limit { return (nil, NG_E_TOO_LONG) }
     }
     guard isValidUTF8(UnsafeRawBufferPointer(start: p, count: n)) else { return (nil, NG_E_UTF8) }
+    if let engine { return (engine.intern(p, n), NG_OK) }
     return (CStr(bytes: p, count: n), NG_OK)
 }
 
@@ -129,7 +132,7 @@ extension Engine {
 
         h.pointee.hold_begin = { h, label, mask, duration, out in
             guard let s = slotOf(h), let out else { return NG_E_NULL }
-            let (l, st) = guardString(label, allowNull: true)
+            let (l, st) = guardString(label, allowNull: true, intern: s.engine)
             if st != NG_OK { return st }
             return status { () throws(EngineError) in
                 out.pointee = try s.engine.beginHold(label: l, mask: mask, maxDurationNs: duration, owner: s.index)
