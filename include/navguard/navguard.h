@@ -99,8 +99,8 @@ typedef int32_t ng_status;
                                  or a newer minor than the host's */
 #define NG_STATUS_COUNT   17
 
-/* [any-thread] Static name of a status ("NG_E_HANDLE: invalid handle").
- * Never NULL: unknown values give "unknown status". */
+/* [any-thread] Static text naming a status ("NG_E_HANDLE: NULL, destroyed or
+ * foreign context handle"). Never NULL: unknown values give "unknown status". */
 NG_API const char *ng_strstatus(ng_status status);
 
 /* Limits. */
@@ -380,9 +380,13 @@ typedef struct ng_event {
  * negative time or duration), NG_E_NO_MEMORY (NG_MAX_CONTEXTS reached). */
 NG_API ng_status ng_context_create(const ng_options *options, ng_context **out);
 
-/* [owner] Destroy a context. Every request still deferred or queued gets its
- * on_outcome (DROPPED, NG_REASON_DESTROYED) before this returns; guards are
- * destroyed in reverse chain order. NULL is a no-op (NG_OK). Returns NG_OK,
+/* [owner] Destroy a context. Every request still deferred, queued or posted
+ * gets its on_outcome (DROPPED, NG_REASON_DESTROYED), live holds end
+ * (on_hold_end, NG_HOLD_RELEASED) and delivered live touches are cancelled
+ * (on_touch_cancel), all before this returns; then guards are destroyed in
+ * reverse chain order. A transition in flight ends silently. Callbacks made
+ * meanwhile may not create requests that survive: those are dropped too.
+ * NULL is a no-op (NG_OK). Returns NG_OK,
  * NG_E_HANDLE, NG_E_THREAD, NG_E_CALLBACK (called from one of its own
  * callbacks). The handle is invalid afterwards (later use: NG_E_HANDLE). */
 NG_API ng_status ng_context_destroy(ng_context *ctx);
@@ -401,7 +405,8 @@ NG_API const char *ng_errmsg(ng_context *ctx);
  * not empty), NG_E_CALLBACK, NG_E_THREAD. */
 NG_API ng_status ng_stack_set_root(ng_context *ctx, const ng_screen *root);
 
-/* [owner, callback-safe] Number of screens (0 before the root is set). */
+/* [owner, callback-safe] Number of screens (0 before the root is set).
+ * Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_THREAD. */
 NG_API ng_status ng_stack_count(ng_context *ctx, size_t *out_count);
 
 /* [owner, callback-safe] Screen at `index` (0 = root). Returns NG_OK,
@@ -411,7 +416,8 @@ NG_API ng_status ng_stack_get(ng_context *ctx, size_t index, ng_screen_info *out
 /* [owner, callback-safe] Serialize the stack as JSON text
  * ({"navguard_snapshot":1,"screens":[{"id":1,"route":"home","identity":"home"}]}).
  * *out_text is NUL-terminated, allocated for the caller: free it with ng_free.
- * `out_len` may be NULL. Returns NG_OK, NG_E_HANDLE, NG_E_NULL. */
+ * `out_len` may be NULL. Returns NG_OK, NG_E_HANDLE, NG_E_NULL,
+ * NG_E_NO_MEMORY, NG_E_THREAD. */
 NG_API ng_status ng_stack_snapshot(ng_context *ctx, char **out_text, size_t *out_len);
 
 /* [owner] Replace the stack with a snapshot made by ng_stack_snapshot.
@@ -508,7 +514,8 @@ NG_API ng_status ng_hold_begin(ng_context *ctx, const char *label, uint32_t mask
 NG_API ng_status ng_hold_end(ng_context *ctx, uint64_t token);
 
 /* [owner, callback-safe] Union of the masks of the live holds (0: nothing
- * blocked) and their count. Either out pointer may be NULL. */
+ * blocked) and their count. Either out pointer may be NULL. Returns NG_OK,
+ * NG_E_HANDLE, NG_E_THREAD. */
 NG_API ng_status ng_hold_state(ng_context *ctx, uint32_t *out_mask, size_t *out_count);
 
 /* ------------------------------------------------------------------------ */
@@ -522,10 +529,12 @@ NG_API ng_status ng_tick(ng_context *ctx);
 
 /* [owner, callback-safe] The earliest time (same clock as ng_now) at which
  * ng_tick has work, or NG_NO_DEADLINE. Work already due gives a time <= now
- * (posted requests give now). */
+ * (posted requests give now). Returns NG_OK, NG_E_HANDLE, NG_E_NULL,
+ * NG_E_THREAD. */
 NG_API ng_status ng_next_deadline(ng_context *ctx, int64_t *out_ns);
 
-/* [owner, callback-safe] Current time of the context's clock, nanoseconds. */
+/* [owner, callback-safe] Current time of the context's clock, nanoseconds.
+ * Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_THREAD. */
 NG_API ng_status ng_now(ng_context *ctx, int64_t *out_ns);
 
 /* [owner, callback-safe] MANUAL clock only: set the time (never backwards) or advance it.
@@ -635,7 +644,10 @@ NG_API ng_status ng_view_remove(ng_context *ctx, uint64_t view_id);
  * NG_E_RANGE (NaN), NG_E_THREAD. */
 NG_API ng_status ng_hit_test(ng_context *ctx, double x, double y, uint64_t *out_view);
 
-/* [owner, callback-safe] Live touches: count, and the touch at `index`. */
+/* [owner, callback-safe] Live touches (delivered, withheld, or cancelled and
+ * awaiting their end): count, and the touch at `index` (out->size must be
+ * set). Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_NOT_FOUND
+ * (index), NG_E_THREAD. */
 NG_API ng_status ng_touch_count(ng_context *ctx, size_t *out_count);
 NG_API ng_status ng_touch_get(ng_context *ctx, size_t index, ng_touch_info *out);
 
@@ -658,7 +670,8 @@ NG_API ng_status ng_chain_add(ng_context *ctx, const struct ng_plugin_descriptor
                               const char *config_json);
 
 /* [owner, callback-safe] Number of guards and the id of the guard at `index`
- * (valid until the context is destroyed). */
+ * (valid until the context is destroyed). Returns NG_OK, NG_E_HANDLE,
+ * NG_E_NULL, NG_E_NOT_FOUND (index), NG_E_THREAD. */
 NG_API ng_status ng_chain_count(ng_context *ctx, size_t *out_count);
 NG_API ng_status ng_chain_get_id(ng_context *ctx, size_t index, const char **out_id);
 
