@@ -28,6 +28,9 @@ let package = Package(
                 exclude: ["CMakeLists.txt"],
                 publicHeadersPath: "include",
                 linkerSettings: [.linkedLibrary("ffi"), .linkedLibrary("dl")]),
+        // Helpers for guard plugins written in Swift: plugin.h only (imports
+        // CNavGuard, never the core). CMake links it into every Swift plugin.
+        .target(name: "NavGuardPluginKit", dependencies: ["CNavGuard"]),
         // `navguard plugins validate|list`, `navguard version`. Links the NavGuard
         // module statically (a target dependency, not the dynamic product).
         .executableTarget(name: "navguard-cli",
@@ -40,5 +43,7 @@ let package = Package(
         // in the test program by name, as a host linked with -rdynamic would.
         .testTarget(name: "NavGuardGuardTests", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardBuiltins"],
                     linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]),
+        // NavGuardCore only drives an Engine for the kit's guards.
+        .testTarget(name: "NavGuardPluginKitTests", dependencies: ["NavGuardPluginKit", "CNavGuard", "NavGuardCore"]),
     ]
 )

@@ -124,7 +124,10 @@ function(navguard_add_plugin name)
     target_link_options(${name} PRIVATE -static-stdlib -no-toolchain-stdlib-rpath)
     navguard_swift_target(${name})
     if(TARGET NavGuardPluginKit)
-      target_link_libraries(${name} PRIVATE NavGuardPluginKit)
+      # Whole archive, as SwiftPM links a module: no kit object (its type
+      # metadata, protocol conformances) is dropped for lack of a direct
+      # reference; the version script keeps all of it local.
+      target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,NavGuardPluginKit>")
     endif()
   endif()
   if(ARG_LINK_LIBRARIES)

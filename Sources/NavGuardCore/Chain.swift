@@ -238,7 +238,12 @@ extension Engine {
                 }
                 var reason = verdict.reason
                 if reason <= NG_REASON_NONE || reason >= NG_REASON_COUNT { reason = NG_REASON_POLICY }
-                let msg = verdict.message.map { CStr(bytes: $0, count: boundedLength($0)) }
+                // Guards refuse with the same static texts again and again:
+                // reuse a recent copy instead of allocating per refusal.
+                let msg = verdict.message.flatMap { m -> CStr? in
+                    let n = boundedLength(m)
+                    return isValidUTF8(UnsafeRawBufferPointer(start: m, count: n)) ? intern(m, n) : CStr("(guard message was not valid UTF-8)")
+                }
                 return ChainVote(vote: v, slot: h.slot, reason: reason, message: msg)
             }
             i += 1

@@ -108,7 +108,7 @@ NG_API const char *ng_strstatus(ng_status status);
 #define NG_MAX_STACK       4096   /* screens in one stack */
 #define NG_MAX_GUARDS      32     /* guards in one chain */
 #define NG_MAX_CONTEXTS    4096   /* live contexts per process */
-#define NG_NO_DEADLINE     INT64_MAX
+#define NG_NO_DEADLINE     0x7FFFFFFFFFFFFFFFLL  /* INT64_MAX, as a literal Swift imports */
 
 /* ------------------------------------------------------------------------ */
 /* Enumerations (int32_t values, never C enums in structs)                   */
