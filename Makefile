@@ -6,7 +6,10 @@
 #   make demo            stage-install to build/stage, build examples/kiosk-sim
 #                        against the installed copy (pkg-config) and run it
 #   make bench           build, then run every benchmark in build/bench/
-#   make clean           remove build/ and SwiftPM's build products
+#   make fuzz            configure build-fuzz/ (-DNAVGUARD_FUZZ=ON, clang), build
+#                        the libFuzzer target and run it FUZZ_SECONDS (default 60)
+#                        on fuzz/corpus; findings go to build-fuzz/fuzz/artifacts/
+#   make clean           remove build/, build-fuzz/ and SwiftPM's build products
 #
 # Needs Swift on PATH. cmake, ninja and pkg-config are installed with apt-get
 # when missing (as root; otherwise the command to run is printed).
@@ -28,7 +31,16 @@ STAGE      := $(abspath $(BUILD_DIR))/stage
 DEMO_DIR   := $(abspath $(BUILD_DIR))/demo
 DEMO_ARGS  ?=
 
-.PHONY: all tools configure build test swift-test install demo bench clean
+# `make fuzz`: a separate build tree, a clang with libFuzzer (the Swift
+# toolchain's, next to swift), the run's length and extra libFuzzer flags
+# (e.g. FUZZ_FLAGS=-fork=2).
+FUZZ_DIR     ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/dev/null)))clang),/opt/swift/usr/bin/clang)
+FUZZ_FLAGS   ?=
+FUZZ_OUT     := $(FUZZ_DIR)/fuzz
+
+.PHONY: all tools configure build test swift-test install demo bench fuzz clean
 
 all: build
 
@@ -89,6 +101,22 @@ bench:
 	if [ -z "$$benches" ]; then echo "error: no benchmark executables in $(BUILD_DIR)/bench/" >&2; exit 1; fi; \
 	for b in $$benches; do echo "== $$b"; "$$b"; done
 
+# The harness (fuzz/fuzz_api.c) runs call sequences against an ASan and
+# coverage instrumented copy of libnavguard; new inputs go to
+# $(FUZZ_OUT)/corpus, crashes and hangs to $(FUZZ_OUT)/artifacts/ (replay one
+# with `$(FUZZ_OUT)/fuzz_api FILE`, or `build/fuzz/fuzz_api_replay -v FILE`
+# for the call trace).
+fuzz: tools
+	@test -x "$(FUZZ_CC)" || { echo "error: no clang at '$(FUZZ_CC)': set FUZZ_CC to a clang with libFuzzer" >&2; exit 1; }
+	$(CMAKE) -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DNAVGUARD_FUZZ=ON -DCMAKE_C_COMPILER="$(FUZZ_CC)"
+	$(CMAKE) --build $(FUZZ_DIR) --target fuzz_api
+	mkdir -p $(FUZZ_OUT)/corpus $(FUZZ_OUT)/artifacts
+	UBSAN_OPTIONS="print_stacktrace=1:$${UBSAN_OPTIONS-}" \
+	$(FUZZ_OUT)/fuzz_api -max_total_time=$(FUZZ_SECONDS) -timeout=25 -max_len=4096 \
+	  -print_final_stats=1 -artifact_prefix=$(FUZZ_OUT)/artifacts/ $(FUZZ_FLAGS) \
+	  $(FUZZ_OUT)/corpus fuzz/corpus
+
 clean:
-	rm -rf $(BUILD_DIR) .build-cmake-helper
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR) .build-cmake-helper
 	-$(SWIFT) package clean

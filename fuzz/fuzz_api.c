@@ -56,11 +56,18 @@ bool ngf_predicate(int32_t kind, const char *route, uint64_t depth);
 /* Set by replay -v or NGF_VERBOSE=1: trace every call. */
 int ngf_verbose = 0;
 
-/* Known findings (fuzz/crashers/README.md) crash the library. The harness
- * steers around them so fuzzing can go on, unless NGF_FINDINGS=1 is set in
- * the environment (how the saved crashers are reproduced):
- *  F1: host table config_list_get() with an index >= 2^63 traps. */
-static int g_findings = 0;
+/* Known findings (fuzz/crashers/README.md). The harness steers around them
+ * so fuzzing can go on, unless the environment has NGF_FINDINGS=1 (all of
+ * them) or a list such as NGF_FINDINGS=F2,F3: how the crashers reproduce.
+ *  F1: host table config_list_get() with an index >= 2^63 traps.
+ *  F2: actions a guard takes in on_event for a non-touch event (touch_cancel,
+ *      hold_begin/end, transition_finish, report, log) are not applied before
+ *      ng_event_submit returns: the non-touch path never drains the queue.
+ *  F3: during ng_context_destroy guards still act; a guard's
+ *      transition_finish there reaches the delegate as on_transition, though
+ *      "a transition in flight ends silently" (checked only with F3 on). */
+static unsigned g_findings = 0;
+#define FINDING(n) ((g_findings >> (n)) & 1u)
 
 #define MAX_OPS 400             /* top-level ops per input */
 #define MAX_CONTEXTS 12         /* contexts created per input */
@@ -375,15 +382,19 @@ typedef struct {
     uint32_t source, out_source;
 } req_rec;
 
-/* T_END_DROPPED: its end was dropped as cancelled, on_touch_cancel must follow;
- * T_END_UNKNOWN: its end was submitted inside a callback without a result:
- * either delivered, or dropped with on_touch_cancel to follow. */
-enum { T_ABSENT, T_DELIVERED, T_CANCELLED, T_WITHHELD, T_END_DROPPED, T_END_UNKNOWN };
-static const char *const tstate_name[] = { "absent", "delivered", "cancelled", "withheld", "end-dropped", "end-unknown" };
+/* The host's view of a touch id. Inside a callback, the library may have
+ * cancelled a touch whose on_touch_cancel is still queued: its end is then
+ * dropped (reason cancelled) and the cancel is owed; an end submitted there
+ * without a result may or may not have one coming. A new touch never reuses
+ * an id while either is pending (the harness picks another id). */
+enum { T_ABSENT, T_DELIVERED, T_CANCELLED, T_WITHHELD };
+static const char *const tstate_name[] = { "absent", "delivered", "cancelled", "withheld" };
 
 typedef struct {
     uint64_t id;
     uint8_t state;
+    uint8_t owed_cancels;     /* end dropped as cancelled: on_touch_cancel must follow */
+    uint8_t maybe_cancels;    /* end with unknown verdict inside a callback */
     bool tentative;     /* its began is being submitted: verdict not known yet */
     int8_t resolved;    /* tentative: -1 unknown, 1 delivered, 0 not delivered */
 } touch_rec;
@@ -429,6 +440,8 @@ typedef struct fzc {
     bool views_unreliable;
     armed arm;
     int fuzz_guards;
+    uint64_t busy_touch[MAX_NEST + 4];   /* touch ids with an event being submitted */
+    int nbusy;
 } fzc;
 
 static fzc *g_ctx[MAX_CONTEXTS];
@@ -496,7 +509,9 @@ static touch_rec *touch_add(fzc *c, uint64_t id) {
 static void touch_gc(fzc *c) {
     size_t k = 0;
     for (size_t i = 0; i < c->ntouches; i++)
-        if (c->touches[i].state != T_ABSENT || c->touches[i].tentative) c->touches[k++] = c->touches[i];
+        if (c->touches[i].state != T_ABSENT || c->touches[i].tentative || c->touches[i].owed_cancels ||
+            c->touches[i].maybe_cancels)
+            c->touches[k++] = c->touches[i];
     c->ntouches = k;
 }
 
@@ -660,7 +675,7 @@ static void cb_transition(void *user, ng_context *ctx, const ng_transition_event
     CHECK(e != NULL, "on_transition: event is NULL");
     TR("-> on_transition(ctx#%d, track %" PRId32 ", phase %" PRId32 ", flags 0x%" PRIx32 ", request %" PRIu64 ")",
        c->serial, e->track, e->phase, e->flags, e->request_id);
-    CHECK(!c->destroying, "on_transition during destroy (a transition in flight ends silently)");
+    CHECK(!c->destroying || !FINDING(3), "on_transition during destroy (a transition in flight ends silently)"); /* F3 */
     CHECK(e->track == NG_TRACK_SCREEN || e->track == NG_TRACK_BAR, "transition track %" PRId32, e->track);
     CHECK(e->phase >= NG_PHASE_WILL && e->phase <= NG_PHASE_CANCELLED, "transition phase %" PRId32, e->phase);
     CHECK((e->flags & ~0xFu) == 0, "transition flags 0x%" PRIx32, e->flags);
@@ -735,10 +750,12 @@ static void cb_touch_cancel(void *user, ng_context *ctx, const ng_touch_info *ti
     TR("-> on_touch_cancel(ctx#%d, touch %" PRIu64 ", view %" PRIu64 ")", c->serial, ti->touch_id, ti->view_id);
     touch_rec *t = touch_find(c, ti->touch_id);
     if (t && !c->destroying) touch_resolve(c, t);
-    CHECK(t && (t->state == T_DELIVERED || t->state == T_END_DROPPED || t->state == T_END_UNKNOWN),
+    CHECK(t && (t->state == T_DELIVERED || t->owed_cancels || t->maybe_cancels),
           "on_touch_cancel for touch %" PRIu64 " which the host holds as %s (only a delivered live touch may be "
           "cancelled, once)", ti->touch_id, t ? tstate_name[t->state] : "never begun");
-    t->state = t->state == T_DELIVERED ? T_CANCELLED : T_ABSENT;
+    if (t->owed_cancels) t->owed_cancels--;
+    else if (t->maybe_cancels) t->maybe_cancels--;
+    else t->state = T_CANCELLED;
     cb_check_stack(c);
     nested(c, K_TOUCH_CANCEL);
     cb_leave(c);
@@ -828,7 +845,7 @@ static void guard_read_state(fguard *g) {
     GCHK(h->config_string(h, "s", &sv));
     GCHK(h->config_list_count(h, "l", &lc));
     uint8_t li = gs(g);
-    size_t big = g_findings ? SIZE_MAX - li % 2 : (size_t)INT64_MAX;   /* F1 */
+    size_t big = FINDING(1) ? SIZE_MAX - li % 2 : (size_t)INT64_MAX;   /* F1 */
     GCHK(h->config_list_get(h, "l", li < 192 ? li % 4 : big, &sv));
     (void)h->now(h);
 }
@@ -888,7 +905,8 @@ static void *fg_create(const ng_guard_host *host, const char *config) {
     if (!g) return NULL;
     g->host = host;
     memcpy(g->script, g_guard_script, sizeof g->script);
-    g->deadline = gs(g) % 2 ? NG_NO_DEADLINE : host->now(host) + 1;
+    int64_t now = host->now(host);
+    g->deadline = gs(g) % 2 || now == INT64_MAX ? NG_NO_DEADLINE : now + 1;
     uint8_t mode = gs(g);
     if (mode % 8 == 0) {                    /* create fails, after taking a hold and logging */
         uint64_t tok = 0;
@@ -933,7 +951,7 @@ static ng_vote fg_on_request(void *inst, const ng_guard_request *r, ng_verdict *
 static ng_vote fg_on_event(void *inst, const ng_guard_event *e, ng_verdict *v) {
     fguard *g = inst;
     CHECK(e && e->event && v, "guard on_event: bad arguments");
-    guard_act(g);
+    if (FINDING(2) || e->event->type == NG_EVENT_TOUCH) guard_act(g);   /* F2 */
     uint8_t b = gs(g);
     v->reason = (ng_reason)(int8_t)gs(g);
     switch (b % 8) {
@@ -1025,8 +1043,8 @@ static const char *const g_chain_variants[] = {
     "\"hold_limit_ms\":0,\"touch_limit_ms\":1}},{\"id\":\"org.navguard.global-ignore\",\"config\":{\"mask\":1}},"
     "{\"id\":\"org.navguard.exclusive-touch\"},{\"id\":\"org.navguard.transition\",\"config\":{\"limit\":1}}]}",
     /* 3: ffi-predicate calling ngf_predicate in this binary */
-    "{\"guards\":[{\"id\":\"org.navguard.ffi-predicate\",\"config\":{\"symbol\":\"ngf_predicate\","
-    "\"args\":[\"kind\",\"route\",\"depth\"],\"reason\":\"busy\"}},{\"id\":\"org.navguard.transition\"}]}",
+    ("{\"guards\":[{\"id\":\"org.navguard.ffi-predicate\",\"config\":{\"symbol\":\"ngf_predicate\","
+     "\"args\":[\"kind\",\"route\",\"depth\"],\"reason\":\"busy\"}},{\"id\":\"org.navguard.transition\"}]}"),
     /* 4..: configurations that must fail and leave the chain empty */
     "{\"guards\":[{\"id\":\"org.navguard.transition\",\"config\":{\"mode\":\"bogus\"}}]}",
     "{\"guards\":[{\"id\":\"org.navguard.throttle\"},{\"id\":\"org.navguard.throttle\"}]}",
@@ -1153,9 +1171,9 @@ static void checkpoint(fzc *c) {
     size_t model_live = 0;
     for (size_t i = 0; i < c->ntouches; i++) {
         touch_rec *t = &c->touches[i];
-        if (t->state == T_END_UNKNOWN) t->state = T_ABSENT;   /* no cancel came: it was delivered */
+        t->maybe_cancels = 0;   /* no cancel came: those ends were delivered */
         CHECK(!t->tentative, "touch %" PRIu64 " left tentative", t->id);
-        CHECK(t->state != T_END_DROPPED, "touch %" PRIu64 ": its end was dropped (reason cancelled) but "
+        CHECK(!t->owed_cancels, "touch %" PRIu64 ": its end was dropped (reason cancelled) but "
               "on_touch_cancel never came: the delivered touch never ended", t->id);
         if (t->state != T_ABSENT) model_live++;
     }
@@ -1197,7 +1215,7 @@ static void after_destroy(fzc *c) {
                   c->holds[i].token);
     for (size_t i = 0; i < c->ntouches; i++) {
         touch_rec *t = &c->touches[i];
-        CHECK(t->state != T_DELIVERED && t->state != T_END_DROPPED && t->state != T_END_UNKNOWN && !t->tentative,
+        CHECK(t->state != T_DELIVERED && !t->owed_cancels && !t->tentative,
               "context #%d destroyed: delivered touch %" PRIu64 " never ended nor got on_touch_cancel", c->serial, t->id);
     }
     /* Stale handle: every call is refused. */
@@ -1512,6 +1530,7 @@ static void op_hold_begin(fzc *self, rd *r) {
     bool null_out = r8(r) >= 245;
     uint64_t tok = 0;
     fzc *c = t.c;
+    size_t known_holds = c ? c->nholds : 0;
     ng_status st = CALL(A_HOLD_BEGIN, ng_hold_begin(t.h, label, mask, dur, null_out ? NULL : &tok));
     TR("ng_hold_begin(ctx#%d%s, mask 0x%" PRIx32 ", %" PRId64 " ns) -> %s token %" PRIu64, c ? c->serial : -1,
        t.bad ? " BAD" : "", mask, dur, stname(st), tok);
@@ -1520,11 +1539,14 @@ static void op_hold_begin(fzc *self, rd *r) {
     if (null_out) { CHECK(st == NG_E_NULL, "ng_hold_begin(out_token NULL) returned %s", stname(st)); return; }
     if (st != NG_OK) return;
     CHECK(tok != 0, "ng_hold_begin returned token 0");
-    CHECK(tok > c->last_host_token, "hold token %" PRIu64 " not above the previous %" PRIu64, tok, c->last_host_token);
+    /* (a callback inside this call may already have ended it, guessing the
+     * token: then its record is new) */
+    uint32_t idx = map_find(&c->hold_index, tok);
+    CHECK(idx == 0 || idx > known_holds, "hold token %" PRIu64 " reused", tok);
     hold_rec *h = hold_get(c, tok, true);
-    CHECK(!h->host && !h->ended, "hold token %" PRIu64 " reused", tok);
+    CHECK(!h->host, "hold token %" PRIu64 " handed out twice", tok);
     h->host = true;
-    c->last_host_token = tok;
+    if (tok > c->last_host_token) c->last_host_token = tok;
 }
 
 static void op_hold_end(fzc *self, rd *r) {
@@ -1616,9 +1638,25 @@ static void op_time(fzc *self, rd *r) {
 /* Events                                                                    */
 /* ------------------------------------------------------------------------ */
 
+static bool touch_busy(const fzc *c, uint64_t id) {
+    for (int i = 0; i < c->nbusy; i++)
+        if (c->busy_touch[i] == id) return true;
+    return false;
+}
+
 static void submit_event(target t, ng_event *e, bool null_ev, ng_event_result *out) {
     fzc *c = t.c;
     bool is_touch = !t.bad && !null_ev && e->type == NG_EVENT_TOUCH && e->size >= offsetof(ng_event, target_view);
+    /* The host's view of a touch changes when the call returns; a callback
+     * inside it touching the same id again would see the library ahead of the
+     * model. Such a nested event uses another id. */
+    if (is_touch) {
+        for (;;) {
+            touch_rec *o = touch_find(c, e->touch_id);
+            if (!touch_busy(c, e->touch_id) && !(o && (o->owed_cancels || o->maybe_cancels))) break;
+            e->touch_id += 1000003;
+        }
+    }
     touch_rec *tr = NULL;
     uint8_t before = T_ABSENT;
     bool tentative = false;
@@ -1634,7 +1672,12 @@ static void submit_event(target t, ng_event *e, bool null_ev, ng_event_result *o
             tentative = true;
         }
     }
+    if (is_touch) {
+        CHECK(c->nbusy < (int)(sizeof c->busy_touch / sizeof c->busy_touch[0]), "too many nested events");
+        c->busy_touch[c->nbusy++] = e->touch_id;
+    }
     ng_status st = CALL(A_EVENT, ng_event_submit(t.h, null_ev ? NULL : e, out));
+    if (is_touch) c->nbusy--;
     bool known = st == NG_OK && out && out->size >= 8;
     TR("ng_event_submit(ctx#%d%s, type %" PRId32 ", phase %" PRId32 ", touch %" PRIu64 ", flags 0x%" PRIx32
        ", target %" PRIu64 ", (%g, %g), size %" PRIu32 ") -> %s %s %s", c ? c->serial : -1, t.bad ? " BAD" : "",
@@ -1693,8 +1736,8 @@ static void submit_event(target t, ng_event *e, bool null_ev, ng_event_result *o
              * cancelled the touch with its on_touch_cancel still queued
              * (possible only inside a callback of this context). */
             CHECK(lib_touch_state(c, e->touch_id) < 0, "touch %" PRIu64 " still live after its end", e->touch_id);
-            if (tr && tr->state == T_DELIVERED) tr->state = c->cb_depth > 0 ? T_END_UNKNOWN : T_ABSENT;
-            else if (tr) tr->state = T_ABSENT;
+            if (tr && tr->state == T_DELIVERED && c->cb_depth > 0) tr->maybe_cancels++;
+            if (tr) tr->state = T_ABSENT;
             break;
         }
         if (verdict == NG_VERDICT_DELIVER) {
@@ -1705,7 +1748,8 @@ static void submit_event(target t, ng_event *e, bool null_ev, ng_event_result *o
         } else if (tr && tr->state == T_DELIVERED) {
             CHECK(reason == NG_REASON_CANCELLED || reason < 0, "end of delivered touch %" PRIu64 " dropped (%s): a "
                   "delivered touch's end is always delivered", e->touch_id, ng_reason_name(reason));
-            tr->state = T_END_DROPPED;      /* its on_touch_cancel must follow */
+            tr->state = T_ABSENT;
+            tr->owed_cancels++;             /* its on_touch_cancel must follow */
         } else if (tr) {
             tr->state = T_ABSENT;
         }
@@ -2038,7 +2082,10 @@ static void op_restore(fzc *self, rd *r) {
                 uint8_t how = r8(r);
                 if (how % 3 == 0) buf[at] = (char)r8(r);
                 else if (how % 3 == 1) n = at;     /* truncate */
-                else buf[at] = "{}[]\",:0-9eE\\u"[r8(r) % 16];
+                else {
+                    static const char json_chars[] = "{}[]\",:0-9eE\\u";
+                    buf[at] = json_chars[r8(r) % (sizeof json_chars - 1)];
+                }
             }
         }
         break;
@@ -2046,8 +2093,8 @@ static void op_restore(fzc *self, rd *r) {
     case 3: {
         static const char *const tmpl[] = {
             "{\"navguard_snapshot\":1,\"screens\":[{\"id\":1,\"route\":\"home\"}]}",
-            "{\"navguard_snapshot\":1,\"screens\":[{\"id\":1,\"route\":\"home\",\"identity\":null},"
-            "{\"id\":-1,\"route\":\"max\",\"identity\":\"m\"}]}",
+            ("{\"navguard_snapshot\":1,\"screens\":[{\"id\":1,\"route\":\"home\",\"identity\":null},"
+             "{\"id\":-1,\"route\":\"max\",\"identity\":\"m\"}]}"),
             "{\"navguard_snapshot\":1,\"screens\":[]}",
             "{\"navguard_snapshot\":2,\"screens\":[{\"id\":1,\"route\":\"home\"}]}",
             "{\"navguard_snapshot\":1,\"screens\":[{\"id\":1,\"route\":\"a\"},{\"id\":1,\"route\":\"b\"}]}",
@@ -2295,10 +2342,9 @@ enum {
     OP_CREATE_ODD, OP_COUNT
 };
 
+/* One call (or a few) on `self` or another handle; also the nested calls
+ * of callbacks. A destroyed `self` still has its stale handle picked. */
 static void run_op(fzc *self, rd *r, int op) {
-    if (self && self->dead) {
-        /* the context is gone: its stale handle is still picked by pick() */
-    }
     switch (op % OP_COUNT) {
     case OP_SUBMIT: case OP_SUBMIT2: case OP_SUBMIT3: op_submit(self, r); break;
     case OP_POST: op_post(self, r); break;
@@ -2338,7 +2384,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     const char *v = getenv("NGF_VERBOSE");
     if (v && *v && *v != '0') ngf_verbose = 1;
     const char *f = getenv("NGF_FINDINGS");
-    if (f && *f && *f != '0') g_findings = 1;
+    if (f && *f && *f != '0') {
+        g_findings = ~0u;                           /* "1": every finding */
+        if (strchr(f, 'F') || strchr(f, 'f')) {     /* "F1,F3": those */
+            g_findings = 0;
+            for (const char *p = f; *p; p++)
+                if ((*p == 'F' || *p == 'f') && p[1] >= '0' && p[1] <= '9') g_findings |= 1u << (unsigned)atoi(p + 1);
+        }
+    }
 #ifdef NAVGUARD_FUZZ_PLUGIN_DIR
     /* The built-in plugins of this build (set before ng_plugin_dir is first read). */
     setenv("NAVGUARD_PLUGIN_DIR", NAVGUARD_FUZZ_PLUGIN_DIR, 0);
@@ -2415,6 +2468,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         g_guard_budget = GUARD_BUDGET;
         uint8_t op = r8(&in);
         fzc *self = g_slot[(op >> 7) & 1] ? g_slot[(op >> 7) & 1] : g_slot[0];
+        TR("# op %d: %d", g_opno, (op & 0x7F) % OP_COUNT);
         run_op(self, &in, op & 0x7F);
         for (int i = 0; i < g_nctx; i++) checkpoint(g_ctx[i]);
         CHECK(g_depth == 0, "callback depth %d at top level", g_depth);

@@ -4,8 +4,8 @@
  *   fuzz_api_replay [-n COUNT] [-seed SEED] [-max_len BYTES] [-timeout SECONDS]
  *                   [-artifact_prefix PREFIX] [-v] [FILE|DIR ...]
  *
- * Runs every file given (directories: every regular file in them, sorted by
- * name), then COUNT programs (default 0) generated from SEED (default 1):
+ * Runs every file given (directories: every regular file in them but *.md,
+ * sorted by name), then COUNT programs (default 0) generated from SEED (default 1):
  * random bytes, and mutations and splices of the files given, so the same
  * command always runs the same programs. An invariant violation aborts; the
  * input that failed is written to PREFIX<crash|hang>-<n>.bin (default prefix
@@ -141,7 +141,8 @@ static void add_path(const char *path) {
     size_t n = 0, cap = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
+        size_t len0 = strlen(e->d_name);
+        if (e->d_name[0] == '.' || (len0 > 3 && !strcmp(e->d_name + len0 - 3, ".md"))) continue;   /* READMEs */
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
             names = realloc(names, cap * sizeof *names);

@@ -432,6 +432,7 @@ public final class Engine {
     // MARK: Holds
 
     public func beginHold(label: CStr?, mask: UInt32, maxDurationNs: Int64, owner: Int = -1) throws(EngineError) -> UInt64 {
+        guard !destroying else { throw EngineError(NG_E_STATE, "the context is being destroyed") }
         guard mask & ~UInt32(NG_MASK_ALL) == 0 else { throw EngineError(NG_E_RANGE, "unknown bits in the event mask") }
         guard maxDurationNs >= 0 else { throw EngineError(NG_E_RANGE, "negative hold duration") }
         guard holds.count < Limits.maxHolds else { throw EngineError(NG_E_NO_MEMORY, "too many live holds (\(Limits.maxHolds))") }
@@ -585,16 +586,25 @@ public final class Engine {
     public func destroy(dropping extra: [Request] = []) {
         guard !destroying else { return }
         destroying = true
+        // A transition in flight ends silently: nothing left for a guard
+        // hook run below to finish.
+        screenTrack = nil
+        barTrack = nil
+        interactive = nil
         for r in extra { queue.append(.evaluate(r)) }
         for d in deferred {
             finish(d.request, outcome: NG_OUTCOME_DROPPED, reason: NG_REASON_DESTROYED, slot: -1, message: nil)
         }
         deferred.removeAll()
-        while !holds.isEmpty { removeHold(at: holds.count - 1, reason: NG_HOLD_RELEASED) }
-        cancelTouches(0)
         depth = 0
         draining = false
-        drain()   // queued requests are dropped by evaluate() while destroying
+        // Callbacks run while draining may act again (a touch delivered, a
+        // hold begun before destroy was reached); repeat until nothing is live.
+        repeat {
+            while !holds.isEmpty { removeHold(at: holds.count - 1, reason: NG_HOLD_RELEASED) }
+            cancelTouches(0)
+            drain()   // queued requests are dropped by evaluate() while destroying
+        } while !holds.isEmpty || input.touches.contains(where: { $0.state == NG_TOUCH_STATE_DELIVERED })
         destroyGuards()
         observer = nil
     }

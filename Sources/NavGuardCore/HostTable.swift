@@ -220,7 +220,8 @@ extension Engine {
             let (v, st) = configValue(s, key)
             guard let v else { return st }
             guard let a = v.array else { return NG_E_RANGE }
-            guard index < a.count else { return NG_E_NOT_FOUND }
+            // size_t arrives as Int: SIZE_MAX is negative here.
+            guard index >= 0, index < a.count else { return NG_E_NOT_FOUND }
             guard let str = a[index].string else { return NG_E_RANGE }
             out.pointee = s.cached("\(String(cString: key))[\(index)]", str)
             return NG_OK

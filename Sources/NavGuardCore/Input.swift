@@ -51,6 +51,15 @@ extension Engine {
     /// Route one validated event. Touches are bound at began and tracked
     /// until their end; holds and then the guard chain decide delivery.
     public func submitEvent(_ ev: UnsafePointer<ng_event>) -> EventVerdict {
+        let v = route(ev)
+        // What guards did through the host table in their on_event (cancel a
+        // touch, finish a track, log) is applied before the verdict returns.
+        drainIfIdle()
+        return v
+    }
+
+    @inline(__always)
+    func route(_ ev: UnsafePointer<ng_event>) -> EventVerdict {
         let e = ev.pointee
         let typeBit = UInt32(1) << UInt32(e.type)
         let blocked = holdMaskCache & typeBit != 0
@@ -77,7 +86,6 @@ extension Engine {
             input.touches.append(LiveTouch(id: e.touch_id, view: target,
                                            state: v.verdict == NG_VERDICT_DELIVER ? NG_TOUCH_STATE_DELIVERED : NG_TOUCH_STATE_WITHHELD,
                                            beganNs: now))
-            drainIfIdle()
             return v
         case NG_TOUCH_MOVED:
             guard let i = input.index(of: e.touch_id) else { return .drop(NG_REASON_INVALID, 0) }
@@ -85,9 +93,7 @@ extension Engine {
             if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(NG_REASON_WITHHELD, t.view) }
             if t.state == NG_TOUCH_STATE_CANCELLED { return .drop(NG_REASON_CANCELLED, t.view) }
             if blocked { return .drop(NG_REASON_IGNORING, t.view) }
-            let v = vote(ev, target: t.view, flags: 0)
-            drainIfIdle()
-            return v
+            return vote(ev, target: t.view, flags: 0)
         default: // ended, cancelled
             guard let i = input.index(of: e.touch_id) else { return .drop(NG_REASON_INVALID, 0) }
             let t = input.touches.remove(at: i)
@@ -95,7 +101,6 @@ extension Engine {
             if t.state == NG_TOUCH_STATE_CANCELLED { return .drop(NG_REASON_CANCELLED, t.view) }
             // A delivered touch always gets its end, at the view it began on.
             _ = vote(ev, target: t.view, flags: UInt32(NG_GEVF_FINAL))
-            drainIfIdle()
             return .deliver(t.view)
         }
     }

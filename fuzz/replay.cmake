@@ -1,0 +1,37 @@
+# The API fuzz harness without libFuzzer, in every build (included by the
+# top-level CMakeLists.txt; the libFuzzer target is fuzz/CMakeLists.txt, only
+# with -DNAVGUARD_FUZZ=ON).
+#
+# fuzz_api_replay = fuzz/fuzz_api.c (the harness the libFuzzer target uses)
+# + fuzz/replay.c (a main() running files and programs generated from a
+# fixed seed). ctest runs it as fuzz_api_smoke: the seed corpus, the saved
+# crashers (steered around their known findings unless NGF_FINDINGS=1) and
+# NAVGUARD_FUZZ_SMOKE_RUNS generated programs, so `make test` exercises the
+# harness on every run.
+
+set(NAVGUARD_FUZZ_SOURCE_DIR ${PROJECT_SOURCE_DIR}/fuzz)
+set(NAVGUARD_FUZZ_SMOKE_RUNS 20000 CACHE STRING "Generated programs fuzz_api_smoke runs")
+
+add_executable(fuzz_api_replay ${NAVGUARD_FUZZ_SOURCE_DIR}/fuzz_api.c ${NAVGUARD_FUZZ_SOURCE_DIR}/replay.c)
+set_target_properties(fuzz_api_replay PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/fuzz
+  C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
+  # ngf_predicate is called by the ffi-predicate guard through dlopen(NULL).
+  ENABLE_EXPORTS ON)
+target_compile_options(fuzz_api_replay PRIVATE -UNDEBUG -Wall -Wextra -Wpedantic)
+target_compile_definitions(fuzz_api_replay PRIVATE
+  NAVGUARD_FUZZ_PLUGIN_DIR="${NAVGUARD_PLUGIN_BUILD_DIR}")
+target_link_libraries(fuzz_api_replay PRIVATE navguard m)
+# The chain configurations load the built-in plugins of this build.
+get_property(_navguard_fuzz_plugins DIRECTORY ${PROJECT_SOURCE_DIR}/plugins PROPERTY BUILDSYSTEM_TARGETS)
+if(_navguard_fuzz_plugins)
+  add_dependencies(fuzz_api_replay ${_navguard_fuzz_plugins})
+endif()
+
+add_test(NAME fuzz_api_smoke
+  COMMAND fuzz_api_replay -n ${NAVGUARD_FUZZ_SMOKE_RUNS} -seed 1 -max_len 1024
+          -artifact_prefix ${PROJECT_BINARY_DIR}/fuzz/smoke-
+          ${NAVGUARD_FUZZ_SOURCE_DIR}/corpus ${NAVGUARD_FUZZ_SOURCE_DIR}/crashers)
+set_tests_properties(fuzz_api_smoke PROPERTIES
+  ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR};NGF_FINDINGS=0;NGF_VERBOSE=0"
+  TIMEOUT 120)
