@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -56,16 +57,11 @@ bool ngf_predicate(int32_t kind, const char *route, uint64_t depth);
 /* Set by replay -v or NGF_VERBOSE=1: trace every call. */
 int ngf_verbose = 0;
 
-/* Known findings (fuzz/crashers/README.md). The harness steers around them
- * so fuzzing can go on, unless the environment has NGF_FINDINGS=1 (all of
- * them) or a list such as NGF_FINDINGS=F2,F3: how the crashers reproduce.
- *  F1: host table config_list_get() with an index >= 2^63 traps.
- *  F2: actions a guard takes in on_event for a non-touch event (touch_cancel,
- *      hold_begin/end, transition_finish, report, log) are not applied before
- *      ng_event_submit returns: the non-touch path never drains the queue.
- *  F3: during ng_context_destroy guards still act; a guard's
- *      transition_finish there reaches the delegate as on_transition, though
- *      "a transition in flight ends silently" (checked only with F3 on). */
+/* Open findings (fuzz/crashers/README.md) can be steered around so fuzzing
+ * goes on past them: guard the triggering input or the check with
+ * FINDING(n), which is on only when the environment has NGF_FINDINGS=1 (all)
+ * or a list such as NGF_FINDINGS=F4,F5 (how a saved crasher reproduces).
+ * None is open: F1-F3 are fixed (510b551) and checked unconditionally. */
 static unsigned g_findings = 0;
 #define FINDING(n) ((g_findings >> (n)) & 1u)
 
@@ -144,11 +140,43 @@ static const char *stname(ng_status st) {
 #define A_PLUGIN    (A_BASE | S(NG_E_NULL) | S(NG_E_UTF8) | S(NG_E_TOO_LONG) | S(NG_E_LOAD) | S(NG_E_ENTRY) | S(NG_E_ABI) | S(NG_E_GUARD) | S(NG_E_PARSE) | S(NG_E_NO_MEMORY) | S(NG_E_CALLBACK))
 #define A_CONFIGURE (A_PLUGIN | S(NG_E_STATE))
 
+/* NGF_STATS=1: count the statuses each function returned and the callbacks,
+ * printed at exit (what the corpus exercises). */
+static int g_stats = 0;
+static struct { char name[40]; unsigned long long st[NG_STATUS_COUNT]; } g_stat_fn[64];
+static unsigned long long g_stat_cb[8];
+static const char *const g_stat_cb_name[8] = { "on_outcome", "on_transition", "on_hold_end", "on_touch_cancel",
+                                               "on_report", "on_log", "guard actions", "nested calls" };
+
+static void stat_status(const char *call, ng_status st) {
+    char name[40];
+    size_t n = 0;
+    while (call[n] && call[n] != '(' && n < sizeof name - 1) { name[n] = call[n]; n++; }
+    name[n] = '\0';
+    for (size_t i = 0; i < sizeof g_stat_fn / sizeof g_stat_fn[0]; i++) {
+        if (!g_stat_fn[i].name[0]) memcpy(g_stat_fn[i].name, name, n + 1);
+        if (!strcmp(g_stat_fn[i].name, name)) { g_stat_fn[i].st[st]++; return; }
+    }
+}
+
+static void print_stats(void) {
+    fprintf(stderr, "\nNGF_STATS: statuses returned per function (%s)\n", "fuzz_api.c");
+    for (size_t i = 0; i < sizeof g_stat_fn / sizeof g_stat_fn[0] && g_stat_fn[i].name[0]; i++) {
+        fprintf(stderr, "  %-28s", g_stat_fn[i].name);
+        for (int k = 0; k < NG_STATUS_COUNT; k++)
+            if (g_stat_fn[i].st[k]) fprintf(stderr, " %s:%llu", stname(k), g_stat_fn[i].st[k]);
+        fputc('\n', stderr);
+    }
+    fprintf(stderr, "NGF_STATS: callbacks and actions\n");
+    for (int k = 0; k < 8; k++) fprintf(stderr, "  %-28s %llu\n", g_stat_cb_name[k], g_stat_cb[k]);
+}
+
 static ng_status chk_status(ng_status st, uint32_t allowed, const char *call, int line) {
     if (st < 0 || st >= NG_STATUS_COUNT) ngf_fail(line, "%s returned %" PRId32 ", outside [0, NG_STATUS_COUNT)", call, st);
     if (!(allowed & S(st))) ngf_fail(line, "%s returned %s, not a status navguard.h documents for it", call, stname(st));
     const char *s = ng_strstatus(st);
     if (!s) ngf_fail(line, "ng_strstatus(%" PRId32 ") is NULL", st);
+    if (g_stats) stat_status(call, st);
     return st;
 }
 #define CALL(allowed, expr) chk_status((expr), (allowed), #expr, __LINE__)
@@ -586,6 +614,7 @@ static void check_errmsg(ng_context *h);
 static void nested(fzc *c, int kind) {
     if (c->arm.count == 0 || !(c->arm.kinds & kind) || g_depth > MAX_NEST) return;
     c->arm.count--;
+    g_stat_cb[7]++;
     uint8_t params[sizeof c->arm.params];
     memcpy(params, c->arm.params, sizeof params);
     rd pr = { params, sizeof params, 0 };
@@ -635,6 +664,7 @@ static size_t read_str(const char *s, size_t max) {
 
 static void cb_outcome(void *user, ng_context *ctx, const ng_outcome *o) {
     fzc *c = cb_enter(user, ctx, "on_outcome");
+    g_stat_cb[0]++;
     CHECK(o != NULL, "on_outcome: outcome is NULL");
     TR("-> on_outcome(ctx#%d, id %" PRIu64 ", %s, reason %s, kind %" PRId32 ")", c->serial, o->request_id,
        ng_outcome_name(o->outcome), ng_reason_name(o->reason), o->kind);
@@ -672,10 +702,11 @@ static void cb_outcome(void *user, ng_context *ctx, const ng_outcome *o) {
 
 static void cb_transition(void *user, ng_context *ctx, const ng_transition_event *e) {
     fzc *c = cb_enter(user, ctx, "on_transition");
+    g_stat_cb[1]++;
     CHECK(e != NULL, "on_transition: event is NULL");
     TR("-> on_transition(ctx#%d, track %" PRId32 ", phase %" PRId32 ", flags 0x%" PRIx32 ", request %" PRIu64 ")",
        c->serial, e->track, e->phase, e->flags, e->request_id);
-    CHECK(!c->destroying || !FINDING(3), "on_transition during destroy (a transition in flight ends silently)"); /* F3 */
+    CHECK(!c->destroying, "on_transition during destroy (a transition in flight ends silently)");   /* F3 */
     CHECK(e->track == NG_TRACK_SCREEN || e->track == NG_TRACK_BAR, "transition track %" PRId32, e->track);
     CHECK(e->phase >= NG_PHASE_WILL && e->phase <= NG_PHASE_CANCELLED, "transition phase %" PRId32, e->phase);
     CHECK((e->flags & ~0xFu) == 0, "transition flags 0x%" PRIx32, e->flags);
@@ -702,6 +733,7 @@ static void cb_transition(void *user, ng_context *ctx, const ng_transition_event
 
 static void cb_hold_end(void *user, ng_context *ctx, const ng_hold_info *hi) {
     fzc *c = cb_enter(user, ctx, "on_hold_end");
+    g_stat_cb[2]++;
     CHECK(hi != NULL, "on_hold_end: hold is NULL");
     TR("-> on_hold_end(ctx#%d, token %" PRIu64 ", reason %" PRId32 ")", c->serial, hi->token, hi->reason);
     CHECK(hi->token != 0, "on_hold_end for token 0");
@@ -724,6 +756,7 @@ static void cb_hold_end(void *user, ng_context *ctx, const ng_hold_info *hi) {
 
 static void cb_report(void *user, ng_context *ctx, const char *guard_id, const char *text) {
     fzc *c = cb_enter(user, ctx, "on_report");
+    g_stat_cb[4]++;
     TR("-> on_report(ctx#%d, %s, %zu bytes)", c->serial, guard_id ? guard_id : "(null)", read_str(text, 1 << 20));
     CHECK(text != NULL, "on_report text is NULL");
     (void)read_str(guard_id, 4096);
@@ -735,6 +768,7 @@ static void cb_report(void *user, ng_context *ctx, const char *guard_id, const c
 
 static void cb_log(void *user, ng_context *ctx, int32_t severity, const char *guard_id, const char *msg) {
     fzc *c = cb_enter(user, ctx, "on_log");
+    g_stat_cb[5]++;
     TR("-> on_log(ctx#%d, %" PRId32 ", %s: %.80s)", c->serial, severity, guard_id ? guard_id : "(core)", msg ? msg : "(null)");
     CHECK(msg != NULL, "on_log message is NULL");
     (void)read_str(guard_id, 4096);
@@ -746,6 +780,7 @@ static void cb_log(void *user, ng_context *ctx, int32_t severity, const char *gu
 
 static void cb_touch_cancel(void *user, ng_context *ctx, const ng_touch_info *ti) {
     fzc *c = cb_enter(user, ctx, "on_touch_cancel");
+    g_stat_cb[3]++;
     CHECK(ti != NULL, "on_touch_cancel: touch is NULL");
     TR("-> on_touch_cancel(ctx#%d, touch %" PRIu64 ", view %" PRIu64 ")", c->serial, ti->touch_id, ti->view_id);
     touch_rec *t = touch_find(c, ti->touch_id);
@@ -845,14 +880,14 @@ static void guard_read_state(fguard *g) {
     GCHK(h->config_string(h, "s", &sv));
     GCHK(h->config_list_count(h, "l", &lc));
     uint8_t li = gs(g);
-    size_t big = FINDING(1) ? SIZE_MAX - li % 2 : (size_t)INT64_MAX;   /* F1 */
-    GCHK(h->config_list_get(h, "l", li < 192 ? li % 4 : big, &sv));
+    GCHK(h->config_list_get(h, "l", li < 128 ? li % 4 : li < 192 ? (size_t)INT64_MAX : SIZE_MAX - li % 2, &sv)); /* F1 */
     (void)h->now(h);
 }
 
 static void guard_act(fguard *g) {
     if (g_guard_budget <= 0) return;
     g_guard_budget--;
+    g_stat_cb[6]++;
     const ng_guard_host *h = g->host;
     uint8_t a = gs(g);
     switch (a % 24) {
@@ -951,7 +986,7 @@ static ng_vote fg_on_request(void *inst, const ng_guard_request *r, ng_verdict *
 static ng_vote fg_on_event(void *inst, const ng_guard_event *e, ng_verdict *v) {
     fguard *g = inst;
     CHECK(e && e->event && v, "guard on_event: bad arguments");
-    if (FINDING(2) || e->event->type == NG_EVENT_TOUCH) guard_act(g);   /* F2 */
+    guard_act(g);   /* F2: also for non-touch events */
     uint8_t b = gs(g);
     v->reason = (ng_reason)(int8_t)gs(g);
     switch (b % 8) {
@@ -1062,6 +1097,11 @@ static const char *const g_chain_variants[] = {
 #define N_GOOD_CHAIN_VARIANTS 4
 
 static char g_plugin_path[3][4096];
+static char g_chain_file[64];          /* the default chain, as a file */
+
+static void remove_chain_file(void) {
+    if (g_chain_file[0]) unlink(g_chain_file);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Context creation, checkpoints and destruction                             */
@@ -2243,22 +2283,28 @@ static void op_chain(fzc *self, rd *r) {
         return;
     }
     if (what == 1) {
-        static const char *const paths[] = { NULL, "/nonexistent/chain.json", "/dev/null", "/", "caf\xc3" };
-        const char *p = paths[r8(r) % 5];
+        const char *paths[] = { NULL, "/nonexistent/chain.json", "/dev/null", "/", "caf\xc3", g_chain_file };
+        const char *p = paths[r8(r) % 6];
         size_t before = t.bad ? 0 : chain_count(c);
         st = CALL(A_CONFIGURE | S(NG_E_LOAD), ng_chain_configure_file(t.h, p));
         TR("ng_chain_configure_file(ctx#%d%s, %s) -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", p ? p : "NULL", stname(st));
         EXPECT_HANDLE(t, st, "ng_chain_configure_file");
-        if (!t.bad) {
+        if (!t.bad && p != g_chain_file) {
             CHECK(st != NG_OK, "ng_chain_configure_file(%s) succeeded", p ? p : "NULL");
             CHECK(chain_count(c) == before, "a failed ng_chain_configure_file changed the chain");
+        } else if (!t.bad) {
+            if (st != NG_OK) CHECK(chain_count(c) == before, "a failed ng_chain_configure_file changed the chain");
+            if (before == 0 && c->cb_depth == 0 && g_chain_file[0])
+                CHECK(st == NG_OK, "ng_chain_configure_file(the default chain) returned %s (%s)", stname(st), ng_errmsg(t.h));
         }
         return;
     }
     if (what == 2) {
         static const char *const cfgs[] = { NULL, "{}", "[]", "{", "caf\xc3", "{\"interval_ms\":-5}", "{\"interval_ms\":0}" };
         uint8_t pb = r8(r);
-        const char *path = pb % 6 < 3 ? g_plugin_path[pb % 6] : pb % 6 == 3 ? NULL : pb % 6 == 4 ? "" : "/dev/null";
+        /* plugins, a missing one, NULL, "", not a library, a library without ng_plugin_entry */
+        static const char *const other[] = { NULL, "", "/dev/null", "/lib/x86_64-linux-gnu/libm.so.6" };
+        const char *path = pb % 7 < 3 ? g_plugin_path[pb % 7] : other[pb % 7 - 3];
         const char *cfg = cfgs[r8(r) % 7];
         size_t before = t.bad ? 0 : chain_count(c);
         st = CALL(A_PLUGIN, ng_plugin_load(t.h, path, cfg));
@@ -2383,13 +2429,19 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argv;
     const char *v = getenv("NGF_VERBOSE");
     if (v && *v && *v != '0') ngf_verbose = 1;
+    const char *st = getenv("NGF_STATS");
+    if (st && *st && *st != '0' && !g_stats) {
+        g_stats = 1;
+        atexit(print_stats);
+    }
     const char *f = getenv("NGF_FINDINGS");
     if (f && *f && *f != '0') {
         g_findings = ~0u;                           /* "1": every finding */
         if (strchr(f, 'F') || strchr(f, 'f')) {     /* "F1,F3": those */
             g_findings = 0;
             for (const char *p = f; *p; p++)
-                if ((*p == 'F' || *p == 'f') && p[1] >= '0' && p[1] <= '9') g_findings |= 1u << (unsigned)atoi(p + 1);
+                if ((*p == 'F' || *p == 'f') && p[1] >= '0' && p[1] <= '9' && atoi(p + 1) < 32)
+                    g_findings |= 1u << (unsigned)atoi(p + 1);
         }
     }
 #ifdef NAVGUARD_FUZZ_PLUGIN_DIR
@@ -2419,6 +2471,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     snprintf(g_plugin_path[0], sizeof g_plugin_path[0], "%s/throttle.so", dir);
     snprintf(g_plugin_path[1], sizeof g_plugin_path[1], "%s/dedupe.so", dir);
     snprintf(g_plugin_path[2], sizeof g_plugin_path[2], "%s/ng-fuzz-missing.so", dir);
+    snprintf(g_chain_file, sizeof g_chain_file, "/tmp/ngf-chain-XXXXXX");
+    int fd = mkstemp(g_chain_file);
+    if (fd >= 0) {
+        const char *json = ng_default_chain();
+        ssize_t w = write(fd, json, strlen(json));
+        close(fd);
+        if (w == (ssize_t)strlen(json)) atexit(remove_chain_file);
+        else { unlink(g_chain_file); g_chain_file[0] = '\0'; }
+    } else {
+        g_chain_file[0] = '\0';
+    }
     return 0;
 }
 
