@@ -28,19 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_failures = 0;
-static int g_checks = 0;
-
-#define EXPECT(cond, ...)                                                    \
-    do {                                                                     \
-        g_checks++;                                                          \
-        if (!(cond)) {                                                       \
-            g_failures++;                                                    \
-            fprintf(stderr, "FAIL test_abi.c:%d: %s: ", __LINE__, #cond);    \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fprintf(stderr, "\n");                                           \
-        }                                                                    \
-    } while (0)
+#include "check.h"
 
 /* A call must return `want`. */
 #define EXPECT_ST(call, want)                                                                     \

@@ -38,19 +38,7 @@
 
 #define MS 1000000LL
 
-static int g_failures = 0;
-static int g_checks = 0;
-
-#define EXPECT(cond, ...)                                                      \
-    do {                                                                       \
-        g_checks++;                                                            \
-        if (!(cond)) {                                                         \
-            g_failures++;                                                      \
-            fprintf(stderr, "FAIL test_plugins.c:%d: %s: ", __LINE__, #cond);  \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fprintf(stderr, "\n");                                             \
-        }                                                                      \
-    } while (0)
+#include "check.h"
 
 #define EXPECT_ST(ctx, call, want)                                                                   \
     do {                                                                                             \
