@@ -40,9 +40,24 @@ FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/
 FUZZ_FLAGS   ?=
 FUZZ_OUT     := $(FUZZ_DIR)/fuzz
 
-.PHONY: all tools configure build test swift-test install demo bench fuzz clean
+.PHONY: all tools test-tools configure build test swift-test install demo bench fuzz clean
 
 all: build
+
+# $(call apt_install,<what needs them>): the Debian packages named in the
+# shell variable `missing` are installed with apt-get when running as root;
+# otherwise make stops with the exact command to run.
+define apt_install
+if [ -n "$$missing" ]; then \
+  if [ "$$(id -u)" = 0 ]; then \
+    echo "Installing$$missing with apt-get ($(1))"; \
+    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+  else \
+    echo "error: $(1) needs$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing" >&2; \
+    exit 1; \
+  fi; \
+fi
+endef
 
 # Swift must be on PATH; cmake, ninja and pkg-config are installed if missing.
 tools:
@@ -51,15 +66,17 @@ tools:
 	command -v $(CMAKE) >/dev/null || missing="$$missing cmake"; \
 	command -v ninja >/dev/null || missing="$$missing ninja-build"; \
 	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "Installing$$missing with apt-get"; \
-	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
-	  else \
-	    echo "error: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing" >&2; \
-	    exit 1; \
-	  fi; \
-	fi
+	$(call apt_install,the build)
+
+# The tests also run the SDL2 adapter and the SDL kiosk in a real window:
+# an X server (Xvfb), xdotool to drive it, SDL2, SDL2_ttf and the DejaVu font.
+TEST_PACKAGES := xvfb xdotool libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core
+test-tools: tools
+	@missing=""; \
+	for p in $(TEST_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	$(call apt_install,make test)
 
 configure: tools
 	$(CMAKE) -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
@@ -67,11 +84,11 @@ configure: tools
 build: configure
 	$(CMAKE) --build $(BUILD_DIR)
 
-swift-test: tools
+swift-test: test-tools
 	$(SWIFT) build
 	$(SWIFT) test --no-parallel
 
-test: swift-test build
+test: test-tools swift-test build
 	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure
 
 install: build

@@ -78,9 +78,14 @@ set(NAVGUARD_VALIDATE_CONFIG_ffi-predicate
   [[{"library": "libc.so.6", "symbol": "abs", "args": ["kind"], "returns": "int"}]])
 
 # --- CLI tests -------------------------------------------------------------
+# The plugin ABI it reports is the header's.
+file(STRINGS ${NAVGUARD_INCLUDE_DIR}/navguard/plugin.h navguard_abi_lines
+  REGEX "^#define NG_PLUGIN_ABI_(MAJOR|MINOR) [0-9]+")
+string(REGEX REPLACE ".*NG_PLUGIN_ABI_MAJOR ([0-9]+).*" "\\1" navguard_abi_major "${navguard_abi_lines}")
+string(REGEX REPLACE ".*NG_PLUGIN_ABI_MINOR ([0-9]+).*" "\\1" navguard_abi_minor "${navguard_abi_lines}")
 add_test(NAME navguard_cli_version COMMAND ${NAVGUARD_CLI_BINARY} version)
 set_tests_properties(navguard_cli_version PROPERTIES
-  PASS_REGULAR_EXPRESSION "plugin ABI: 1\\.0")
+  PASS_REGULAR_EXPRESSION "plugin ABI: ${navguard_abi_major}\\.${navguard_abi_minor}[^0-9]")
 
 # The default chain resolves from the build tree's plugin directory (found by
 # the tool next to itself: build/lib/navguard/plugins).

@@ -15,17 +15,6 @@ func copySized<T>(_ src: UnsafePointer<T>, into dst: inout T) -> Int {
     return declared
 }
 
-/// Write a value into a caller's size-prefixed struct: only the bytes inside
-/// the caller's `size` are written, and `size` itself is left alone.
-@inline(__always)
-func writeSized<T>(_ value: T, to dst: UnsafeMutablePointer<T>) {
-    let raw = UnsafeMutableRawPointer(dst)
-    let declared = Int(raw.load(as: UInt32.self))
-    let n = min(declared, MemoryLayout<T>.size)
-    guard n > 4 else { return }
-    withUnsafeBytes(of: value) { raw.advanced(by: 4).copyMemory(from: $0.baseAddress!.advanced(by: 4), byteCount: n - 4) }
-}
-
 /// Read a host string: non-NULL (unless allowed), at most NG_MAX_STRING
 /// bytes, valid UTF-8.
 func readString(_ p: UnsafePointer<CChar>?, _ what: String, allowNull: Bool = false,
@@ -62,12 +51,15 @@ func readScreen(_ s: ng_screen, _ what: String, intern engine: Engine? = nil) ->
     }
 }
 
-let knownRequestFlags = UInt32(NG_REQF_ANIMATED | NG_REQF_TIMED)
+let knownRequestFlags = UInt32(NG_REQF_ANIMATED | NG_REQF_TIMED | NG_REQF_TOUCH_DRIVEN)
 /// A request must at least reach `target_id`; later fields default to zero.
 let minRequestSize = MemoryLayout<ng_request>.offset(of: \ng_request.screens)!
+/// A touch-driven request must reach `driving_touch` (0.2 headers).
+let drivenRequestSize = MemoryLayout<ng_request>.offset(of: \ng_request.driving_touch)! + 8
 
-/// Convert a host request (already copied to full size).
-func readRequest(_ c: ng_request, intern engine: Engine? = nil) -> Result<Request, EngineError> {
+/// Convert a host request (already copied to full size; `declared` is the
+/// size the host set).
+func readRequest(_ c: ng_request, declared: Int, intern engine: Engine? = nil) -> Result<Request, EngineError> {
     guard c.kind >= 0 && c.kind < NG_REQ_KIND_COUNT else {
         return .failure(EngineError(NG_E_RANGE, "request kind \(c.kind) is out of range"))
     }
@@ -80,6 +72,15 @@ func readRequest(_ c: ng_request, intern engine: Engine? = nil) -> Result<Reques
     guard c.duration_ns >= 0 else { return .failure(EngineError(NG_E_RANGE, "negative duration_ns")) }
     var r = Request(kind: c.kind, flags: c.flags, source: c.source)
     r.durationNs = c.duration_ns
+    if c.flags & UInt32(NG_REQF_TOUCH_DRIVEN) != 0 {
+        guard c.kind == NG_REQ_INTERACTIVE_BACK else {
+            return .failure(EngineError(NG_E_RANGE, "NG_REQF_TOUCH_DRIVEN is for NG_REQ_INTERACTIVE_BACK only"))
+        }
+        guard declared >= drivenRequestSize else {
+            return .failure(EngineError(NG_E_SIZE, "NG_REQF_TOUCH_DRIVEN needs ng_request.size to cover driving_touch (set it to sizeof(ng_request) of NavGuard 0.2 or later)"))
+        }
+        r.drivingTouch = c.driving_touch
+    }
     switch c.kind {
     case NG_REQ_PUSH:
         switch readScreen(c.screen, "screen", intern: engine) {

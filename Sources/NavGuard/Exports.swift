@@ -12,7 +12,7 @@ import NavGuardCore
 public func ng_version() -> Int32 { NG_VERSION_MAJOR * 1_000_000 + NG_VERSION_MINOR * 1_000 + NG_VERSION_PATCH }
 
 @c @implementation
-public func ng_version_string() -> UnsafePointer<CChar>! { staticC("0.1.0") }
+public func ng_version_string() -> UnsafePointer<CChar>! { staticC("0.2.0") }
 
 @c @implementation
 public func ng_strstatus(_ status: ng_status) -> UnsafePointer<CChar>! {
@@ -222,13 +222,14 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
     withContext(ctx) { box in
         guard let request else { return box.fail(NG_E_NULL, "request is NULL") }
         var c = ng_request()
-        guard copySized(request, into: &c) >= minRequestSize else {
+        let declared = copySized(request, into: &c)
+        guard declared >= minRequestSize else {
             return box.fail(NG_E_SIZE, "ng_request.size is too small; set it to sizeof(ng_request)")
         }
         if box.engine.stackCount == 0 { return box.fail(NG_E_STATE, "the stack has no root: call ng_stack_set_root first") }
         if let out, out.pointee.size < 8 { return box.fail(NG_E_SIZE, "ng_request_result.size is not set (NG_REQUEST_RESULT_INIT)") }
         var r: Request
-        switch readRequest(c, intern: box.engine) {
+        switch readRequest(c, declared: declared, intern: box.engine) {
         case .success(let x): r = x
         case .failure(let e):
             // Malformed content is refused, but still gets an id and an outcome.
@@ -255,9 +256,10 @@ public func ng_request_post(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng_r
     guard registry.lookup(ctx) != nil else { return NG_E_HANDLE }
     guard let request else { return NG_E_NULL }
     var c = ng_request()
-    guard copySized(request, into: &c) >= minRequestSize else { return NG_E_SIZE }
+    let declared = copySized(request, into: &c)
+    guard declared >= minRequestSize else { return NG_E_SIZE }
     var r: Request
-    switch readRequest(c) {
+    switch readRequest(c, declared: declared) {
     case .success(let x): r = x
     case .failure(let e): return e.status
     }
@@ -296,6 +298,38 @@ public func ng_interactive_update(_ ctx: OpaquePointer?, _ progress: Double) -> 
 public func ng_interactive_cancel(_ ctx: OpaquePointer?) -> ng_status {
     withContext(ctx) { box in
         do { try box.engine.cancelInteractive() } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_interactive_release(_ ctx: OpaquePointer?, _ finish: Bool) -> ng_status {
+    withContext(ctx) { box in
+        do { try box.engine.releaseInteractive(finish: finish) } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_interactive_complete(_ ctx: OpaquePointer?) -> ng_status {
+    withContext(ctx) { box in
+        do { try box.engine.completeInteractive() } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_track_get(_ ctx: OpaquePointer?, _ track: ng_track, _ out: UnsafeMutablePointer<ng_track_info>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let out else { return box.fail(NG_E_NULL, "out is NULL") }
+        guard out.pointee.size >= 8 else { return box.fail(NG_E_SIZE, "ng_track_info.size is not set (NG_TRACK_INFO_INIT)") }
+        guard track == NG_TRACK_SCREEN || track == NG_TRACK_BAR else {
+            return box.fail(NG_E_RANGE, "track \(track) is not NG_TRACK_SCREEN or NG_TRACK_BAR")
+        }
+        guard let info = box.engine.trackView(track) else {
+            return box.fail(NG_E_NOT_FOUND, "no transition in flight on the \(track == NG_TRACK_SCREEN ? "screen" : "bar") track")
+        }
+        writeSized(info, to: out)
         return NG_OK
     }
 }
@@ -344,6 +378,19 @@ public func ng_hold_state(_ ctx: OpaquePointer?, _ outMask: UnsafeMutablePointer
     withContext(ctx) { box in
         outMask?.pointee = box.engine.holdMask
         outCount?.pointee = box.engine.holdCount
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_hold_get(_ ctx: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<ng_hold_view>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let out else { return box.fail(NG_E_NULL, "out is NULL") }
+        guard out.pointee.size >= 8 else { return box.fail(NG_E_SIZE, "ng_hold_view.size is not set (NG_HOLD_VIEW_INIT)") }
+        guard let v = box.engine.holdView(at: index) else {
+            return box.fail(NG_E_NOT_FOUND, "index \(index) is outside the live holds (\(box.engine.holdCount))")
+        }
+        writeSized(v, to: out)
         return NG_OK
     }
 }

@@ -11,12 +11,6 @@ struct Track {
     var toID: UInt64
 }
 
-struct Interactive {
-    var requestID: UInt64
-    var before: [Screen]
-    var progress: Double
-}
-
 struct Hold {
     var token: UInt64
     var label: CStr?
@@ -61,7 +55,7 @@ public final class Engine {
     var stack: [Screen] = []
     var screenTrack: Track?
     var barTrack: Track?
-    var interactive: Interactive?
+    var interactive: Swipe?
     var holds: [Hold] = []
     var holdMaskCache: UInt32 = 0
     var nextToken: UInt64 = 1
@@ -235,6 +229,8 @@ public final class Engine {
     /// Core rules that do not depend on guards.
     func coreRule(_ r: Request) -> (reason: Int32, message: String)? {
         if let m = r.invalidMessage { return (NG_REASON_INVALID, m) }
+        // A swipe released to cancel is judged by the stack it settles back to.
+        let stack = settledStack
         if stack.isEmpty { return (NG_REASON_INVALID, "the stack has no root yet") }
         switch r.kind {
         case NG_REQ_PUSH:
@@ -244,6 +240,7 @@ public final class Engine {
             if stack.count >= Limits.maxStack { return (NG_REASON_INVALID, "the stack is full (\(Limits.maxStack) screens)") }
         case NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK, NG_REQ_POP_TO_ROOT:
             if stack.count <= 1 { return (NG_REASON_AT_ROOT, "only the root is on the stack") }
+            if let id = r.drivingTouch, let m = drivingTouchProblem(id) { return (NG_REASON_INVALID, m) }
         case NG_REQ_POP_TO:
             guard let i = stack.lastIndex(where: { $0.id == r.targetID }) else {
                 return (NG_REASON_NOT_FOUND, "screen \(r.targetID) is not in the stack")
@@ -255,6 +252,22 @@ public final class Engine {
             return (NG_REASON_INVALID, "unknown request kind \(r.kind)")
         }
         return nil
+    }
+
+    /// The stack once the swipe in flight (if any) settles as decided.
+    var settledStack: [Screen] {
+        if let i = interactive, i.decision == .cancel { return i.before }
+        return stack
+    }
+
+    /// Why a touch cannot drive an interactive back, or nil.
+    func drivingTouchProblem(_ id: UInt64) -> String? {
+        guard let i = input.index(of: id) else { return "driving touch \(id) is not a live touch (submit its began first)" }
+        switch input.touches[i].state {
+        case NG_TOUCH_STATE_DELIVERED: return nil
+        case NG_TOUCH_STATE_WITHHELD: return "driving touch \(id) was withheld at began (its began was dropped)"
+        default: return "driving touch \(id) was cancelled"
+        }
     }
 
     /// Decide a request (fresh or re-evaluated after deferral) and apply it.
@@ -313,8 +326,9 @@ public final class Engine {
         let to = topID
         let t = now
         if r.kind == NG_REQ_INTERACTIVE_BACK {
-            interactive = Interactive(requestID: r.id, before: before, progress: 0)
-            let f = UInt32(NG_TRANSF_ANIMATED | NG_TRANSF_INTERACTIVE)
+            interactive = Swipe(requestID: r.id, before: before, touch: r.drivingTouch, at: t)
+            var f = UInt32(NG_TRANSF_ANIMATED | NG_TRANSF_INTERACTIVE)
+            if r.drivingTouch != nil { f |= UInt32(NG_TRANSF_TOUCH_DRIVEN) }
             start(r, flags: f, at: t, deadline: Limits.noDeadline, from: from, to: to)
         } else if r.animated {
             var deadline = Limits.noDeadline
@@ -357,10 +371,15 @@ public final class Engine {
     }
 
     /// Without a guard that refuses or defers, a request applied while a
-    /// transition is in flight first ends it (an interactive back commits).
+    /// transition is in flight first ends it: an interactive back ends in its
+    /// decided direction (an undecided one commits).
     func interruptInFlight() {
         if screenTrack == nil && barTrack == nil { return }
-        endTrack(NG_TRACK_ALL, extraFlags: UInt32(NG_TRANSF_INTERRUPTED))
+        if interactive?.decision == .cancel {
+            rollBack(extraFlags: UInt32(NG_TRANSF_INTERRUPTED))
+        } else {
+            endTrack(NG_TRACK_ALL, extraFlags: UInt32(NG_TRANSF_INTERRUPTED))
+        }
     }
 
     // MARK: Transitions
@@ -391,6 +410,9 @@ public final class Engine {
         guard track >= NG_TRACK_SCREEN && track <= NG_TRACK_ALL else { throw EngineError(NG_E_RANGE, "track \(track) is not NG_TRACK_SCREEN, NG_TRACK_BAR or NG_TRACK_ALL") }
         let busy = track == NG_TRACK_ALL ? (screenTrack ?? barTrack) : trackInfo(track)
         guard let t = busy else { throw EngineError(NG_E_NOT_FOUND, "no transition in flight on that track") }
+        if interactive?.decision == .cancel {
+            throw EngineError(NG_E_STATE, "the interactive back was released to cancel; complete it with ng_interactive_complete")
+        }
         if inVote {
             queue.append(.action(.finish(track: track, requestID: t.requestID)))
             return
@@ -407,6 +429,9 @@ public final class Engine {
 
     public func cancelInteractive() throws(EngineError) {
         guard let i = interactive else { throw EngineError(NG_E_NOT_FOUND, "no interactive back in flight") }
+        if i.decision == .finish {
+            throw EngineError(NG_E_STATE, "the interactive back was released to finish; complete it with ng_interactive_complete")
+        }
         if inVote {
             queue.append(.action(.cancelInteractive(requestID: i.requestID)))
             return
@@ -415,18 +440,56 @@ public final class Engine {
         drain()
     }
 
-    func rollBack() {
+    /// The host let go: record the decided direction (nothing fires yet).
+    public func releaseInteractive(finish: Bool) throws(EngineError) {
+        guard interactive != nil else { throw EngineError(NG_E_NOT_FOUND, "no interactive back in flight") }
+        try interactive!.release(finish: finish, at: now)
+    }
+
+    /// The settle animation ended: complete in the decided direction.
+    public func completeInteractive() throws(EngineError) {
+        guard let i = interactive else { throw EngineError(NG_E_NOT_FOUND, "no interactive back in flight (a late completion after the watchdog's is harmless)") }
+        switch i.decision {
+        case .none:
+            throw EngineError(NG_E_STATE, "the interactive back is not released; call ng_interactive_release first (or end it with ng_transition_finish / ng_interactive_cancel)")
+        case .finish:
+            try finishTransition(NG_TRACK_ALL)
+        case .cancel:
+            try cancelInteractive()
+        }
+    }
+
+    func rollBack(extraFlags: UInt32 = 0) {
         guard let i = interactive else { return }
         stack = i.before
         interactive = nil
         if let t = barTrack {
             barTrack = nil
-            note(NG_TRACK_BAR, NG_PHASE_CANCELLED, flags: t.flags, requestID: t.requestID, kind: t.kind, from: t.fromID, to: t.fromID)
+            note(NG_TRACK_BAR, NG_PHASE_CANCELLED, flags: t.flags | extraFlags, requestID: t.requestID, kind: t.kind, from: t.fromID, to: t.fromID)
         }
         if let t = screenTrack {
             screenTrack = nil
-            note(NG_TRACK_SCREEN, NG_PHASE_CANCELLED, flags: t.flags, requestID: t.requestID, kind: t.kind, from: t.fromID, to: t.fromID)
+            note(NG_TRACK_SCREEN, NG_PHASE_CANCELLED, flags: t.flags | extraFlags, requestID: t.requestID, kind: t.kind, from: t.fromID, to: t.fromID)
         }
+    }
+
+    /// A track in flight as hosts and guards see it (ng_track_info).
+    public func trackView(_ track: Int32) -> ng_track_info? {
+        guard let t = trackInfo(track) else { return nil }
+        var info = ng_track_info()
+        info.size = UInt32(MemoryLayout<ng_track_info>.size)
+        info.request_id = t.requestID
+        info.kind = t.kind
+        info.flags = t.flags
+        info.began_ns = t.beganNs
+        info.deadline_ns = interactive == nil ? t.deadlineNs : Limits.noDeadline
+        if let i = interactive {
+            info.progress = i.progress
+            info.driving_touch = i.namedTouch ?? 0
+            info.swipe_since_ns = i.sinceNs
+            info.swipe = i.state
+        }
+        return info
     }
 
     // MARK: Holds
@@ -481,6 +544,19 @@ public final class Engine {
         guard i >= 0 && i < holds.count else { return nil }
         let h = holds[i]
         return (h.token, h.label, h.mask, h.beganNs, h.deadlineNs)
+    }
+
+    /// A live hold as hosts and guards see it (ng_hold_view).
+    public func holdView(at i: Int) -> ng_hold_view? {
+        guard let x = holdInfo(at: i) else { return nil }
+        var v = ng_hold_view()
+        v.size = UInt32(MemoryLayout<ng_hold_view>.size)
+        v.token = x.token
+        v.label = x.label.map { UnsafePointer($0.pointer) }
+        v.mask = x.mask
+        v.began_ns = x.began
+        v.deadline_ns = x.deadline
+        return v
     }
 
     // MARK: Time

@@ -34,8 +34,9 @@ private func status(_ body: () throws(EngineError) -> Void) -> Int32 {
     do { try body(); return NG_OK } catch { return error.status }
 }
 
-/// Write into a plugin's size-prefixed struct only what its size covers.
-func writeGuardSized<T>(_ value: T, to dst: UnsafeMutablePointer<T>) {
+/// Write into a caller's size-prefixed struct (a host's or a plugin's) only
+/// what its `size` covers; `size` itself is left alone.
+public func writeSized<T>(_ value: T, to dst: UnsafeMutablePointer<T>) {
     let raw = UnsafeMutableRawPointer(dst)
     let declared = Int(raw.load(as: UInt32.self))
     let n = min(declared, MemoryLayout<T>.size)
@@ -71,43 +72,28 @@ extension Engine {
             info.id = sc.id
             info.route = UnsafePointer(sc.route.pointer)
             info.identity = UnsafePointer(sc.identity.pointer)
-            writeGuardSized(info, to: out)
+            writeSized(info, to: out)
             return NG_OK
         }
         h.pointee.track_get = { h, track, out in
             guard let e = slotOf(h)?.engine, track == NG_TRACK_SCREEN || track == NG_TRACK_BAR,
-                  let t = e.trackInfo(track) else { return false }
-            if let out {
-                var info = ng_track_info()
-                info.request_id = t.requestID
-                info.kind = t.kind
-                info.flags = t.flags
-                info.began_ns = t.beganNs
-                info.deadline_ns = e.interactive == nil ? t.deadlineNs : Limits.noDeadline
-                info.progress = e.interactiveProgress
-                writeGuardSized(info, to: out)
-            }
+                  let info = e.trackView(track) else { return false }
+            if let out { writeSized(info, to: out) }
             return true
         }
         h.pointee.hold_mask = { h in slotOf(h)?.engine.holdMaskCache ?? 0 }
         h.pointee.hold_count = { h in slotOf(h)?.engine.holds.count ?? 0 }
         h.pointee.hold_get = { h, index, out in
             guard let e = slotOf(h)?.engine, let out else { return NG_E_NULL }
-            guard let x = e.holdInfo(at: index) else { return NG_E_NOT_FOUND }
-            var v = ng_hold_view()
-            v.token = x.token
-            v.label = x.label.map { UnsafePointer($0.pointer) }
-            v.mask = x.mask
-            v.began_ns = x.began
-            v.deadline_ns = x.deadline
-            writeGuardSized(v, to: out)
+            guard let v = e.holdView(at: index) else { return NG_E_NOT_FOUND }
+            writeSized(v, to: out)
             return NG_OK
         }
         h.pointee.deferred_count = { h in slotOf(h)?.engine.deferred.count ?? 0 }
         h.pointee.deferred_get = { h, index, out in
             guard let s = slotOf(h), let out else { return NG_E_NULL }
             guard let r = s.engine.deferredRequest(at: index) else { return NG_E_NOT_FOUND }
-            writeGuardSized(s.engine.guardRequest(r, slot: s), to: out)
+            writeSized(s.engine.guardRequest(r, slot: s), to: out)
             return NG_OK
         }
 
@@ -115,7 +101,7 @@ extension Engine {
         h.pointee.touch_get = { h, index, out in
             guard let e = slotOf(h)?.engine, let out else { return NG_E_NULL }
             guard let t = e.touch(at: index) else { return NG_E_NOT_FOUND }
-            writeGuardSized(t, to: out)
+            writeSized(t, to: out)
             return NG_OK
         }
         h.pointee.view_touch_count = { h, view in slotOf(h)?.engine.deliveredTouches(on: view) ?? 0 }

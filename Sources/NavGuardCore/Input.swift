@@ -92,13 +92,16 @@ extension Engine {
             let t = input.touches[i]
             if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(NG_REASON_WITHHELD, t.view) }
             if t.state == NG_TOUCH_STATE_CANCELLED { return .drop(NG_REASON_CANCELLED, t.view) }
-            if blocked { return .drop(NG_REASON_IGNORING, t.view) }
+            // The finger driving a swipe back is followed through the
+            // transition's own hold.
+            if blocked && interactive?.isDriving(t.id) != true { return .drop(NG_REASON_IGNORING, t.view) }
             return vote(ev, target: t.view, flags: 0)
         default: // ended, cancelled
             guard let i = input.index(of: e.touch_id) else { return .drop(NG_REASON_INVALID, 0) }
             let t = input.touches.remove(at: i)
             if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(NG_REASON_WITHHELD, t.view) }
             if t.state == NG_TOUCH_STATE_CANCELLED { return .drop(NG_REASON_CANCELLED, t.view) }
+            if interactive?.isDriving(t.id) == true { interactive!.touchEnded(at: now) }
             // A delivered touch always gets its end, at the view it began on.
             _ = vote(ev, target: t.view, flags: UInt32(NG_GEVF_FINAL))
             return .deliver(t.view)
@@ -143,12 +146,18 @@ extension Engine {
 
     // MARK: Touch cancellation
 
-    /// Cancel one delivered live touch (or all when `id` is 0). Returns the
-    /// number cancelled. The host hears of each through on_touch_cancel.
+    /// Cancel one delivered live touch, or, when `id` is 0, all of them but
+    /// the one driving a swipe back (only its own end, an explicit cancel of
+    /// its id or destroy ends that one). Returns the number cancelled. The
+    /// host hears of each through on_touch_cancel.
     @discardableResult
     public func cancelTouches(_ id: UInt64) -> Int {
         var n = 0
         for i in input.touches.indices where input.touches[i].state == NG_TOUCH_STATE_DELIVERED && (id == 0 || input.touches[i].id == id) {
+            if interactive?.isDriving(input.touches[i].id) == true {
+                if id == 0 { continue }
+                interactive!.touchEnded(at: now)
+            }
             input.touches[i].state = NG_TOUCH_STATE_CANCELLED
             queue.append(.note(.touchCancelled(touchInfo(input.touches[i]))))
             n += 1
@@ -191,10 +200,13 @@ extension Engine {
         try views.set(spec)
     }
 
-    /// Remove a view and its subtree; touches bound to removed views are cancelled.
+    /// Remove a view and its subtree; touches bound to removed views are
+    /// cancelled, except the one driving a swipe back (the host swaps the
+    /// screens' views under the finger).
     public func removeView(_ id: UInt64) throws(ViewTreeError) {
         var gone: [Int] = []
-        for i in input.touches.indices where input.touches[i].state == NG_TOUCH_STATE_DELIVERED {
+        for i in input.touches.indices where input.touches[i].state == NG_TOUCH_STATE_DELIVERED
+            && interactive?.isDriving(input.touches[i].id) != true {
             let v = input.touches[i].view
             if v == id || views.isAncestor(id, of: v) { gone.append(i) }
         }

@@ -28,6 +28,8 @@ public struct Request: Sendable {
     public var targetID: UInt64 = 0
     public var screens: [Screen] = []
     public var durationNs: Int64 = 0
+    /// INTERACTIVE_BACK: the live touch that drives the swipe (NG_REQF_TOUCH_DRIVEN).
+    public var drivingTouch: UInt64?
     /// Re-evaluations after a guard's deferred_apply.
     public var attempt: UInt32 = 0
     /// Set when the request was malformed: it is refused (NG_REASON_INVALID)

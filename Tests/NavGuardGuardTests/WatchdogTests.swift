@@ -130,8 +130,8 @@ struct WatchdogTests {
         #expect(cancelled.count == 2 && cancelled.allSatisfy { $0.request_id == back.requestID })
         #expect(!rec.phases(NG_PHASE_DID).contains { $0.request_id == back.requestID })
         let text = try #require(rec.reports.first?.text)
-        #expect(text.contains("  transition: request \(back.requestID) (interactive-back) in flight for 2000 ms (limit 2000 ms): interactive back cancelled, stack rolled back"))
-        #expect(text.contains("  screen: request \(back.requestID) (interactive-back) age 2000 ms animated interactive progress 0.40"))
+        #expect(text.contains("  transition: request \(back.requestID) (interactive-back) in flight for 2000 ms, undecided 2000 ms (limit 2000 ms): interactive back cancelled, stack rolled back"))
+        #expect(text.contains("  screen: request \(back.requestID) (interactive-back) age 2000 ms animated interactive progress 0.40 swipe undriven unattended 2000 ms"))
         #expect(text.contains("stack (1 screen, root first):"))    // as found, before the rollback
         // The gesture's late end is harmless.
         #expect(engineStatus { () throws(EngineError) in try e.cancelInteractive() } == NG_E_NOT_FOUND)

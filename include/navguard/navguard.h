@@ -62,10 +62,10 @@ extern "C" {
 /* Versions. The SONAME is libnavguard.so.<NG_VERSION_MAJOR>.                */
 /* ------------------------------------------------------------------------ */
 #define NG_VERSION_MAJOR 0
-#define NG_VERSION_MINOR 1
+#define NG_VERSION_MINOR 2
 #define NG_VERSION_PATCH 0
 #define NG_VERSION_NUMBER (NG_VERSION_MAJOR * 1000000 + NG_VERSION_MINOR * 1000 + NG_VERSION_PATCH)
-#define NG_VERSION_STRING "0.1.0"
+#define NG_VERSION_STRING "0.2.0"
 
 /* [any-thread] The library's NG_VERSION_NUMBER; compare with the header's. */
 NG_API int32_t ng_version(void);
@@ -129,6 +129,8 @@ typedef int32_t ng_request_kind;
 #define NG_REQF_ANIMATED   0x1u  /* run a transition the host (or a timer) ends */
 #define NG_REQF_TIMED      0x2u  /* with ANIMATED: the core ends both tracks
                                     after `duration_ns` (0: context default) */
+#define NG_REQF_TOUCH_DRIVEN 0x4u /* INTERACTIVE_BACK only: `driving_touch` names
+                                    the touch that drives the gesture (0.2) */
 
 /* Immediate status / final outcome of a request. */
 typedef int32_t ng_outcome_kind;
@@ -186,6 +188,20 @@ typedef int32_t ng_phase;
 #define NG_TRANSF_INTERRUPTED  0x4u  /* ended early because a newer request was
                                         applied while it was in flight */
 #define NG_TRANSF_FORCED       0x8u  /* ended by a guard (watchdog recovery) */
+#define NG_TRANSF_TOUCH_DRIVEN 0x10u /* interactive back driven by a touch
+                                        (NG_REQF_TOUCH_DRIVEN) */
+
+/* The state of an interactive (swipe) back in flight (ng_track_info.swipe).
+ * A swipe begins DRIVEN (its request named a live touch) or UNDRIVEN. The
+ * host releases it once (ng_interactive_release: FINISHING or CANCELLING),
+ * animates the settle, then completes it (ng_interactive_complete). */
+typedef int32_t ng_swipe_state;
+#define NG_SWIPE_NONE        0  /* the track is not an interactive back */
+#define NG_SWIPE_DRIVEN      1  /* not released; its driving touch is live */
+#define NG_SWIPE_UNDRIVEN    2  /* not released; no live driving touch (none
+                                   was named, or it ended or was cancelled) */
+#define NG_SWIPE_FINISHING   3  /* released to finish: settling to the pop */
+#define NG_SWIPE_CANCELLING  4  /* released to cancel: settling back */
 
 /* Clock kinds. */
 typedef int32_t ng_clock_kind;
@@ -242,8 +258,19 @@ typedef struct ng_request {
     const ng_screen *screens; /* REPLACE_STACK: bottom first */
     size_t screen_count;      /* REPLACE_STACK: 1..NG_MAX_STACK */
     int64_t duration_ns;      /* TIMED: 0 = the context default */
+    /* Since 0.2 (read only when `size` covers it): */
+    uint64_t driving_touch;   /* with NG_REQF_TOUCH_DRIVEN: the touch id (of
+                                 ng_event) whose finger drives the swipe. It
+                                 must be live and delivered when the request is
+                                 evaluated (else REFUSED, NG_REASON_INVALID).
+                                 While the back is in flight that touch is
+                                 exempt from holds: its moves are delivered, and
+                                 only its own end or cancel, an explicit
+                                 cancel of that id by a guard (the watchdog's
+                                 lost-touch limit) or ng_context_destroy ends
+                                 it. Every other touch is blocked as usual. */
 } ng_request;
-#define NG_REQUEST_INIT(k) { sizeof(ng_request), (k), 0u, 0u, { 0u, NULL, NULL }, 0u, NULL, 0u, 0 }
+#define NG_REQUEST_INIT(k) { sizeof(ng_request), (k), 0u, 0u, { 0u, NULL, NULL }, 0u, NULL, 0u, 0, 0u }
 
 /* What ng_request_submit reports at once. */
 typedef struct ng_request_result {
@@ -355,6 +382,39 @@ struct ng_touch_info {
 #define NG_TOUCH_STATE_DELIVERED  0  /* began was delivered; still live */
 #define NG_TOUCH_STATE_WITHHELD   1  /* began was dropped; later phases dropped */
 #define NG_TOUCH_STATE_CANCELLED  2  /* cancelled by NavGuard; awaiting its end */
+#define NG_TOUCH_INFO_INIT { sizeof(ng_touch_info), 0, 0u, 0u, 0 }
+
+/* A transition track in flight (ng_track_get; plugin.h track_get). */
+typedef struct ng_track_info {
+    uint32_t size;
+    uint64_t request_id;
+    ng_request_kind kind;
+    uint32_t flags;            /* NG_TRANSF_* */
+    int64_t began_ns;
+    int64_t deadline_ns;       /* timed: when the core ends it; else NG_NO_DEADLINE */
+    double progress;           /* interactive back progress, 0..1 */
+    /* Since 0.2 (plugin ABI 1.1); written only when `size` covers them: */
+    uint64_t driving_touch;    /* with NG_TRANSF_TOUCH_DRIVEN: the touch named
+                                  by the request (live only while DRIVEN, or
+                                  released before it ended) */
+    int64_t swipe_since_ns;    /* when the swipe entered its state: its begin
+                                  (DRIVEN, UNDRIVEN with no touch named), the
+                                  driving touch's end (UNDRIVEN) or the release
+                                  (FINISHING, CANCELLING) */
+    ng_swipe_state swipe;      /* NG_SWIPE_* */
+} ng_track_info;
+#define NG_TRACK_INFO_INIT { sizeof(ng_track_info), 0u, 0, 0u, 0, 0, 0.0, 0u, 0, 0 }
+
+/* A live hold (ng_hold_get; plugin.h hold_get). */
+typedef struct ng_hold_view {
+    uint32_t size;
+    uint64_t token;
+    const char *label;         /* NULL if none; valid until the hold ends */
+    uint32_t mask;
+    int64_t began_ns;
+    int64_t deadline_ns;       /* NG_NO_DEADLINE when unlimited */
+} ng_hold_view;
+#define NG_HOLD_VIEW_INIT { sizeof(ng_hold_view), 0u, NULL, 0u, 0, 0 }
 
 /* An input event (64 bytes). */
 typedef struct ng_event {
@@ -471,27 +531,63 @@ NG_API ng_status ng_request_post(ng_context *ctx, const ng_request *request,
 /* ------------------------------------------------------------------------ */
 
 /* [owner, callback-safe] End a track of the transition in flight (DID fires).
- * NG_TRACK_ALL ends both. For an interactive back this commits the pop.
- * Returns NG_OK, NG_E_HANDLE, NG_E_RANGE (track), NG_E_NOT_FOUND (nothing in
- * flight on that track; a late completion is harmless), NG_E_THREAD. */
+ * NG_TRACK_ALL ends both. For an interactive back this commits the pop (both
+ * tracks at once). Returns NG_OK, NG_E_HANDLE, NG_E_RANGE (track),
+ * NG_E_NOT_FOUND (nothing in flight on that track; a late completion is
+ * harmless), NG_E_STATE (an interactive back released to cancel: the
+ * decision is kept), NG_E_THREAD. */
 NG_API ng_status ng_transition_finish(ng_context *ctx, ng_track track);
 
 /* [owner, callback-safe] Interactive back progress in [0, 1], kept for guards
- * and reports. Returns NG_OK, NG_E_HANDLE, NG_E_RANGE (NaN or outside 0..1),
- * NG_E_NOT_FOUND (no interactive back in flight), NG_E_THREAD. */
+ * and reports; also allowed while the released swipe settles. Returns NG_OK,
+ * NG_E_HANDLE, NG_E_RANGE (NaN or outside 0..1), NG_E_NOT_FOUND (no
+ * interactive back in flight), NG_E_THREAD. */
 NG_API ng_status ng_interactive_update(ng_context *ctx, double progress);
 
 /* [owner, callback-safe] Cancel the interactive back in flight: the stack is
  * restored exactly, both tracks end with NG_PHASE_CANCELLED (no DID), nothing
  * stays in flight. The request's outcome stays APPLIED (it was applied, then
- * rolled back). Returns NG_OK, NG_E_HANDLE, NG_E_NOT_FOUND, NG_E_THREAD. */
+ * rolled back). Returns NG_OK, NG_E_HANDLE, NG_E_NOT_FOUND, NG_E_STATE (it
+ * was released to finish: the decision is kept), NG_E_THREAD. */
 NG_API ng_status ng_interactive_cancel(ng_context *ctx);
+
+/* [owner, callback-safe] The finger let go of the interactive back in flight
+ * and the host decided its direction: `finish` true commits the pop, false
+ * rolls it back. The swipe becomes NG_SWIPE_FINISHING or NG_SWIPE_CANCELLING;
+ * nothing fires yet. The host animates the settle, then calls
+ * ng_interactive_complete. The decision is kept: a later ng_transition_finish
+ * of a cancelling swipe, or ng_interactive_cancel of a finishing one, gets
+ * NG_E_STATE; a request applied meanwhile (no guard refusing) first completes
+ * the swipe in its decided direction. The watchdog's transition limit counts
+ * from the release and completes it in that direction.
+ * A driving touch that ends before any release (the host forgot to call this)
+ * leaves the swipe in flight, UNDRIVEN and undecided: the host may still
+ * release, finish or cancel it; the watchdog's limit counts from the touch's
+ * end and then cancels it (rolls back), as for any swipe nobody decided.
+ * Returns NG_OK, NG_E_HANDLE, NG_E_NOT_FOUND (no interactive back in flight),
+ * NG_E_STATE (already released), NG_E_THREAD. */
+NG_API ng_status ng_interactive_release(ng_context *ctx, bool finish);
+
+/* [owner, callback-safe] Complete a released interactive back in its decided
+ * direction: FINISHING ends both tracks with DID (as ng_transition_finish),
+ * CANCELLING rolls back with CANCELLED (as ng_interactive_cancel). A late
+ * completion after the watchdog completed it gets NG_E_NOT_FOUND and fires
+ * nothing. Returns NG_OK, NG_E_HANDLE, NG_E_NOT_FOUND (no interactive back in
+ * flight), NG_E_STATE (not released yet), NG_E_THREAD. */
+NG_API ng_status ng_interactive_complete(ng_context *ctx);
 
 /* [owner, callback-safe] Whether a track is in flight; `out_request_id` (may
  * be NULL) gets its request id or 0. Returns NG_OK, NG_E_HANDLE, NG_E_NULL,
  * NG_E_RANGE. */
 NG_API ng_status ng_transition_in_flight(ng_context *ctx, ng_track track, bool *out_busy,
                                          uint64_t *out_request_id);
+
+/* [owner, callback-safe] The transition in flight on a track: its request,
+ * flags, times, interactive progress and swipe state (out->size must be set:
+ * NG_TRACK_INFO_INIT; only the fields inside it are written). Returns NG_OK,
+ * NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_RANGE (track), NG_E_NOT_FOUND
+ * (nothing in flight on that track), NG_E_THREAD. */
+NG_API ng_status ng_track_get(ng_context *ctx, ng_track track, ng_track_info *out);
 
 /* ------------------------------------------------------------------------ */
 /* Holds: named, counted, optionally time-limited blocks                     */
@@ -517,6 +613,13 @@ NG_API ng_status ng_hold_end(ng_context *ctx, uint64_t token);
  * blocked) and their count. Either out pointer may be NULL. Returns NG_OK,
  * NG_E_HANDLE, NG_E_THREAD. */
 NG_API ng_status ng_hold_state(ng_context *ctx, uint32_t *out_mask, size_t *out_count);
+
+/* [owner, callback-safe] The live hold at `index` (0 .. count-1 of
+ * ng_hold_state, oldest first), e.g. to show who blocks input
+ * (out->size must be set: NG_HOLD_VIEW_INIT). out->label stays valid until
+ * that hold ends. Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_SIZE,
+ * NG_E_NOT_FOUND (index), NG_E_THREAD. */
+NG_API ng_status ng_hold_get(ng_context *ctx, size_t index, ng_hold_view *out);
 
 /* ------------------------------------------------------------------------ */
 /* Time                                                                      */

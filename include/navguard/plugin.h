@@ -38,8 +38,11 @@
 extern "C" {
 #endif
 
+/* History: 1.0 (NavGuard 0.1). 1.1 (NavGuard 0.2): ng_track_info grew
+ * driving_touch, swipe_since_ns and swipe; touch_cancel(0) spares a touch
+ * that drives an interactive back. */
 #define NG_PLUGIN_ABI_MAJOR 1
-#define NG_PLUGIN_ABI_MINOR 0
+#define NG_PLUGIN_ABI_MINOR 1
 #define NG_PLUGIN_ENTRY_SYMBOL "ng_plugin_entry"
 
 /* Guard votes (hook return values). */
@@ -93,26 +96,8 @@ typedef struct ng_guard_event {
      * asks (host->now), so a chain pays only for what it uses. */
 } ng_guard_event;
 
-/* A transition track in flight. */
-typedef struct ng_track_info {
-    uint32_t size;
-    uint64_t request_id;
-    ng_request_kind kind;
-    uint32_t flags;            /* NG_TRANSF_* */
-    int64_t began_ns;
-    int64_t deadline_ns;       /* timed: when the core ends it; else NG_NO_DEADLINE */
-    double progress;           /* interactive back progress, 0..1 */
-} ng_track_info;
-
-/* A live hold. */
-typedef struct ng_hold_view {
-    uint32_t size;
-    uint64_t token;
-    const char *label;         /* valid until the hold ends */
-    uint32_t mask;
-    int64_t began_ns;
-    int64_t deadline_ns;       /* NG_NO_DEADLINE when unlimited */
-} ng_hold_view;
+/* ng_track_info and ng_hold_view (track_get, hold_get) are defined in
+ * navguard.h, which hosts use too. */
 
 /* A hold began (ended = false) or ended (ended = true, reason set). */
 typedef struct ng_hold_notice {
@@ -176,9 +161,11 @@ struct ng_guard_host {
      * message (copied). NG_E_NOT_FOUND as above. */
     ng_status (*deferred_drop)(const ng_guard_host *h, uint64_t request_id, ng_reason reason,
                                const char *message);
-    /* Cancel a delivered live touch (0: every delivered live touch): the host
-     * gets on_touch_cancel once per touch. NG_E_NOT_FOUND when the touch is
-     * not delivered and live. */
+    /* Cancel a delivered live touch: the host gets on_touch_cancel once per
+     * touch. 0 means every delivered live touch except one driving an
+     * interactive back (nothing but its own end, an explicit cancel of its
+     * id, or destroy ends that one). NG_E_NOT_FOUND when the touch is not
+     * delivered and live. */
     ng_status (*touch_cancel)(const ng_guard_host *h, uint64_t touch_id);
     /* Hand a report (text copied, up to 64 KiB; NG_E_TOO_LONG beyond) to the
      * host's report callback. */

@@ -1,9 +1,14 @@
 /* org.navguard.watchdog — seed 000's self-healing timer and stuck-UI report.
  * It refuses nothing. When something outlives its limit it ends it:
  *  - a transition track in flight longer than transition_limit_ms is finished
- *    (transition_finish, NG_TRACK_ALL, marked FORCED); an interactive back is
- *    cancelled instead (interactive_cancel: the stack rolls back, the safer
- *    end of a gesture nobody finished);
+ *    (transition_finish, NG_TRACK_ALL, marked FORCED);
+ *  - an interactive back is never timed out while the finger driving it is
+ *    down (NG_SWIPE_DRIVEN). Otherwise its limit counts from when nothing
+ *    drives it any more (its release, or its driving touch's end; its begin
+ *    when no touch was named) and it is completed in the decided direction:
+ *    released to finish commits (transition_finish), released to cancel or
+ *    never released rolls back (interactive_cancel: the safer end of a gesture
+ *    nobody decided);
  *  - a live hold older than hold_limit_ms is ended (the host sees it
  *    RELEASED);
  *  - a delivered live touch older than touch_limit_ms is cancelled (the host
@@ -101,6 +106,24 @@ static const char *touch_state_name(int32_t s) {
 static int64_t ms(int64_t ns) { return ns / NGG_MS; }
 
 static int64_t add_sat(int64_t a, int64_t b) { return a > NG_NO_DEADLINE - b ? NG_NO_DEADLINE : a + b; }
+
+static const char *swipe_name(ng_swipe_state s) {
+    static const char *const n[] = { "none", "driven", "undriven", "finishing", "cancelling" };
+    return s >= 0 && s < (int32_t)(sizeof n / sizeof n[0]) ? n[s] : "unknown";
+}
+
+/* When a track's time limit starts: a swipe back's from when nothing drives
+ * it any more; NG_NO_DEADLINE while its finger is down. */
+static int64_t limit_start(const ng_track_info *ti) {
+    if (!(ti->flags & NG_TRANSF_INTERACTIVE) || ti->swipe == NG_SWIPE_NONE) return ti->began_ns;
+    return ti->swipe == NG_SWIPE_DRIVEN ? NG_NO_DEADLINE : ti->swipe_since_ns;
+}
+
+static bool get_track(const ng_guard_host *h, ng_track t, ng_track_info *ti) {
+    memset(ti, 0, sizeof *ti);
+    ti->size = sizeof *ti;
+    return h->track_get(h, t, ti);
+}
 
 /* ---- create / destroy ---- */
 
@@ -241,16 +264,19 @@ static void out_state(watchdog *g, int64_t now) {
     bool any = false;
     for (ng_track t = NG_TRACK_SCREEN; t <= NG_TRACK_BAR; t++) {
         ng_track_info ti;
-        memset(&ti, 0, sizeof ti);
-        ti.size = sizeof ti;
-        if (!h->track_get(h, t, &ti)) continue;
+        if (!get_track(h, t, &ti)) continue;
         if (!any) out(g, "transitions in flight:\n");
         any = true;
         out(g, "  %s: request %" PRIu64 " (%s) age %" PRId64 " ms%s%s", t == NG_TRACK_SCREEN ? "screen" : "bar",
             ti.request_id, kind_name(ti.kind), ms(now - ti.began_ns),
             (ti.flags & NG_TRANSF_ANIMATED) ? " animated" : "",
             (ti.flags & NG_TRANSF_INTERACTIVE) ? " interactive" : "");
-        if (ti.flags & NG_TRANSF_INTERACTIVE) out(g, " progress %.2f", ti.progress);
+        if (ti.flags & NG_TRANSF_INTERACTIVE) {
+            out(g, " progress %.2f swipe %s", ti.progress, swipe_name(ti.swipe));
+            if (ti.flags & NG_TRANSF_TOUCH_DRIVEN) out(g, " (touch %" PRIu64 ")", ti.driving_touch);
+            if (ti.swipe != NG_SWIPE_DRIVEN && ti.swipe != NG_SWIPE_NONE)
+                out(g, " unattended %" PRId64 " ms", ms(now - ti.swipe_since_ns));
+        }
         if (ti.deadline_ns != NG_NO_DEADLINE) out(g, " timed (ends at %" PRId64 " ms)", ms(ti.deadline_ns));
         out(g, "\n");
     }
@@ -321,10 +347,9 @@ static int64_t next_deadline(void *inst) {
     if (g->limit_ns[LIM_TRANSITION] > 0) {
         for (ng_track t = NG_TRACK_SCREEN; t <= NG_TRACK_BAR; t++) {
             ng_track_info ti;
-            memset(&ti, 0, sizeof ti);
-            ti.size = sizeof ti;
-            if (h->track_get(h, t, &ti)) {
-                int64_t at = add_sat(ti.began_ns, g->limit_ns[LIM_TRANSITION]);
+            if (get_track(h, t, &ti)) {
+                int64_t start = limit_start(&ti);
+                int64_t at = start == NG_NO_DEADLINE ? NG_NO_DEADLINE : add_sat(start, g->limit_ns[LIM_TRANSITION]);
                 if (at < d) d = at;
             }
         }
@@ -361,17 +386,20 @@ static void on_tick(void *inst, int64_t now) {
 
     /* What is overdue, found before anything changes. */
     ng_track_info track;
+    int64_t track_start = 0;
     bool end_track = false, interactive = false;
     if (g->limit_ns[LIM_TRANSITION] > 0) {
         for (ng_track t = NG_TRACK_SCREEN; t <= NG_TRACK_BAR && !end_track; t++) {
-            memset(&track, 0, sizeof track);
-            track.size = sizeof track;
-            if (h->track_get(h, t, &track) && now - track.began_ns >= g->limit_ns[LIM_TRANSITION]) {
+            if (!get_track(h, t, &track)) continue;
+            track_start = limit_start(&track);
+            if (track_start != NG_NO_DEADLINE && now - track_start >= g->limit_ns[LIM_TRANSITION]) {
                 end_track = true;
                 interactive = (track.flags & NG_TRANSF_INTERACTIVE) != 0;
             }
         }
     }
+    /* A swipe released to finish is committed; any other is rolled back. */
+    bool commit = !interactive || track.swipe == NG_SWIPE_FINISHING;
     uint64_t hold_tokens[ROUND_HOLDS];
     size_t nholds = 0;
     if (g->limit_ns[LIM_HOLD] > 0) {
@@ -406,10 +434,17 @@ static void on_tick(void *inst, int64_t now) {
     out(g, "NavGuard watchdog: recovered %zu stuck item%s at t=%" PRId64 " ms (round %" PRIu64 ")\n", items,
         items == 1 ? "" : "s", ms(now), g->rounds);
     out(g, "recovered:\n");
-    if (end_track)
-        out(g, "  transition: request %" PRIu64 " (%s) in flight for %" PRId64 " ms (limit %" PRId64 " ms): %s\n",
-            track.request_id, kind_name(track.kind), ms(now - track.began_ns), ms(g->limit_ns[LIM_TRANSITION]),
-            interactive ? "interactive back cancelled, stack rolled back" : "finished (forced)");
+    if (end_track && !interactive)
+        out(g, "  transition: request %" PRIu64 " (%s) in flight for %" PRId64 " ms (limit %" PRId64 " ms): finished (forced)\n",
+            track.request_id, kind_name(track.kind), ms(now - track.began_ns), ms(g->limit_ns[LIM_TRANSITION]));
+    else if (end_track)
+        out(g, "  transition: request %" PRIu64 " (%s) in flight for %" PRId64 " ms, %s %" PRId64 " ms (limit %" PRId64
+            " ms): %s\n", track.request_id, kind_name(track.kind), ms(now - track.began_ns),
+            track.swipe == NG_SWIPE_FINISHING ? "released to finish" :
+            track.swipe == NG_SWIPE_CANCELLING ? "released to cancel" :
+            (track.flags & NG_TRANSF_TOUCH_DRIVEN) ? "undecided since its touch ended" : "undecided",
+            ms(now - track_start), ms(g->limit_ns[LIM_TRANSITION]),
+            commit ? "interactive back completed, pop committed" : "interactive back cancelled, stack rolled back");
     for (size_t k = 0; k < nholds; k++) {
         size_t n = h->hold_count(h);
         for (size_t i = 0; i < n; i++) {
@@ -436,7 +471,7 @@ static void on_tick(void *inst, int64_t now) {
     /* Recover. */
     ng_status st;
     if (end_track) {
-        st = interactive ? h->interactive_cancel(h) : h->transition_finish(h, NG_TRACK_ALL);
+        st = commit ? h->transition_finish(h, NG_TRACK_ALL) : h->interactive_cancel(h);
         if (st != NG_OK) out(g, "note: ending request %" PRIu64 " failed (status %" PRId32 ")\n", track.request_id, st);
     }
     for (size_t k = 0; k < nholds; k++)
@@ -469,7 +504,7 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.watchdog", "watchdog", "0.1.0",
+    "org.navguard.watchdog", "watchdog", "0.2.0",
     "Ends transitions, holds and touches that outlive their limits, and reports the state and recent history.",
     create, destroy, NULL, on_event, on_outcome, NULL, NULL, on_tick, next_deadline, get_extension,
 };

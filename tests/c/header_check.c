@@ -38,8 +38,11 @@ static uint32_t use_init_macros(void) {
     ng_event event = NG_EVENT_INIT(NG_EVENT_TOUCH);
     ng_event_result event_result = NG_EVENT_RESULT_INIT;
     ng_view view = NG_VIEW_INIT;
+    ng_touch_info touch = NG_TOUCH_INFO_INIT;
+    ng_track_info track = NG_TRACK_INFO_INIT;
+    ng_hold_view hold = NG_HOLD_VIEW_INIT;
     return request.size + result.size + options.size + options.delegate.size +
-           event.size + event_result.size + view.size;
+           event.size + event_result.size + view.size + touch.size + track.size + hold.size;
 }
 
 /* The function types are what a C user expects (checked without referencing

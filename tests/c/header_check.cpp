@@ -53,9 +53,12 @@ static uint32_t use_init_macros() {
     ng_event event = NG_EVENT_INIT(NG_EVENT_TOUCH);
     ng_event_result event_result = NG_EVENT_RESULT_INIT;
     ng_view view = NG_VIEW_INIT;
+    ng_touch_info touch = NG_TOUCH_INFO_INIT;
+    ng_track_info track = NG_TRACK_INFO_INIT;
+    ng_hold_view hold = NG_HOLD_VIEW_INIT;
     const ng_request braced[] = { NG_REQUEST_INIT(NG_REQ_POP), NG_REQUEST_INIT(NG_REQ_BACK) };
     return request.size + result.size + options.size + options.delegate.size +
-           event.size + event_result.size + view.size + braced[1].size;
+           event.size + event_result.size + view.size + braced[1].size + touch.size + track.size + hold.size;
 }
 
 // A plugin entry written in C++ has the type plugin.h names.

@@ -1,0 +1,136 @@
+/*
+ * navguard_sdl2.h — NavGuard's SDL2 adapter.
+ *
+ * Compile navguard_sdl2.c into your program (the way Dear ImGui ships its
+ * backends): it sits on the host side of navguard.h, knows nothing of the
+ * library's internals and needs only SDL2 (2.0.22 or later) and libnavguard.
+ * Installed as <prefix>/share/navguard/adapters/sdl2/navguard_sdl2.{h,c};
+ * with CMake, find_package(NavGuard COMPONENTS sdl2) gives the target
+ * NavGuard::sdl2, which compiles it into whatever links it.
+ *
+ * What it does:
+ *  - converts SDL events to ng_event and submits them, returning the verdict
+ *    (ng_sdl2_submit): the left mouse button and motion while it is down are
+ *    one touch with a fixed id (NG_SDL2_MOUSE_TOUCH_ID); mouse events SDL
+ *    synthesized from touches (which == SDL_TOUCH_MOUSEID) are ignored, the
+ *    fingers themselves arrive as SDL_FINGER* and are scaled from SDL's
+ *    normalized 0..1 to window coordinates; motion with no button is HOVER;
+ *    keys are NG_EVENT_KEY, game-controller buttons NG_EVENT_REMOTE, the
+ *    wheel NG_EVENT_SCROLL; timestamps are SDL's, in the context's clock;
+ *  - sleeps until the next SDL event, NavGuard's next deadline or the host's
+ *    next frame, and ticks NavGuard when due (ng_sdl2_wait_event): an idle
+ *    kiosk uses no CPU;
+ *  - posts a request from any thread and wakes the loop (ng_sdl2_post);
+ *  - routes NavGuard's on_touch_cancel to the widget bound to the view
+ *    (ng_sdl2_bind_view, ng_sdl2_route_touch_cancel).
+ *
+ * Thread rule: every function is [owner] (the thread that runs the context and
+ * the SDL event loop), except ng_sdl2_post, which is [any-thread] once
+ * ng_sdl2_init has returned.
+ */
+#ifndef NAVGUARD_SDL2_H
+#define NAVGUARD_SDL2_H
+
+#include <navguard/navguard.h>
+#include <SDL.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The touch id of the mouse (left button). Finger touch ids never equal it. */
+#define NG_SDL2_MOUSE_TOUCH_ID  UINT64_C(0xFFFFFFFFFFFFFFFF)
+
+/* ng_event.phase for NG_EVENT_KEY and NG_EVENT_REMOTE. */
+#define NG_SDL2_PRESS_DOWN    0
+#define NG_SDL2_PRESS_UP      1
+#define NG_SDL2_PRESS_REPEAT  2   /* a key held down: SDL's repeat */
+
+/* Views that can be bound to a widget (ng_sdl2_bind_view). */
+#define NG_SDL2_MAX_BINDINGS  256
+
+/* A widget's cancel handler: the touch it was tracking will get no end. */
+typedef void (*ng_sdl2_cancel_fn)(void *widget, const ng_touch_info *touch);
+
+/* The adapter's state. Allocate it yourself (static, stack or heap) and set
+ * it up with ng_sdl2_init; treat the fields after `hover` as private. */
+typedef struct ng_sdl2 {
+    ng_context *ctx;
+    SDL_Window *window;        /* fingers are scaled to this window when their
+                                  event names none (NULL: the event's window) */
+    bool hover;                /* submit mouse motion with no button as
+                                  NG_EVENT_HOVER (default true) */
+    /* private */
+    bool mouse_down;
+    Uint32 wake_event;         /* SDL user event type of ng_sdl2_post */
+    int64_t ns_offset;         /* context clock minus SDL's ticks, ns */
+    size_t binding_count;
+    struct {
+        uint64_t view_id;
+        ng_sdl2_cancel_fn cancel;
+        void *widget;
+    } bindings[NG_SDL2_MAX_BINDINGS];
+} ng_sdl2;
+
+/* What ng_sdl2_submit did with one SDL event. */
+typedef struct ng_sdl2_input {
+    bool mapped;               /* false: not NavGuard input (window events,
+                                  quit, touch-synthesized mouse, right button,
+                                  the adapter's wake-up...): nothing was
+                                  submitted, handle it as usual */
+    ng_event event;            /* the converted event (window coordinates,
+                                  nanoseconds) when mapped */
+    ng_event_result result;    /* the verdict when mapped */
+} ng_sdl2_input;
+
+/* [owner] Set up `a` for `ctx` (and optionally `window`). Call after
+ * SDL_Init(SDL_INIT_VIDEO or SDL_INIT_EVENTS); registers one SDL user event.
+ * Returns NG_OK, NG_E_NULL (a or ctx), NG_E_STATE (SDL has no user event
+ * left; SDL_GetError says more), or a status of ng_now (e.g. NG_E_HANDLE). */
+ng_status ng_sdl2_init(ng_sdl2 *a, ng_context *ctx, SDL_Window *window);
+
+/* [owner] Convert one SDL event without submitting it. Returns true and fills
+ * *out when it is NavGuard input (see ng_sdl2_input.mapped); updates the
+ * adapter's mouse state. */
+bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out);
+
+/* [owner] Convert and submit one SDL event (ng_event_submit). *out is always
+ * written. Returns NG_OK (see out->mapped and out->result), NG_E_NULL, or a
+ * failing status of ng_event_submit (ng_errmsg says why). When the window
+ * loses focus while the mouse button is down, the mouse touch is submitted
+ * as cancelled, so NavGuard never keeps a touch whose end SDL will not send. */
+ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out);
+
+/* [owner] Wait for the next SDL event: sleeps until an event arrives,
+ * NavGuard's next deadline (ng_next_deadline) or `timeout_ms` (the host's
+ * own next frame; -1 for none), whichever comes first. Runs ng_tick whenever
+ * NavGuard's deadline has passed, also just before returning an event, and
+ * consumes the adapter's wake-up events. Returns 1 with *e filled, 0 when the
+ * wait ended without an event (time for a frame, or NavGuard ticked). */
+int ng_sdl2_wait_event(ng_sdl2 *a, SDL_Event *e, int timeout_ms);
+
+/* [any-thread] ng_request_post, then wake the owner's ng_sdl2_wait_event so
+ * the request is applied at once (not at its next timeout). Returns the
+ * statuses of ng_request_post; a failed wake-up (SDL's queue full) still
+ * returns NG_OK: the request is applied at the next wait. */
+ng_status ng_sdl2_post(ng_sdl2 *a, const ng_request *request, uint64_t *out_id);
+
+/* [owner] Bind a view to a widget: when NavGuard cancels a touch bound to
+ * the view, `cancel(widget, touch)` is called (through
+ * ng_sdl2_route_touch_cancel). Binding a bound view replaces its widget;
+ * `cancel` NULL unbinds it. Returns NG_OK, NG_E_RANGE (view 0),
+ * NG_E_NO_MEMORY (NG_SDL2_MAX_BINDINGS views bound). */
+ng_status ng_sdl2_bind_view(ng_sdl2 *a, uint64_t view_id, ng_sdl2_cancel_fn cancel, void *widget);
+
+/* [owner] Route a cancelled touch to its view's widget; call it from your
+ * delegate's on_touch_cancel. Returns true when a bound widget took it. */
+bool ng_sdl2_route_touch_cancel(ng_sdl2 *a, const ng_touch_info *touch);
+
+/* [owner] A ready-made ng_delegate.on_touch_cancel for hosts whose delegate
+ * `user` is the adapter. */
+void ng_sdl2_on_touch_cancel(void *adapter, ng_context *ctx, const ng_touch_info *touch);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NAVGUARD_SDL2_H */
