@@ -126,9 +126,10 @@ static const char *stname(ng_status st) {
 #define A_RESTORE   (A_BASE | S(NG_E_NULL) | S(NG_E_PARSE) | S(NG_E_RANGE) | S(NG_E_STATE) | S(NG_E_CALLBACK))
 #define A_SUBMIT    (A_BASE | S(NG_E_NULL) | S(NG_E_SIZE) | S(NG_E_STATE))
 #define A_POST      (S(NG_OK) | S(NG_E_HANDLE) | S(NG_E_NULL) | S(NG_E_SIZE) | S(NG_E_RANGE) | S(NG_E_UTF8) | S(NG_E_TOO_LONG) | S(NG_E_NO_MEMORY))
-#define A_FINISH    (A_BASE | S(NG_E_RANGE) | S(NG_E_NOT_FOUND))
-#define A_ICANCEL   (A_BASE | S(NG_E_NOT_FOUND))
+#define A_FINISH    (A_BASE | S(NG_E_RANGE) | S(NG_E_NOT_FOUND) | S(NG_E_STATE))
+#define A_ICANCEL   (A_BASE | S(NG_E_NOT_FOUND) | S(NG_E_STATE))
 #define A_INFLIGHT  (A_BASE | S(NG_E_NULL) | S(NG_E_RANGE))
+#define A_TRACK_GET (A_BASE | S(NG_E_NULL) | S(NG_E_SIZE) | S(NG_E_RANGE) | S(NG_E_NOT_FOUND))
 #define A_HOLD_BEGIN (A_BASE | S(NG_E_NULL) | S(NG_E_RANGE) | S(NG_E_UTF8) | S(NG_E_TOO_LONG) | S(NG_E_NO_MEMORY))
 #define A_HOLD_END  (A_BASE | S(NG_E_NOT_FOUND))
 #define A_TICK      (A_BASE | S(NG_E_CALLBACK))
@@ -463,6 +464,8 @@ typedef struct fzc {
     uint64_t last_host_token;
     uint64_t inflight[2];
     uint32_t inflight_flags[2];
+    uint64_t released_id;         /* the interactive back this host released */
+    bool released_finish;         /* ... and in which direction */
     view_rec views[MAX_VIEW_MODEL];
     size_t nviews;
     bool views_unreliable;
@@ -1352,6 +1355,12 @@ static void build_request(rd *r, req_buf *b) {
     q->screen.identity = r8(r) % 3 ? NULL : r_str(r, &b->a);
     q->target_id = r_screen_id(r);
     q->duration_ns = r8(r) % 2 ? 0 : r_time(r);
+    /* A swipe driven by one of the usual touch ids (0..5): bit 2 of the flag
+     * byte, so no byte is read that older inputs did not read. */
+    if (q->kind == NG_REQ_INTERACTIVE_BACK && f < 250 && (f & 4)) {
+        q->flags |= NG_REQF_TOUCH_DRIVEN;
+        q->driving_touch = q->target_id % 6;
+    }
     uint8_t s = r8(r);
     switch (s % 16) {
     case 0: q->screens = NULL; q->screen_count = 2; break;
@@ -1497,6 +1506,15 @@ static bool model_interactive(const fzc *c) {
     return false;
 }
 
+/* 0: the interactive back in flight is not released by this host; 1: released
+ * to finish; 2: released to cancel. */
+static int model_released(const fzc *c) {
+    if (!c->released_id || !model_interactive(c)) return 0;
+    for (int t = 0; t < 2; t++)
+        if (c->inflight[t] == c->released_id) return c->released_finish ? 1 : 2;
+    return 0;
+}
+
 static ng_track r_track(rd *r) {
     uint8_t b = r8(r);
     if (b < 240) return (ng_track)(b % 3);
@@ -1512,13 +1530,14 @@ static void op_finish(fzc *self, rd *r) {
     bool busy = exact && (track == NG_TRACK_ALL ? (c->inflight[0] || c->inflight[1])
                                                 : (track >= 0 && track < 2 && c->inflight[track]));
     uint64_t was[2] = { c ? c->inflight[0] : 0, c ? c->inflight[1] : 0 };
+    bool to_cancel = exact && model_released(c) == 2;
     ng_status st = CALL(A_FINISH, ng_transition_finish(t.h, track));
     TR("ng_transition_finish(ctx#%d%s, track %" PRId32 ") -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", track, stname(st));
     EXPECT_HANDLE(t, st, "ng_transition_finish");
     if (t.bad) return;
     if (track < 0 || track > NG_TRACK_ALL) { CHECK(st == NG_E_RANGE, "finish(track %" PRId32 ") returned %s", track, stname(st)); return; }
     if (exact) {
-        CHECK(st == (busy ? NG_OK : NG_E_NOT_FOUND), "ng_transition_finish(track %" PRId32 ") returned %s; the host "
+        CHECK(st == (!busy ? NG_E_NOT_FOUND : to_cancel ? NG_E_STATE : NG_OK), "ng_transition_finish(track %" PRId32 ") returned %s; the host "
               "was told track 0: %" PRIu64 ", track 1: %" PRIu64, track, stname(st), c->inflight[0], c->inflight[1]);
         /* (a deferred request may start a new transition at once: compare ids) */
         if (st == NG_OK) {
@@ -1532,13 +1551,38 @@ static void op_finish(fzc *self, rd *r) {
 
 static void op_interactive(fzc *self, rd *r) {
     target t = pick(self, r);
-    bool cancel = r8(r) % 3 == 0;
+    uint8_t which = r8(r);
+    bool cancel = which % 3 == 0;
     double p = r_progress(r);
     fzc *c = t.c;
     bool exact = !t.bad && c->cb_depth == 0;
     bool inter = exact && model_interactive(c);
+    int released = exact ? model_released(c) : 0;
     uint64_t was[2] = { c ? c->inflight[0] : 0, c ? c->inflight[1] : 0 };
     ng_status st;
+    if (!cancel && which >= 200) {
+        /* release (finish or cancel), or complete */
+        bool complete = which >= 236, finish = which & 1;
+        uint64_t id = c && model_interactive(c) ? (c->inflight[0] ? c->inflight[0] : c->inflight[1]) : 0;
+        if (complete) st = CALL(A_ICANCEL, ng_interactive_complete(t.h));
+        else st = CALL(A_ICANCEL, ng_interactive_release(t.h, finish));
+        TR("ng_interactive_%s(ctx#%d%s%s) -> %s", complete ? "complete" : "release", c ? c->serial : -1,
+           t.bad ? " BAD" : "", complete ? "" : finish ? ", finish" : ", cancel", stname(st));
+        EXPECT_HANDLE(t, st, "ng_interactive_release/complete");
+        if (!complete && st == NG_OK && c) { c->released_id = id; c->released_finish = finish; }
+        if (!exact) return;
+        if (complete) {
+            CHECK(st == (!inter ? NG_E_NOT_FOUND : released ? NG_OK : NG_E_STATE), "ng_interactive_complete returned %s; "
+                  "interactive %d, released %d", stname(st), inter, released);
+            if (st == NG_OK)
+                for (int k = 0; k < 2; k++)
+                    CHECK(!was[k] || c->inflight[k] != was[k], "interactive complete left request %" PRIu64 " in flight", was[k]);
+        } else {
+            CHECK(st == (!inter ? NG_E_NOT_FOUND : released ? NG_E_STATE : NG_OK), "ng_interactive_release returned %s; "
+                  "interactive %d, released %d", stname(st), inter, released);
+        }
+        return;
+    }
     if (cancel) {
         st = CALL(A_ICANCEL, ng_interactive_cancel(t.h));
         TR("ng_interactive_cancel(ctx#%d%s) -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", stname(st));
@@ -1552,8 +1596,9 @@ static void op_interactive(fzc *self, rd *r) {
         CHECK(st == NG_E_RANGE, "ng_interactive_update(%g) returned %s", p, stname(st));
         return;
     }
-    CHECK(st == (inter ? NG_OK : NG_E_NOT_FOUND), "ng_interactive_%s returned %s; the host was told an interactive "
-          "back is %sin flight", cancel ? "cancel" : "update", stname(st), inter ? "" : "not ");
+    ng_status want = !inter ? NG_E_NOT_FOUND : cancel && released == 1 ? NG_E_STATE : NG_OK;
+    CHECK(st == want, "ng_interactive_%s returned %s; the host was told an interactive "
+          "back is %sin flight (released %d)", cancel ? "cancel" : "update", stname(st), inter ? "" : "not ", released);
     if (cancel && st == NG_OK)
         for (int k = 0; k < 2; k++)
             CHECK(!was[k] || c->inflight[k] != was[k], "interactive cancel left request %" PRIu64 " in flight", was[k]);
@@ -2025,6 +2070,19 @@ static void op_query(fzc *self, rd *r) {
         ng_track tk = r_track(r);
         st = CALL(A_INFLIGHT, ng_transition_in_flight(t.h, tk, null_out ? NULL : &busy, r8(r) % 2 ? &id : NULL));
         if (!t.bad && !null_out && (tk < 0 || tk > 1)) CHECK(st == NG_E_RANGE, "in_flight(track %" PRId32 ") returned %s", tk, stname(st));
+        /* ng_track_get agrees with ng_transition_in_flight */
+        ng_track_info ti = NG_TRACK_INFO_INIT;
+        ng_status st2 = CALL(A_TRACK_GET, ng_track_get(t.h, tk, null_out ? NULL : &ti));
+        EXPECT_HANDLE(t, st2, "ng_track_get");
+        if (!t.bad && st == NG_OK && !null_out) {
+            CHECK(st2 == (busy ? NG_OK : NG_E_NOT_FOUND), "ng_track_get returned %s, in_flight said %d", stname(st2), busy);
+            if (st2 == NG_OK) {
+                CHECK(ti.swipe >= NG_SWIPE_NONE && ti.swipe <= NG_SWIPE_CANCELLING, "swipe state %" PRId32, ti.swipe);
+                CHECK((ti.swipe != NG_SWIPE_NONE) == ((ti.flags & NG_TRANSF_INTERACTIVE) != 0), "swipe %" PRId32
+                      " with flags 0x%" PRIx32, ti.swipe, ti.flags);
+            }
+        }
+        if (!t.bad && null_out) CHECK(st2 == NG_E_NULL, "ng_track_get(NULL) returned %s", stname(st2));
         break;
     }
     case 3: {
@@ -2052,8 +2110,22 @@ static void op_query(fzc *self, rd *r) {
     case 5: {
         uint32_t mask = 0;
         size_t n = 0;
-        st = CALL(A_BASE, ng_hold_state(t.h, r8(r) % 2 ? &mask : NULL, r8(r) % 2 ? &n : NULL));
+        bool want_mask = r8(r) % 2, want_n = r8(r) % 2;
+        st = CALL(A_BASE, ng_hold_state(t.h, want_mask ? &mask : NULL, want_n ? &n : NULL));
+        if (!want_mask) mask = NG_MASK_ALL;
         if (st == NG_OK) CHECK((mask & ~NG_MASK_ALL) == 0, "hold mask 0x%" PRIx32, mask);
+        /* ng_hold_get: the last live hold, and one past it */
+        for (size_t i = n ? n - 1 : 0; i <= n; i++) {
+            ng_hold_view hv = NG_HOLD_VIEW_INIT;
+            ng_status st2 = CALL(A_GET, ng_hold_get(t.h, i, &hv));
+            EXPECT_HANDLE(t, st2, "ng_hold_get");
+            if (t.bad || st != NG_OK || !n) continue;
+            CHECK(st2 == (i < n ? NG_OK : NG_E_NOT_FOUND), "ng_hold_get(%zu) of %zu returned %s", i, n, stname(st2));
+            if (st2 == NG_OK) {
+                CHECK(hv.token != 0 && (hv.mask & ~NG_MASK_ALL) == 0 && (hv.mask & mask) == hv.mask, "hold view");
+                if (hv.label) (void)read_str(hv.label, 4096);
+            }
+        }
         break;
     }
     case 6: {

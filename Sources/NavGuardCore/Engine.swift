@@ -427,7 +427,8 @@ public final class Engine {
         interactive!.progress = progress
     }
 
-    public func cancelInteractive() throws(EngineError) {
+    /// The host (or, `forced`, a guard) cancels the swipe: it rolls back.
+    public func cancelInteractive(forced: Bool = false) throws(EngineError) {
         guard let i = interactive else { throw EngineError(NG_E_NOT_FOUND, "no interactive back in flight") }
         if i.decision == .finish {
             throw EngineError(NG_E_STATE, "the interactive back was released to finish; complete it with ng_interactive_complete")
@@ -436,7 +437,7 @@ public final class Engine {
             queue.append(.action(.cancelInteractive(requestID: i.requestID)))
             return
         }
-        rollBack()
+        rollBack(extraFlags: forced ? UInt32(NG_TRANSF_FORCED) : 0)
         drain()
     }
 
@@ -618,7 +619,7 @@ public final class Engine {
             let t = track == NG_TRACK_ALL ? (screenTrack ?? barTrack) : trackInfo(track)
             if let t, t.requestID == rid { endTrack(track, extraFlags: UInt32(NG_TRANSF_FORCED)) }
         case .cancelInteractive(let rid):
-            if interactive?.requestID == rid { rollBack() }
+            if interactive?.requestID == rid { rollBack(extraFlags: UInt32(NG_TRANSF_FORCED)) }
         case .holdEnd(let token, let g):
             if let i = holds.firstIndex(where: { $0.token == token }) {
                 removeHold(at: i, reason: g == holds[i].owner ? NG_HOLD_ENDED : NG_HOLD_RELEASED)

@@ -134,7 +134,7 @@ extension Engine {
         }
         h.pointee.interactive_cancel = { h in
             guard let s = slotOf(h) else { return NG_E_NULL }
-            return status { () throws(EngineError) in try s.engine.cancelInteractive() }
+            return status { () throws(EngineError) in try s.engine.cancelInteractive(forced: true) }
         }
         h.pointee.deferred_apply = { h, id in
             guard let s = slotOf(h) else { return NG_E_NULL }

@@ -1248,7 +1248,7 @@ extension ChainTests {
         try e.setTime(200 * ms)
         try e.tick()
         #expect(e.ids == [1, 2, 3])
-        #expect(rec.transitions.suffix(2) == [tr(B, CANCELLED, c, flags: ANIM | INTER, 3, 3), tr(S, CANCELLED, c, flags: ANIM | INTER, 3, 3)])
+        #expect(rec.transitions.suffix(2) == [tr(B, CANCELLED, c, flags: ANIM | INTER | FORCED, 3, 3), tr(S, CANCELLED, c, flags: ANIM | INTER | FORCED, 3, 3)])
         expectClean(rec)
         e.destroy()
     }

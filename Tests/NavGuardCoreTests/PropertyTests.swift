@@ -1,7 +1,10 @@
 // Property test: random operation sequences (fixed seed) over every request
-// kind, finishes, interactive updates/cancels, ticks, holds and requests made
-// from inside callbacks, with random guard chains. After every operation and
-// after destroy the callback rules must hold.
+// kind, finishes, interactive updates/cancels/releases/completions, ticks,
+// holds, requests made from inside callbacks, touches, and swipe backs driven
+// by a touch, with random guard chains. After every operation and after
+// destroy the callback rules must hold: among them, every delivered touch
+// ends exactly once (its delivered end or one cancel), and the touch driving
+// a swipe in flight is never cancelled by a hold.
 import CNavGuard
 @testable import NavGuardCore
 import Testing
@@ -38,6 +41,18 @@ private final class Run {
     var guards: [TestGuard] = []
     var queues: [QueueGuard] = []
 
+    /// Touches the test began and has not ended: delivered at began or not.
+    var liveTouches: [UInt64: Bool] = [:]
+    /// Ends per touch delivered at began: its delivered end, or a cancel.
+    var touchEnds: [UInt64: Int] = [:]
+    /// Touches NavGuard cancelled (their later phases are dropped).
+    var cancelledTouches: Set<UInt64> = []
+    var nextTouch: UInt64 = 1
+    /// The swipe in flight that the test started with a driving touch.
+    var driven: (request: UInt64, touch: UInt64)?
+    var destroying = false
+    var drivenSwipes = 0, drivingMovesThroughHolds = 0
+
     init(index: Int, seed: UInt64, d: Descriptors) {
         runIndex = index
         rng = SplitMix64(seed: seed)
@@ -67,8 +82,19 @@ private final class Run {
         rec.onOutcome = { [unowned self] _ in self.fireArmed() }
         rec.onTransition = { [unowned self] ev in
             if ev.phase == NG_PHASE_CANCELLED { self.checkCancelled(ev) }
+            if ev.phase != NG_PHASE_WILL, ev.request_id == self.driven?.request { self.driven = nil }
             self.fireArmed()
         }
+        rec.onTouchCancel = { [unowned self] t in self.touchCancelled(t) }
+    }
+
+    func touchCancelled(_ t: ng_touch_info) {
+        let id = t.touch_id
+        if liveTouches[id] != true { fail("cancel of touch \(id), which is not live and delivered") }
+        if cancelledTouches.contains(id) { fail("touch \(id) cancelled twice") }
+        if !destroying, driven?.touch == id { fail("touch \(id), driving swipe \(driven!.request), was cancelled") }
+        cancelledTouches.insert(id)
+        touchEnds[id, default: 0] += 1
     }
 
     private func busyGuard(_ d: UnsafePointer<ng_plugin_descriptor>) -> TestGuard {
@@ -94,6 +120,10 @@ private final class Run {
     /// At a CANCELLED callback the roll-back is complete (anything a guard
     /// or callback asks for in reaction runs only after the callbacks).
     func checkCancelled(_ ev: ng_transition_event) {
+        // A swipe released to cancel that a newer request interrupted rolled
+        // back first; the newer request was applied before callbacks ran (as
+        // for an interrupted DID), so the state is the newer request's.
+        if ev.flags & INTERRUPTED != 0 { return }
         if e.inFlight(S) != 0 || e.inFlight(B) != 0 { fail("something in flight at CANCELLED of \(ev.request_id)") }
         if e.isInteractive { fail("still interactive at CANCELLED") }
         if e.topID != ev.from_id { fail("top \(e.topID) at CANCELLED, expected \(ev.from_id)") }
@@ -171,7 +201,7 @@ private final class Run {
     }
 
     func step() {
-        switch rng.int(0...99) {
+        switch rng.int(0...129) {
         case 0..<40:
             let r = randomRequest()
             let before = e.fullStack
@@ -194,9 +224,10 @@ private final class Run {
         case 40..<55:
             let track = Int32(rng.int(0...2))
             let busy = track == NG_TRACK_ALL ? (e.inFlight(S) != 0 || e.inFlight(B) != 0) : e.inFlight(track) != 0
+            let releasedToCancel = e.interactive?.decision == .cancel
             let st = statusOf { () throws(EngineError) in try e.finishTransition(track) }
             opLog.append("finish \(track) -> \(st)")
-            if st != (busy ? NG_OK : NG_E_NOT_FOUND) { fail("finish(\(track)) busy \(busy) -> \(st)") }
+            if st != (!busy ? NG_E_NOT_FOUND : releasedToCancel ? NG_E_STATE : NG_OK) { fail("finish(\(track)) busy \(busy) -> \(st)") }
         case 55..<60:
             let p = Double(rng.int(0...100)) / 100
             let st = statusOf { () throws(EngineError) in try e.updateInteractive(p) }
@@ -206,9 +237,10 @@ private final class Run {
         case 60..<67:
             let inFlight = e.isInteractive ? e.inFlight(S) : 0
             let hadArmed = !armed.isEmpty
+            let releasedToFinish = e.interactive?.decision == .finish
             let st = statusOf { () throws(EngineError) in try e.cancelInteractive() }
             opLog.append("cancel -> \(st)")
-            if st != (inFlight != 0 ? NG_OK : NG_E_NOT_FOUND) { fail("cancel -> \(st)") }
+            if st != (inFlight == 0 ? NG_E_NOT_FOUND : releasedToFinish ? NG_E_STATE : NG_OK) { fail("cancel -> \(st)") }
             if st == NG_OK {
                 let n = rec.cancelled.count
                 if !rec.cancelled.contains(inFlight) || n == 0 { fail("cancel of \(inFlight) fired no CANCELLED") }
@@ -254,7 +286,7 @@ private final class Run {
             let res = e.submit(r)
             opLog.append("armed + submit kind \(r.kind) -> \(res.status)")
             note(res)
-        default:
+        case 98..<100:
             let text = e.snapshot()
             let before = e.fullStack
             var bytes = Array(text.utf8)
@@ -265,8 +297,131 @@ private final class Run {
             opLog.append("restore -> \(st)")
             if st != (busy ? NG_E_STATE : NG_OK) { fail("restore busy \(busy) -> \(st)") }
             if e.fullStack != before { fail("snapshot round trip changed the stack") }
+        case 100..<106:
+            touchBegan()
+        case 106..<112:
+            touchMoved()
+        case 112..<117:
+            touchEnded()
+        case 117..<121:
+            drivenSwipe()
+        case 121..<125:
+            let finish = rng.chance(50)
+            let expected = !e.isInteractive ? NG_E_NOT_FOUND : (e.interactive!.decision == .none ? NG_OK : NG_E_STATE)
+            let st = statusOf { () throws(EngineError) in try e.releaseInteractive(finish: finish) }
+            opLog.append("release finish \(finish) -> \(st)")
+            if st != expected { fail("release -> \(st), expected \(expected)") }
+            if st == NG_OK && e.trackView(S)?.swipe != (finish ? NG_SWIPE_FINISHING : NG_SWIPE_CANCELLING) { fail("release not kept") }
+        default:
+            let decision = e.interactive?.decision
+            let expected = decision == nil ? NG_E_NOT_FOUND : (decision == Swipe.Decision.none ? NG_E_STATE : NG_OK)
+            let id = e.inFlight(S)
+            let st = statusOf { () throws(EngineError) in try e.completeInteractive() }
+            opLog.append("complete -> \(st)")
+            if st != expected { fail("complete -> \(st), expected \(expected)") }
+            if st == NG_OK, let decision, queues.isEmpty, armed.isEmpty {
+                if decision == .finish && (rec.lastEnd[0].id != id || rec.lastEnd[0].phase != NG_PHASE_DID) { fail("completed finish without DID") }
+                if decision == .cancel && !rec.cancelled.contains(id) { fail("completed cancel without CANCELLED") }
+            }
         }
         check(final: false)
+    }
+
+    // MARK: Touches
+
+    @discardableResult
+    func submitTouch(_ phase: Int32, _ id: UInt64) -> EventVerdict {
+        var ev = ng_event()
+        ev.size = UInt32(MemoryLayout<ng_event>.size)
+        ev.type = NG_EVENT_TOUCH
+        ev.phase = phase
+        ev.touch_id = id
+        ev.x = Double(rng.int(0...800))
+        ev.y = Double(rng.int(0...600))
+        if phase == NG_TOUCH_BEGAN && rng.chance(50) {
+            ev.flags = UInt32(NG_EVF_HAS_TARGET)
+            ev.target_view = UInt64(rng.int(1...3))
+        }
+        return withUnsafePointer(to: &ev) { e.submitEvent($0) }
+    }
+
+    func randomLiveTouch() -> UInt64? {
+        let ids = liveTouches.keys.sorted()
+        return ids.isEmpty ? nil : ids[rng.int(0...(ids.count - 1))]
+    }
+
+    func touchBegan() {
+        guard liveTouches.count < 8 else { return touchEnded() }
+        let id = nextTouch
+        nextTouch += 1
+        let v = submitTouch(NG_TOUCH_BEGAN, id)
+        opLog.append("touch \(id) began -> \(v.verdict) \(v.reason)")
+        let blocked = e.holdMask & UInt32(NG_MASK_TOUCH) != 0
+        if blocked != (v.verdict == NG_VERDICT_DROP) { fail("began of \(id) with touch hold \(blocked) -> \(v.verdict)") }
+        liveTouches[id] = v.verdict == NG_VERDICT_DELIVER
+        if v.verdict == NG_VERDICT_DELIVER { touchEnds[id] = 0 }
+    }
+
+    func touchMoved() {
+        guard let id = randomLiveTouch() else { return touchBegan() }
+        let drivingInFlight = driven?.touch == id && e.isInteractive
+        let blocked = e.holdMask & UInt32(NG_MASK_TOUCH) != 0
+        let v = submitTouch(NG_TOUCH_MOVED, id)
+        opLog.append("touch \(id) moved -> \(v.verdict) \(v.reason)")
+        if drivingInFlight {
+            if v.verdict != NG_VERDICT_DELIVER { fail("move of driving touch \(id) dropped (\(v.reason))") }
+            if blocked { drivingMovesThroughHolds += 1 }
+        }
+        let expected = liveTouches[id] != true ? NG_REASON_WITHHELD
+            : cancelledTouches.contains(id) ? NG_REASON_CANCELLED
+            : blocked && !drivingInFlight ? NG_REASON_IGNORING : NG_REASON_NONE
+        if v.reason != expected { fail("move of touch \(id) -> reason \(v.reason), expected \(expected)") }
+    }
+
+    func touchEnded() {
+        guard let id = randomLiveTouch() else { return }
+        let phase = rng.chance(80) ? NG_TOUCH_ENDED : NG_TOUCH_CANCELLED
+        let v = submitTouch(phase, id)
+        opLog.append("touch \(id) \(phase == NG_TOUCH_ENDED ? "ended" : "cancelled") -> \(v.verdict) \(v.reason)")
+        let delivered = liveTouches[id] == true
+        if delivered && !cancelledTouches.contains(id) {
+            if v.verdict != NG_VERDICT_DELIVER { fail("end of delivered touch \(id) dropped (\(v.reason))") }
+            touchEnds[id, default: 0] += 1
+        } else if v.verdict == NG_VERDICT_DELIVER {
+            fail("end of touch \(id) delivered, though withheld or cancelled")
+        }
+        if driven?.touch == id {
+            if e.isInteractive && e.trackView(S)?.swipe == NG_SWIPE_DRIVEN { fail("swipe still DRIVEN after its touch ended") }
+            driven = nil
+        }
+        liveTouches[id] = nil
+    }
+
+    func drivenSwipe() {
+        let named: UInt64 = rng.chance(85) ? (randomLiveTouch() ?? 999) : 999
+        var r = Request(kind: NG_REQ_INTERACTIVE_BACK, flags: ANIMATED, source: UInt32(rng.int(0...3)))
+        r.drivingTouch = named
+        let usable = liveTouches[named] == true && !cancelledTouches.contains(named)
+        let before = e.fullStack
+        let res = e.submit(r)
+        opLog.append("driven swipe by \(named) -> \(res.status) \(res.reason) #\(res.requestID)")
+        note(res)
+        if !usable && res.status == NG_OUTCOME_APPLIED { fail("swipe driven by unusable touch \(named) applied") }
+        if !usable && res.status == NG_OUTCOME_REFUSED && res.reason != NG_REASON_INVALID && res.reason != NG_REASON_AT_ROOT
+            && guards.isEmpty {
+            fail("swipe driven by unusable touch \(named) refused \(res.reason)")
+        }
+        if res.status == NG_OUTCOME_APPLIED && e.inFlight(S) == res.requestID {
+            driven = (res.requestID, named)
+            interactiveBefore = (res.requestID, before)
+            drivenSwipes += 1
+            if e.trackView(S)?.swipe != NG_SWIPE_DRIVEN { fail("a swipe driven by a live touch is not DRIVEN") }
+            // As global-ignore does: block touches for the transition.
+            if rng.chance(60) {
+                let t = try! e.beginHold(label: CStr("transition"), mask: UInt32(NG_MASK_DEFAULT), maxDurationNs: 0)
+                holds[t] = (UInt32(NG_MASK_DEFAULT), Int64.max)
+            }
+        }
     }
 
     // MARK: Invariants
@@ -324,8 +479,12 @@ private final class Run {
 
     func finish() {
         let deferredAtDestroy = Set((0..<e.deferredCount).map { e.deferredRequest(at: $0)!.id })
+        destroying = true
         e.destroy()
         check(final: true)
+        // Every touch delivered at began ended exactly once; withheld ones never.
+        for (id, delivered) in liveTouches where !delivered && touchEnds[id] != nil { fail("withheld touch \(id) got an end") }
+        for (id, n) in touchEnds where n != 1 { fail("delivered touch \(id) ended \(n) times") }
         for id in deferredAtDestroy {
             let o = rec.outcomes[id]
             if o?.outcome != NG_OUTCOME_DROPPED || o?.reason != NG_REASON_DESTROYED {
@@ -334,6 +493,7 @@ private final class Run {
         }
         for g in guards where g.destroyCount != 1 { fail("guard \(g.id) destroyed \(g.destroyCount) times") }
         if e.holdCount != 0 { fail("holds live after destroy") }
+        if e.touchCount != liveTouches.count { fail("engine has \(e.touchCount) live touches, the test \(liveTouches.count)") }
     }
 }
 
@@ -348,6 +508,7 @@ struct PropertyTests {
         var totalRequests = 0
         var outcomesByKind = [Int32: Int]()
         var sawCancel = 0, sawDeferredApplied = 0, sawDestroyedDrop = 0, sawInterrupted = 0
+        var drivenSwipes = 0, drivingMovesThroughHolds = 0, touchCancels = 0
         var failedRuns = 0
         for i in 0..<runs {
             let seed = master.next()
@@ -360,6 +521,9 @@ struct PropertyTests {
             }
             let cancels = run.rec.cancelled.count
             run.finish()
+            drivenSwipes += run.drivenSwipes
+            drivingMovesThroughHolds += run.drivingMovesThroughHolds
+            touchCancels += run.rec.touchCancels.count
             totalRequests += run.ids.count
             sawCancel += cancels
             for o in run.rec.outcomes.values {
@@ -384,6 +548,9 @@ struct PropertyTests {
         #expect(sawCancel > 100)
         #expect(sawDeferredApplied > 100)
         #expect(sawDestroyedDrop > 10)
+        #expect(drivenSwipes > 400)
+        #expect(drivingMovesThroughHolds > 25)
+        #expect(touchCancels > 500)
         _ = totalRequests
     }
 }

@@ -225,6 +225,17 @@ final class Recorder: EngineObserver {
         if keepLog { events.append(.log(severity: severity, guardID: guardID.map { String(cString: $0) }, message: message.string)) }
     }
 
+    /// Touch ids NavGuard cancelled, in order.
+    var touchCancels: [UInt64] = []
+    var onTouchCancel: ((ng_touch_info) -> Void)?
+
+    func engineTouchCancelled(_ touch: ng_touch_info) {
+        enter("touch cancel")
+        defer { leave() }
+        touchCancels.append(touch.touch_id)
+        onTouchCancel?(touch)
+    }
+
     func mark(_ s: String) { events.append(.mark(s)) }
 
     var transitions: [Ev] {

@@ -307,6 +307,7 @@ static void on_transition(void *user, ng_context *ctx, const ng_transition_event
     char flags[96] = "";
     if (e->flags & NG_TRANSF_ANIMATED) strcat(flags, " animated");
     if (e->flags & NG_TRANSF_INTERACTIVE) strcat(flags, " interactive");
+    if (e->flags & NG_TRANSF_TOUCH_DRIVEN) strcat(flags, " touch-driven");
     if (e->flags & NG_TRANSF_INTERRUPTED) strcat(flags, " INTERRUPTED");
     if (e->flags & NG_TRANSF_FORCED) strcat(flags, " FORCED");
     const char *what = e->track == NG_TRACK_SCREEN
@@ -732,26 +733,43 @@ static void scenario_b(sim *s, scenario_result *out) {
     sim_end(s, out, note);
 }
 
-/* (c) a cancelled swipe-back. */
+/* (c) a cancelled swipe-back, driven by a finger at the left edge: the
+ * transition's hold blocks every other touch, but the finger's moves are
+ * still delivered; lifted short of the threshold, the host releases the
+ * swipe to cancel, animates the settle and completes it. */
+#define SCREEN_W 1024.0
 static void scenario_c(sim *s, scenario_result *out) {
     header("(c) a cancelled swipe-back");
     sim_begin(s, 3);
+    const uint64_t finger = 5;
     advance_to(s, 1000);
+    touch(s, finger, NG_TOUCH_BEGAN, 4, 400, NULL);
+    advance_to(s, 1016);
+    touch(s, finger, NG_TOUCH_MOVED, 20, 400, NULL);
     ng_request rq = NG_REQUEST_INIT(NG_REQ_INTERACTIVE_BACK);
     rq.source = SRC_SWIPE;
-    rq.flags = NG_REQF_ANIMATED;
-    ng_request_result r = submit(s, &rq, "interactive-back (swipe)");
+    rq.flags = NG_REQF_ANIMATED | NG_REQF_TOUCH_DRIVEN;
+    rq.driving_touch = finger;
+    ng_request_result r = submit(s, &rq, "interactive-back (swipe driven by touch 5)");
     print_stack(s, "during");
     const double progress[] = { 0.15, 0.30, 0.42, 0.25 };
+    int followed = 0;
     for (int i = 0; i < 4; i++) {
         advance_to(s, 1050 + 50 * i);
+        if (touch(s, finger, NG_TOUCH_MOVED, progress[i] * SCREEN_W, 400, NULL)) followed++;
         say(s, "swipe     progress %.2f", progress[i]);
         CHECK(s, ng_interactive_update(s->ctx, progress[i]));
     }
     advance_to(s, 1300);
-    say(s, "swipe     finger lifted short of the threshold: ng_interactive_cancel");
+    touch(s, finger, NG_TOUCH_ENDED, 0.25 * SCREEN_W, 400, NULL);
+    say(s, "swipe     finger lifted short of the threshold: ng_interactive_release(cancel), settle animation");
+    CHECK(s, ng_interactive_release(s->ctx, false));
+    CHECK_IS(s, ng_transition_finish(s->ctx, NG_TRACK_ALL), NG_E_STATE);
+    say(s, "host      ng_transition_finish during the settle -> NG_E_STATE (the decision to cancel is kept)");
+    advance_to(s, 1380);
+    say(s, "animation settle back done: ng_interactive_complete");
     int dids_before = s->dids;
-    CHECK(s, ng_interactive_cancel(s->ctx));
+    CHECK(s, ng_interactive_complete(s->ctx));
     watch_holds(s);
     print_stack(s, "restored");
     bool busy_s = true, busy_b = true;
@@ -763,8 +781,8 @@ static void scenario_c(sim *s, scenario_result *out) {
     say(s, "check     in flight: screen=%s bar=%s; input blocked: %s; did-show fired: %s", busy_s ? "yes" : "no",
         busy_b ? "yes" : "no", mask_text(mask), did_fired ? "YES" : "no");
     /* a late completion for the cancelled swipe is harmless */
-    CHECK_IS(s, ng_transition_finish(s->ctx, NG_TRACK_ALL), NG_E_NOT_FOUND);
-    say(s, "host      late ng_transition_finish for the swipe -> NG_E_NOT_FOUND (harmless)");
+    CHECK_IS(s, ng_interactive_complete(s->ctx), NG_E_NOT_FOUND);
+    say(s, "host      late ng_interactive_complete for the swipe -> NG_E_NOT_FOUND (harmless)");
     /* the UI is not frozen: Next works */
     ng_request_result n = tap(s, 1, 1400, NEXT_X, NEXT_Y);
     advance_to(s, 1790);
@@ -772,9 +790,10 @@ static void scenario_c(sim *s, scenario_result *out) {
     advance_to(s, 1800);
 
     char note[NOTE_LEN];
-    snprintf(note, sizeof note, "swipe %s then cancelled: %s, no did-show; next tap %s",
-             outcome_short(s, r.request_id), busy_s || busy_b ? "STILL IN FLIGHT" : "stack restored",
+    snprintf(note, sizeof note, "swipe %s, finger followed %d/4, then cancelled: %s, no did-show; next tap %s",
+             outcome_short(s, r.request_id), followed, busy_s || busy_b ? "STILL IN FLIGHT" : "stack restored",
              n.request_id ? outcome_short(s, n.request_id) : "dropped");
+    expect(s, followed == 4, "the finger driving the swipe is followed through the transition's hold");
     expect(s, !busy_s && !busy_b && s->cancelled_phases >= 1 && !did_fired,
            "cancel restores the stack, ends both tracks CANCELLED, no did-show");
     expect(s, n.request_id != 0, "input works after the cancelled swipe");

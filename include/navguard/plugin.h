@@ -151,7 +151,7 @@ struct ng_guard_host {
     ng_status (*hold_end)(const ng_guard_host *h, uint64_t token);
     /* As ng_transition_finish, marked NG_TRANSF_FORCED. */
     ng_status (*transition_finish)(const ng_guard_host *h, ng_track track);
-    /* As ng_interactive_cancel. */
+    /* As ng_interactive_cancel, marked NG_TRANSF_FORCED. */
     ng_status (*interactive_cancel)(const ng_guard_host *h);
     /* Apply a request this guard deferred: the chain evaluates it again
      * (attempt + 1); a refusal then ends it DROPPED. NG_E_NOT_FOUND when the

@@ -222,7 +222,9 @@ static void bad_handle_table(ng_context *h, const char *what) {
     v.id = 1;
     v.frame.width = 10;
     v.frame.height = 10;
-    ng_touch_info ti = { sizeof ti, 0, 0, 0, 0 };
+    ng_touch_info ti = NG_TOUCH_INFO_INIT;
+    ng_track_info track = NG_TRACK_INFO_INIT;
+    ng_hold_view hold = NG_HOLD_VIEW_INIT;
     const char *gid = NULL;
     static const char snap[] = "{\"navguard_snapshot\":1,\"screens\":[{\"id\":1,\"route\":\"home\",\"identity\":\"home\"}]}";
 
@@ -241,6 +243,10 @@ static void bad_handle_table(ng_context *h, const char *what) {
     EXPECT_ST(ng_transition_finish(h, NG_TRACK_ALL), NG_E_HANDLE);
     EXPECT_ST(ng_interactive_update(h, 0.5), NG_E_HANDLE);
     EXPECT_ST(ng_interactive_cancel(h), NG_E_HANDLE);
+    EXPECT_ST(ng_interactive_release(h, true), NG_E_HANDLE);
+    EXPECT_ST(ng_interactive_complete(h), NG_E_HANDLE);
+    EXPECT_ST(ng_track_get(h, NG_TRACK_SCREEN, &track), NG_E_HANDLE);
+    EXPECT_ST(ng_hold_get(h, 0, &hold), NG_E_HANDLE);
     EXPECT_ST(ng_transition_in_flight(h, NG_TRACK_SCREEN, &busy, &id), NG_E_HANDLE);
     EXPECT_ST(ng_hold_begin(h, "x", NG_MASK_TOUCH, 0, &tok), NG_E_HANDLE);
     EXPECT_ST(ng_hold_end(h, 1), NG_E_HANDLE);
