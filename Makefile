@@ -6,6 +6,8 @@
 #   make demo            stage-install to build/stage, build examples/kiosk-sim
 #                        against the installed copy (pkg-config) and run it
 #   make bench           build, then run every benchmark in build/bench/
+#   make docs            rewrite docs/guards.md from the built-in guards' declared
+#                        options (a ctest fails when it is out of date)
 #   make fuzz            configure build-fuzz/ (-DNAVGUARD_FUZZ=ON, clang), build
 #                        the libFuzzer target and run it FUZZ_SECONDS (default 60)
 #                        on fuzz/corpus; findings go to build-fuzz/fuzz/artifacts/
@@ -40,7 +42,7 @@ FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/
 FUZZ_FLAGS   ?=
 FUZZ_OUT     := $(FUZZ_DIR)/fuzz
 
-.PHONY: all tools test-tools configure build test swift-test install demo bench fuzz clean
+.PHONY: all tools test-tools configure build test swift-test install demo bench fuzz docs clean
 
 all: build
 
@@ -109,6 +111,13 @@ demo:
 	  -Wl,-rpath,"$(STAGE)/lib" -lm -lpthread
 	@ldd "$(DEMO_DIR)/kiosk-sim" | grep navguard
 	"$(DEMO_DIR)/kiosk-sim" $(DEMO_ARGS)
+
+# docs/guards.md is generated: `navguard plugins docs` reads every built-in's
+# declarations from the build tree's plugin directory.
+docs: build
+	NAVGUARD_PLUGIN_DIR="$(abspath $(BUILD_DIR))/lib/navguard/plugins" NAVGUARD_PLUGIN_PATH= \
+	  "$(BUILD_DIR)/swiftpm/release/navguard-cli" plugins docs > docs/guards.md
+	@echo "docs/guards.md written"
 
 # Benchmarks are the executables bench/ builds into $(BUILD_DIR)/bench/.
 bench:

@@ -183,7 +183,7 @@ TRIVIAL_HOOK(5)
 #define TRIVIAL_DESC(n)                                                                     \
     { NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),              \
       "org.navguard.bench.trivial" #n, "trivial" #n, "1.0", "bench: allows every event",   \
-      tg_create, tg_destroy, NULL, tg_event_##n, NULL, NULL, NULL, NULL, NULL, NULL }
+      tg_create, tg_destroy, NULL, tg_event_##n, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 
 static const ng_plugin_descriptor trivial_desc[5] = {
     TRIVIAL_DESC(1), TRIVIAL_DESC(2), TRIVIAL_DESC(3), TRIVIAL_DESC(4), TRIVIAL_DESC(5),

@@ -52,8 +52,9 @@ func readScreen(_ s: ng_screen, _ what: String, intern engine: Engine? = nil) ->
 }
 
 let knownRequestFlags = UInt32(NG_REQF_ANIMATED | NG_REQF_TIMED | NG_REQF_TOUCH_DRIVEN)
-/// A request must at least reach `target_id`; later fields default to zero.
-let minRequestSize = MemoryLayout<ng_request>.offset(of: \ng_request.screens)!
+/// A request must at least reach `target_id` (NG_REQUEST_MIN_SIZE); later
+/// fields default to zero.
+let minRequestSize = Int(NG_REQUEST_MIN_SIZE)
 /// A touch-driven request must reach `driving_touch` (0.2 headers).
 let drivenRequestSize = MemoryLayout<ng_request>.offset(of: \ng_request.driving_touch)! + 8
 

@@ -22,7 +22,7 @@ func eventProblem(_ e: ng_event) -> String? {
 public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_event>?, _ out: UnsafeMutablePointer<ng_event_result>?) -> ng_status {
     withContext(ctx) { box in
         guard let event else { return box.fail(NG_E_NULL, "event is NULL") }
-        if let out, out.pointee.size < 8 { return box.fail(NG_E_SIZE, "ng_event_result.size is not set (NG_EVENT_RESULT_INIT)") }
+        if let out, out.pointee.size < UInt32(NG_EVENT_RESULT_MIN_SIZE) { return box.fail(NG_E_SIZE, "ng_event_result.size is not set (NG_EVENT_RESULT_INIT)") }
         let declared = Int(event.pointee.size)
         let full = MemoryLayout<ng_event>.size
         if declared == full {
@@ -30,7 +30,7 @@ public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_eve
             if let p = eventProblem(event.pointee) { return box.fail(NG_E_RANGE, p) }
             return route(box, event, out)
         }
-        guard declared >= MemoryLayout<ng_event>.offset(of: \ng_event.target_view)! else {
+        guard declared >= Int(NG_EVENT_MIN_SIZE) else {
             return box.fail(NG_E_SIZE, "ng_event.size is \(declared); set it to sizeof(ng_event)")
         }
         var e = ng_event()
@@ -81,8 +81,8 @@ public func ng_view_set(_ ctx: OpaquePointer?, _ view: UnsafePointer<ng_view>?) 
     withContext(ctx) { box in
         guard let view else { return box.fail(NG_E_NULL, "view is NULL") }
         var v = ng_view()
-        guard copySized(view, into: &v) >= MemoryLayout<ng_view>.size else {
-            return box.fail(NG_E_SIZE, "ng_view.size is too small; set it to sizeof(ng_view) (NG_VIEW_INIT)")
+        guard copySized(view, into: &v) >= Int(NG_VIEW_MIN_SIZE) else {
+            return box.fail(NG_E_SIZE, "ng_view.size is below NG_VIEW_MIN_SIZE; set it to sizeof(ng_view) (NG_VIEW_INIT)")
         }
         let known = UInt32(NG_VIEWF_DISABLED | NG_VIEWF_HIDDEN | NG_VIEWF_MULTI_TOUCH | NG_VIEWF_EXCLUSIVE_TOUCH)
         guard v.flags & ~known == 0 else { return box.fail(NG_E_RANGE, "unknown view flags") }
@@ -146,7 +146,7 @@ public func ng_touch_count(_ ctx: OpaquePointer?, _ out: UnsafeMutablePointer<In
 public func ng_touch_get(_ ctx: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<ng_touch_info>?) -> ng_status {
     withContext(ctx) { box in
         guard let out else { return box.fail(NG_E_NULL, "out is NULL") }
-        guard out.pointee.size > 4 else { return box.fail(NG_E_SIZE, "ng_touch_info.size is not set") }
+        guard out.pointee.size >= UInt32(NG_TOUCH_INFO_MIN_SIZE) else { return box.fail(NG_E_SIZE, "ng_touch_info.size is below NG_TOUCH_INFO_MIN_SIZE (use NG_TOUCH_INFO_INIT)") }
         guard let t = box.engine.touch(at: index) else {
             return box.fail(NG_E_NOT_FOUND, "index \(index) is outside the live touches")
         }

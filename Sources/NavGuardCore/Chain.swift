@@ -9,13 +9,59 @@ struct HookEntry {
     var slot: Int
 }
 
+/// A guard's descriptor as a host reads it: at most its `size` bytes of the
+/// plugin's struct (capped at ours), the rest zero; checked against the ABI
+/// rule, the frozen minimum size, the id rule and its option declarations.
+/// The loader, ng_chain_add and the validator all read descriptors here.
+public struct GuardDescriptor {
+    public let pointer: UnsafePointer<ng_plugin_descriptor>
+    /// The zero-extended copy: fields past the plugin's `size` read as zero.
+    public let d: ng_plugin_descriptor
+    public let options: OptionTable
+    public let id: String
+
+    public static func read(_ p: UnsafePointer<ng_plugin_descriptor>) -> Result<GuardDescriptor, EngineError> {
+        // abi_major, abi_minor and size lead every layout.
+        let head = UnsafeRawPointer(p)
+        let major = head.load(as: UInt32.self), minor = head.load(fromByteOffset: 4, as: UInt32.self)
+        let size = Int(head.load(fromByteOffset: 8, as: UInt32.self))
+        guard ng_plugin_abi_compatible(UInt32(NG_PLUGIN_ABI_MAJOR), UInt32(NG_PLUGIN_ABI_MINOR), major, minor) else {
+            let what = major != UInt32(NG_PLUGIN_ABI_MAJOR) ? "ABI major mismatch" : "newer ABI minor than the host's"
+            return .failure(EngineError(NG_E_ABI, "\(what): guard built for plugin ABI \(major).\(minor), host has \(NG_PLUGIN_ABI_MAJOR).\(NG_PLUGIN_ABI_MINOR)"))
+        }
+        guard size >= Int(NG_PLUGIN_DESCRIPTOR_MIN_SIZE) else {
+            return .failure(EngineError(NG_E_GUARD, "descriptor size \(size) is smaller than \(NG_PLUGIN_DESCRIPTOR_MIN_SIZE), the size of plugin ABI 1.0's"))
+        }
+        var d = ng_plugin_descriptor()
+        withUnsafeMutableBytes(of: &d) { $0.copyMemory(from: UnsafeRawBufferPointer(start: head, count: Swift.min(size, $0.count))) }
+        guard let idp = d.id else { return .failure(EngineError(NG_E_GUARD, "descriptor has no id")) }
+        if let m = Engine.validateID(idp) { return .failure(EngineError(NG_E_GUARD, m)) }
+        if d.name == nil || d.version == nil || d.description == nil {
+            return .failure(EngineError(NG_E_GUARD, "descriptor lacks name, version or description"))
+        }
+        if d.create == nil || d.destroy == nil { return .failure(EngineError(NG_E_GUARD, "descriptor lacks create or destroy")) }
+        let id = String(cString: idp)
+        do {
+            let options = try OptionTable(d.options)
+            return .success(GuardDescriptor(pointer: p, d: d, options: options, id: id))
+        } catch {
+            return .failure(EngineError(NG_E_GUARD, "guard \(id): \(error.message)"))
+        }
+    }
+}
+
 /// A guard instance in the chain and the host-services table it was given.
 final class GuardSlot {
     unowned(unsafe) let engine: Engine
     let index: Int
     let descriptor: UnsafePointer<ng_plugin_descriptor>
     let d: ng_plugin_descriptor
+    let options: OptionTable
     var instance: UnsafeMutableRawPointer?
+    /// While create() runs: the last warning or error it logged, so that a
+    /// failed create's reason reaches ng_errmsg and not only on_log.
+    var creating = false
+    var createReason: String?
     let host: UnsafeMutablePointer<ng_guard_host>
     let config: JSONValue
     let configText: CStr
@@ -27,11 +73,12 @@ final class GuardSlot {
 
     var guardID: UnsafePointer<CChar> { d.id! }
 
-    init(engine: Engine, index: Int, descriptor: UnsafePointer<ng_plugin_descriptor>, config: JSONValue, configText: CStr) {
+    init(engine: Engine, index: Int, descriptor: GuardDescriptor, config: JSONValue, configText: CStr) {
         self.engine = engine
         self.index = index
-        self.descriptor = descriptor
-        self.d = descriptor.pointee
+        self.descriptor = descriptor.pointer
+        self.d = descriptor.d
+        self.options = descriptor.options
         self.config = config
         self.configText = configText
         host = .allocate(capacity: 1)
@@ -68,24 +115,14 @@ extension Engine {
     public var guardCount: Int { slots.count }
     public func guardID(at i: Int) -> UnsafePointer<CChar>? { i >= 0 && i < slots.count ? slots[i].guardID : nil }
 
-    /// Validate a descriptor as the loader and ng_chain_add require.
+    /// Why a descriptor is refused, or nil (GuardDescriptor.read).
     public static func validate(_ p: UnsafePointer<ng_plugin_descriptor>) -> String? {
-        let d = p.pointee
-        if d.abi_major != UInt32(NG_PLUGIN_ABI_MAJOR) || d.abi_minor > UInt32(NG_PLUGIN_ABI_MINOR) {
-            let what = d.abi_major != UInt32(NG_PLUGIN_ABI_MAJOR) ? "ABI major mismatch" : "newer ABI minor than the host's"
-            return "\(what): guard built for plugin ABI \(d.abi_major).\(d.abi_minor), host has \(NG_PLUGIN_ABI_MAJOR).\(NG_PLUGIN_ABI_MINOR)"
-        }
-        if Int(d.size) < MemoryLayout<ng_plugin_descriptor>.size {
-            return "descriptor size \(d.size) is smaller than \(MemoryLayout<ng_plugin_descriptor>.size) for ABI \(d.abi_major).\(d.abi_minor)"
-        }
-        guard let id = d.id else { return "descriptor has no id" }
-        if let m = validateID(id) { return m }
-        if d.name == nil || d.version == nil || d.description == nil { return "descriptor lacks name, version or description" }
-        if d.create == nil || d.destroy == nil { return "descriptor lacks create or destroy" }
+        if case .failure(let e) = GuardDescriptor.read(p) { return e.message }
         return nil
     }
 
-    static func validateID(_ id: UnsafePointer<CChar>) -> String? {
+    /// The reverse-DNS id rule (the one place it lives).
+    public static func validateID(_ id: UnsafePointer<CChar>) -> String? {
         var n = 0
         var dots = 0
         var prev: CChar = 46
@@ -105,34 +142,38 @@ extension Engine {
         return nil
     }
 
-    /// Append a guard created from a descriptor. `config` is a JSON object.
+    /// Append a guard created from a descriptor. `config` is a JSON object,
+    /// checked against the guard's declared options before create().
     public func addGuard(_ p: UnsafePointer<ng_plugin_descriptor>, configText: String?) throws(EngineError) {
         guard depth == 0, !draining else { throw EngineError(NG_E_CALLBACK, "guards cannot be added inside a callback") }
         guard slots.count < Limits.maxGuards else { throw EngineError(NG_E_NO_MEMORY, "the chain already has \(Limits.maxGuards) guards") }
         // An ABI mismatch has its own status everywhere (ng_chain_add and the
         // loader alike): the integrator must rebuild the plugin, not fix it.
-        if let m = Engine.validate(p) {
-            let abi = p.pointee.abi_major != UInt32(NG_PLUGIN_ABI_MAJOR) || p.pointee.abi_minor > UInt32(NG_PLUGIN_ABI_MINOR)
-            throw EngineError(abi ? NG_E_ABI : NG_E_GUARD, m)
+        let desc: GuardDescriptor
+        switch GuardDescriptor.read(p) {
+        case .success(let x): desc = x
+        case .failure(let e): throw e
         }
-        let id = p.pointee.id!
-        for s in slots where strcmpC(s.guardID, id) {
-            throw EngineError(NG_E_GUARD, "duplicate guard id \(String(cString: id))")
+        for s in slots where strcmpC(s.guardID, desc.d.id!) {
+            throw EngineError(NG_E_GUARD, "duplicate guard id \(desc.id)")
         }
         let text = configText ?? "{}"
         let config: JSONValue
         switch JSON.parse(text) {
         case .success(let v):
-            guard case .object = v else { throw EngineError(NG_E_PARSE, "guard config must be a JSON object") }
+            guard case .object = v else { throw EngineError(NG_E_PARSE, "guard \(desc.id): its configuration must be a JSON object") }
             config = v
         case .failure(let e):
-            throw EngineError(NG_E_PARSE, "guard config: \(e.message)")
+            throw EngineError(NG_E_PARSE, "guard \(desc.id): configuration: \(e.message)")
         }
-        let slot = GuardSlot(engine: self, index: slots.count, descriptor: p, config: config, configText: CStr(text))
+        try desc.options.check(config, guardID: desc.id)
+        let slot = GuardSlot(engine: self, index: slots.count, descriptor: desc, config: config, configText: CStr(text))
         installHostTable(slot)
         slots.append(slot)
         depth += 1
+        slot.creating = true
         let inst = slot.d.create!(slot.host, UnsafePointer(slot.configText.pointer))
+        slot.creating = false
         depth -= 1
         guard let inst else {
             // Holds a failed guard began are not left behind under an index
@@ -140,7 +181,7 @@ extension Engine {
             while let i = holds.firstIndex(where: { $0.owner == slot.index }) { removeHold(at: i, reason: NG_HOLD_RELEASED) }
             slots.removeLast()
             drain()
-            throw EngineError(NG_E_GUARD, "guard \(String(cString: id)) failed to create (see its log)")
+            throw EngineError(NG_E_GUARD, "guard \(desc.id) failed to create: \(slot.createReason ?? "it logged no reason")")
         }
         slot.instance = inst
         rebuildHooks()

@@ -236,7 +236,7 @@ public final class Engine {
         case NG_REQ_PUSH:
             guard let s = r.screen else { return (NG_REASON_INVALID, "push without a screen") }
             if s.id == 0 { return (NG_REASON_INVALID, "screen id 0 is reserved") }
-            if stack.contains(where: { $0.id == s.id }) { return (NG_REASON_INVALID, "screen id \(s.id) is already in the stack") }
+            if stack.contains(where: { $0.id == s.id }) { return (NG_REASON_DUPLICATE, "screen id \(s.id) is already in the stack") }
             if stack.count >= Limits.maxStack { return (NG_REASON_INVALID, "the stack is full (\(Limits.maxStack) screens)") }
         case NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK, NG_REQ_POP_TO_ROOT:
             if stack.count <= 1 { return (NG_REASON_AT_ROOT, "only the root is on the stack") }
@@ -324,6 +324,9 @@ public final class Engine {
         }
         finish(r, outcome: NG_OUTCOME_APPLIED, reason: NG_REASON_NONE, slot: -1, message: nil)
         let to = topID
+        // The screen on display stays: nothing to show (UIKit runs no
+        // transition for setViewControllers with the same top either).
+        if r.kind == NG_REQ_REPLACE_STACK && to == from { return }
         let t = now
         if r.kind == NG_REQ_INTERACTIVE_BACK {
             interactive = Swipe(requestID: r.id, before: before, touch: r.drivingTouch, at: t)

@@ -24,9 +24,10 @@ private func guardString(_ p: UnsafePointer<CChar>?, allowNull: Bool, limit: Int
     return (CStr(bytes: p, count: n), NG_OK)
 }
 
+/// The configured value of a key, else its declared default.
 private func configValue(_ s: GuardSlot, _ key: UnsafePointer<CChar>?) -> (JSONValue?, Int32) {
     guard let key else { return (nil, NG_E_NULL) }
-    guard let v = s.config[String(cString: key)] else { return (nil, NG_E_NOT_FOUND) }
+    guard let v = s.options.value(String(cString: key), in: s.config) else { return (nil, NG_E_NOT_FOUND) }
     return (v, NG_OK)
 }
 
@@ -158,6 +159,7 @@ extension Engine {
             let (m, st) = guardString(message, allowNull: false)
             let text = m ?? CStr(st == NG_E_NULL ? "(null log message)" : "(log message was not valid UTF-8 or too long)")
             let sev = severity < NG_LOG_DEBUG || severity > NG_LOG_ERROR ? NG_LOG_ERROR : severity
+            if s.creating && sev >= NG_LOG_WARN { s.createReason = text.string }
             s.engine.post(log: text, severity: sev, slot: s.index)
         }
 

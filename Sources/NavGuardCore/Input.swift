@@ -12,6 +12,11 @@ struct LiveTouch {
 /// linear scan beats hashing while allocating nothing in steady state.
 struct InputState {
     var touches: [LiveTouch] = []
+    /// The touch whose began is being decided: a cancel of it while its
+    /// began's work drains turns the verdict into a drop instead of a
+    /// callback the host would get before the began itself.
+    var beganInProgress: UInt64?
+    var beganCancelled = false
     init() { touches.reserveCapacity(16) }
 
     @inline(__always)
@@ -51,10 +56,24 @@ extension Engine {
     /// Route one validated event. Touches are bound at began and tracked
     /// until their end; holds and then the guard chain decide delivery.
     public func submitEvent(_ ev: UnsafePointer<ng_event>) -> EventVerdict {
-        let v = route(ev)
+        var v = route(ev)
         // What guards did through the host table in their on_event (cancel a
         // touch, finish a track, log) is applied before the verdict returns.
-        drainIfIdle()
+        if queueHead < queue.count {
+            let began = ev.pointee.type == NG_EVENT_TOUCH && ev.pointee.phase == NG_TOUCH_BEGAN
+                && v.verdict == NG_VERDICT_DELIVER && depth == 0
+            if began {
+                input.beganInProgress = ev.pointee.touch_id
+                input.beganCancelled = false
+            }
+            drain()
+            if began {
+                // Cancelled by what its own began set off: the host never
+                // saw it begin, so it is dropped, with no on_touch_cancel.
+                if input.beganCancelled { v = .drop(NG_REASON_CANCELLED, v.target) }
+                input.beganInProgress = nil
+            }
+        }
         return v
     }
 
@@ -81,6 +100,8 @@ extension Engine {
                 v = .drop(NG_REASON_IGNORING, target)
             } else {
                 v = vote(ev, target: target, flags: 0)
+                // A guard's hold begun inside this very vote blocks this touch too.
+                if v.verdict == NG_VERDICT_DELIVER && holdMaskCache & typeBit != 0 { v = .drop(NG_REASON_IGNORING, target) }
             }
             // A touch withheld at began stays withheld for its whole life.
             input.touches.append(LiveTouch(id: e.touch_id, view: target,
@@ -158,9 +179,15 @@ extension Engine {
                 if id == 0 { continue }
                 interactive!.touchEnded(at: now)
             }
+            n += 1
+            if input.touches[i].id == input.beganInProgress {
+                // Its began becomes a drop: withheld, as any dropped began, no callback.
+                input.touches[i].state = NG_TOUCH_STATE_WITHHELD
+                input.beganCancelled = true
+                continue
+            }
             input.touches[i].state = NG_TOUCH_STATE_CANCELLED
             queue.append(.note(.touchCancelled(touchInfo(input.touches[i]))))
-            n += 1
         }
         return n
     }

@@ -5,14 +5,16 @@
 //
 // Strictness: trailing commas, leading zeros, single quotes, comments,
 // NaN/Infinity, unescaped control characters, invalid UTF-8, lone surrogate
-// escapes, byte-order marks, unterminated input and trailing garbage are all
-// rejected. Duplicate object keys are kept (lookup returns the first).
+// escapes, byte-order marks, unterminated input, trailing garbage and
+// duplicate object keys (which would make a configuration ambiguous) are all
+// rejected.
 // Nesting is limited to `JSON.maxDepth` containers and input to
 // `JSON.maxInputBytes` bytes.
 
 // MARK: - Value
 
-/// A parsed JSON value. Object members keep their source order.
+/// A parsed JSON value. Object members keep their source order (the parser
+/// never produces duplicate keys; a value built in code may have them).
 public enum JSONValue: Sendable {
     case null
     case bool(Bool)
@@ -377,6 +379,9 @@ private struct JSONParser {
         try enterContainer()
         pos += 1 // {
         var members: [(String, JSONValue)] = []
+        // Keys seen, kept in a set once the object is large enough for a
+        // linear scan to cost (1 MiB of keys would be quadratic).
+        var seen: Set<String>?
         skipWhitespace()
         if pos < bytes.count && bytes[pos] == JSONByte.rbrace {
             pos += 1
@@ -395,7 +400,11 @@ private struct JSONParser {
                 }
                 throw fail("\(describeCurrent()), expected a string object key", at: pos)
             }
+            let keyAt = pos
             let key = try parseString()
+            if seen == nil && members.count >= 16 { seen = Set(members.map { $0.0 }) }
+            let duplicate = seen != nil ? !seen!.insert(key).inserted : members.contains { $0.0 == key }
+            if duplicate { throw fail("duplicate object key \"\(key)\"", at: keyAt) }
             skipWhitespace()
             guard pos < bytes.count, bytes[pos] == JSONByte.colon else {
                 if pos >= bytes.count {

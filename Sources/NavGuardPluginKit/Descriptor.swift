@@ -61,7 +61,8 @@ public func makeDescriptor<G: NavGuardGuard>(_ type: G.Type, id: StaticString, n
             on_hold: G.self is any HoldObserving.Type ? holdHook : nil,
             on_tick: G.self is any Ticking.Type ? tickHook : nil,
             next_deadline: G.self is any Ticking.Type ? nextDeadlineHook : nil,
-            get_extension: G.self is any ExtensionProviding.Type ? extensionHook : nil))
+            get_extension: G.self is any ExtensionProviding.Type ? extensionHook : nil,
+            options: optionArray(G.self)))
         entries.append(Registration(type: key, factory: G.self, id: idC, descriptor: d))
         return Sent(UnsafePointer(d))
     }.value
@@ -95,9 +96,11 @@ private func create(slot: Int, _ host: UnsafePointer<ng_guard_host>?) -> UnsafeM
         h.log(.error, "NavGuardPluginKit: more than \(maxGuardTypes) guard types in one binary; this one cannot be created")
         return nil
     }
-    guard host.pointee.abi_major == UInt32(NG_PLUGIN_ABI_MAJOR),
-          Int(host.pointee.size) >= MemoryLayout<ng_guard_host>.size else {
-        h.log(.error, "NavGuardPluginKit: the host's guard table (ABI \(host.pointee.abi_major).\(host.pointee.abi_minor), \(host.pointee.size) bytes) is older than the plugin's")
+    // plugin.h's one rule, seen from the plugin: the host's table first.
+    guard ng_plugin_abi_compatible(host.pointee.abi_major, host.pointee.abi_minor,
+                                   UInt32(NG_PLUGIN_ABI_MAJOR), UInt32(NG_PLUGIN_ABI_MINOR)),
+          Int(host.pointee.size) >= Int(NG_GUARD_HOST_MIN_SIZE) else {
+        h.log(.error, "NavGuardPluginKit: the host's guard table (ABI \(host.pointee.abi_major).\(host.pointee.abi_minor), \(host.pointee.size) bytes) does not fit a plugin built for \(NG_PLUGIN_ABI_MAJOR).\(NG_PLUGIN_ABI_MINOR)")
         return nil
     }
     guard let instance = reg.factory.init(host: h) else {

@@ -34,6 +34,10 @@ final class Harness {
     var transitions = 0
     /// Unexpected statuses from NavGuard calls that should have succeeded.
     var anomalies: [String] = []
+    /// Touches whose began the guard's own action during its vote turned
+    /// into a drop (the host would otherwise have cancelled the touch before
+    /// the began's verdict returned).
+    var beganSelfCancels: [String] = []
     var delivered = 0
     var dropped = 0
 
@@ -321,7 +325,17 @@ final class Harness {
         }
         var out = ng_event_result()
         out.size = UInt32(MemoryLayout<ng_event_result>.size)
+        var maskBefore: UInt32 = 0
+        _ = ng_hold_state(ctx, &maskBefore, nil)
         let st = ng_event_submit(ctx, &e, &out)
+        // A began that nothing blocked before the call, dropped by the core
+        // (no guard refused it) as cancelled or blocked: the guard's own
+        // action in its vote did it (a touch-blocking hold, a touch cancel).
+        if st == NG_OK && type == NG_EVENT_TOUCH && phase == NG_TOUCH_BEGAN && out.verdict == NG_VERDICT_DROP
+            && out.guard_id == nil && maskBefore & UInt32(NG_MASK_TOUCH) == 0
+            && (out.reason == NG_REASON_CANCELLED || out.reason == NG_REASON_IGNORING) {
+            beganSelfCancels.append("touch \(touch) (\(String(cString: ng_reason_name(out.reason))))")
+        }
         if st != NG_OK {
             anomalies.append("ng_event_submit(type \(type), phase \(phase)): \(statusCode(st)): \(errmsg)")
         } else if out.verdict == NG_VERDICT_DELIVER {
@@ -349,12 +363,13 @@ final class Harness {
 
     /// Counters at the start of a check, for the check's own account.
     struct Mark {
-        var outcomes, anomalies, delivered, dropped, touchCancels, holdEnds, transitions, reports: Int
+        var outcomes, anomalies, delivered, dropped, touchCancels, holdEnds, transitions, reports, selfCancels: Int
     }
 
     func mark() -> Mark {
         Mark(outcomes: outcomes.count, anomalies: anomalies.count, delivered: delivered, dropped: dropped,
-             touchCancels: touchCancels, holdEnds: holdEnds, transitions: transitions, reports: reports)
+             touchCancels: touchCancels, holdEnds: holdEnds, transitions: transitions, reports: reports,
+             selfCancels: beganSelfCancels.count)
     }
 
     /// What happened since `m`: outcomes, then the non-zero event, hold,

@@ -2,11 +2,16 @@ import ArgumentParser
 import CNavGuard
 import FoundationEssentials
 import Glibc
+import NavGuard
+import NavGuardCore
 
 // navguard — NavGuard's command-line tool.
 //
-//   navguard plugins validate LIB.so [--json] [--config JSON|@FILE]
-//   navguard plugins list [--config FILE] [--json]
+//   navguard plugins validate LIB.so [--json] [--config JSON|@FILE] [--expect-create-failure]
+//   navguard plugins list [--config JSON|FILE] [--json]
+//   navguard plugins available [--json]
+//   navguard plugins info ID|LIB.so [--markdown]
+//   navguard plugins docs            (docs/guards.md, from the built-ins' declarations)
 //   navguard version
 //
 // The NavGuard module is linked in statically (and, in the release build, the
@@ -37,7 +42,7 @@ struct Version: ParsableCommand {
 struct Plugins: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Work with guard plugins.",
-        subcommands: [Validate.self, List.self])
+        subcommands: [Validate.self, List.self, Available.self, Info.self, Docs.self])
 }
 
 // MARK: - plugins validate
@@ -67,13 +72,18 @@ struct Validate: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Also print what the plugin wrote to stderr.")
     var verbose = false
 
+    @Flag(name: .customLong("expect-create-failure"),
+          help: "The guard must refuse the --config configuration (a check of its own validation); its hooks are then not exercised.")
+    var expectCreateFailure = false
+
     /// Internal: run one check group in this process (the parent's child).
     @Option(help: .hidden)
     var child: String?
 
     mutating func run() throws {
         if let child {
-            Glibc.exit(runChild(ChildOptions(group: child, path: library, config: config)))
+            Glibc.exit(runChild(ChildOptions(group: child, path: library, config: config,
+                                             expectCreateFailure: expectCreateFailure)))
         }
         setDefaultPluginDirectory()
         var configText = config
@@ -91,7 +101,8 @@ struct Validate: ParsableCommand {
         // dlopen() searches the library path for a name without a slash: the
         // file the user named is what gets validated, so pass it absolute.
         let path = library.contains("/") ? library : realPath("./" + library)
-        let report = runValidation(path: path, config: configText, timeout: timeout, verbose: verbose) { r in
+        let report = runValidation(path: path, config: configText, expectCreateFailure: expectCreateFailure,
+                                   timeout: timeout, verbose: verbose) { r in
             if !json {
                 print(formatRecord(r))
                 fflush(nil)
@@ -114,20 +125,29 @@ struct Validate: ParsableCommand {
 
 // MARK: - plugins list
 
-/// The entries of a chain configuration, as the loader resolves them.
-struct ChainConfig: Decodable {
-    struct Entry: Decodable {
-        var id: String?
-        var path: String?
+/// A chain configuration given as JSON text, @FILE, or a file name.
+func configText(_ arg: String) throws -> (text: String, name: String) {
+    let trimmed = arg.drop { $0 == " " || $0 == "\n" || $0 == "\t" }
+    if trimmed.hasPrefix("{") { return (arg, "(JSON text)") }
+    let path = arg.hasPrefix("@") ? String(arg.dropFirst()) : arg
+    switch readFile(path, maxBytes: 1 << 20) {
+    case .success(let b): return (String(decoding: b, as: UTF8.self), realPath(path))
+    case .failure(let e): throw ValidationError(e.message)
     }
-    var guards: [Entry]
 }
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the guard chain a configuration (or the default chain) resolves to.")
+        abstract: "Show the guard chain a configuration (or the default chain) resolves to.",
+        discussion: """
+        The configuration is JSON text, a file, or @FILE: a full chain \
+        ({"guards": [...]}) or the default chain edited ({"base": "default", \
+        "edits": [...]}); see ng_chain_configure in navguard.h. Each guard is \
+        loaded and created, so a configuration that lists cleanly is one \
+        ng_chain_configure accepts.
+        """)
 
-    @Option(help: ArgumentHelp("A chain configuration file ({\"guards\": [...]}); default: the default chain.", valueName: "file"))
+    @Option(help: ArgumentHelp("A chain configuration: JSON text, a file or @FILE; default: the default chain.", valueName: "config"))
     var config: String?
 
     @Flag(help: "Print the chain as JSON.")
@@ -135,7 +155,8 @@ struct List: ParsableCommand {
 
     func run() throws {
         setDefaultPluginDirectory()
-        let dir = String(cString: ng_plugin_dir())
+        let search = pluginSearchPath()
+        let (text, chainName) = try config.map(configText) ?? (String(cString: ng_default_chain()), "default (ng_default_chain)")
         var opts = ng_options()
         opts.size = UInt32(MemoryLayout<ng_options>.size)
         opts.clock = NG_CLOCK_MANUAL
@@ -147,58 +168,30 @@ struct List: ParsableCommand {
             throw ExitCode(1)
         }
         defer { _ = ng_context_destroy(ctx) }
-
-        let text: String
-        let st: ng_status
-        if let config {
-            st = ng_chain_configure_file(ctx, config)
-            text = (try? String(decoding: readFile(config, maxBytes: 1 << 20).get(), as: UTF8.self)) ?? ""
-        } else {
-            st = ng_chain_configure(ctx, nil)
-            text = String(cString: ng_default_chain())
-        }
-        let chainName = config.map { realPath($0) } ?? "default (ng_default_chain)"
         if !json {
-            print("plugin directory: \(dir)")
+            print("search path: \(search.joined(separator: ":"))")
             print("chain: \(chainName)")
         }
-        guard st == NG_OK else {
+        let st = ng_chain_configure(ctx, text)
+        guard st == NG_OK, case .success(let entries) = resolveChain(text) else {
             printError("navguard: \(statusName(st))")
             printError("navguard: \(String(cString: ng_errmsg(ctx)))")
             throw ExitCode(1)
         }
-        var count = 0
-        _ = ng_chain_count(ctx, &count)
-        let entries = (try? JSONDecoder().decode(ChainConfig.self, from: Data(text.utf8)))?.guards ?? []
-
-        var rows: [(index: Int, id: String, name: String, version: String, path: String)] = []
-        for i in 0..<count {
-            var idp: UnsafePointer<CChar>?
-            _ = ng_chain_get_id(ctx, i, &idp)
-            let id = idp.map { String(cString: $0) } ?? "?"
-            var path = "?"
-            if i < entries.count {
-                if let p = entries[i].path {
-                    path = p
-                } else if let short = entries[i].id?.split(separator: ".").last {
-                    path = "\(dir)/\(short).so"
-                }
+        var rows: [(index: Int, id: String, name: String, version: String, path: String, config: String)] = []
+        for (i, e) in entries.enumerated() {
+            var name = "?", version = "?", id = e.id ?? "?"
+            if let p = openLoaded(e.path), case .success(let g) = GuardDescriptor.read(p) {
+                id = g.id
+                name = String(cString: g.d.name)
+                version = String(cString: g.d.version)
             }
-            var name = "?", version = "?"
-            // Already loaded by the chain: RTLD_NOLOAD finds the same copy.
-            if path != "?", let h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE | RTLD_NOLOAD),
-               let sym = dlsym(h, NG_PLUGIN_ENTRY_SYMBOL),
-               let d = unsafeBitCast(sym, to: ng_plugin_entry_fn.self)() {
-                name = d.pointee.name.map { String(cString: $0) } ?? "?"
-                version = d.pointee.version.map { String(cString: $0) } ?? "?"
-                path = realPath(path)
-            }
-            rows.append((i, id, name, version, path))
+            rows.append((i, id, name, version, realPath(e.path), JSON.serialize(e.config)))
         }
         if json {
-            var s = "{\n  \"plugin_dir\": \(jsonString(dir)),\n  \"chain\": \(jsonString(config.map { realPath($0) } ?? "default")),\n  \"guards\": [\n"
+            var s = "{\n  \"search_path\": [\(search.map(jsonString).joined(separator: ", "))],\n  \"chain\": \(jsonString(chainName)),\n  \"guards\": [\n"
             s += rows.map {
-                "    {\"index\": \($0.index), \"id\": \(jsonString($0.id)), \"name\": \(jsonString($0.name)), \"version\": \(jsonString($0.version)), \"path\": \(jsonString($0.path))}"
+                "    {\"index\": \($0.index), \"id\": \(jsonString($0.id)), \"name\": \(jsonString($0.name)), \"version\": \(jsonString($0.version)), \"path\": \(jsonString($0.path)), \"config\": \($0.config)}"
             }.joined(separator: ",\n")
             s += "\n  ]\n}"
             print(s)
@@ -211,7 +204,173 @@ struct List: ParsableCommand {
         print(col("#", 4) + col("id", idW) + col("name", nameW) + col("version", verW) + "file")
         for r in rows {
             print(col(String(r.index), 4) + col(r.id, idW) + col(r.name, nameW) + col(r.version, verW) + r.path)
+            if r.config != "{}" { print(String(repeating: " ", count: 4) + "config " + r.config) }
         }
         print("\(rows.count) guard\(rows.count == 1 ? "" : "s") in the chain")
     }
+}
+
+/// The descriptor of a plugin the chain already loaded (RTLD_NOLOAD: the
+/// same copy), or of a plugin file opened now.
+func openLoaded(_ path: String) -> UnsafePointer<ng_plugin_descriptor>? {
+    let h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE | RTLD_NOLOAD) ?? dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)
+    guard let h, let sym = dlsym(h, NG_PLUGIN_ENTRY_SYMBOL) else { return nil }
+    return unsafeBitCast(sym, to: ng_plugin_entry_fn.self)()
+}
+
+// MARK: - plugins available
+
+struct Available: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List every guard on the search path (NAVGUARD_PLUGIN_PATH, then the built-in directory).")
+
+    @Flag(help: "Print the list as JSON.")
+    var json = false
+
+    func run() throws {
+        setDefaultPluginDirectory()
+        let found = availableGuards()
+        if json {
+            print("[\n" + found.map {
+                "  {\"id\": \(jsonString($0.id)), \"name\": \(jsonString($0.name)), \"version\": \(jsonString($0.version)), \"path\": \(jsonString(realPath($0.path)))}"
+            }.joined(separator: ",\n") + "\n]")
+            return
+        }
+        print("search path: \(pluginSearchPath().joined(separator: ":"))")
+        let idW = max(found.map(\.id.count).max() ?? 0, 2) + 2
+        let verW = max(found.map(\.version.count).max() ?? 0, 7) + 2
+        func col(_ s: String, _ w: Int) -> String { s + String(repeating: " ", count: max(w - s.count, 1)) }
+        print(col("id", idW) + col("version", verW) + "file")
+        for g in found { print(col(g.id, idW) + col(g.version, verW) + realPath(g.path)) }
+        print("\(found.count) guard\(found.count == 1 ? "" : "s") found")
+    }
+}
+
+// MARK: - plugins info
+
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Describe a guard: its id, name, version, hooks and configuration options.",
+        discussion: "GUARD is a guard id (looked up along the search path, as a chain configuration would) or a plugin file.")
+
+    @Argument(help: "A guard id (org.navguard.throttle) or a plugin file.")
+    var guardName: String
+
+    @Flag(help: "Print the description as Markdown (the format of docs/guards.md).")
+    var markdown = false
+
+    func run() throws {
+        setDefaultPluginDirectory()
+        let path: String
+        if guardName.contains("/") || guardName.hasSuffix(".so") {
+            path = guardName
+        } else {
+            switch resolveChain("{\"guards\":[{\"id\":\(jsonString(guardName))}]}") {
+            case .success(let e): path = e[0].path
+            case .failure(let e):
+                printError("navguard: \(statusName(e.status)): \(e.message)")
+                throw ExitCode(1)
+            }
+        }
+        guard let p = openLoaded(path.contains("/") ? path : "./" + path) else {
+            printError("navguard: \(path) is not a loadable guard plugin: \(dlerror().map { String(cString: $0) } ?? "no \(NG_PLUGIN_ENTRY_SYMBOL)")")
+            throw ExitCode(1)
+        }
+        switch GuardDescriptor.read(p) {
+        case .failure(let e):
+            printError("navguard: \(path): \(statusName(e.status)): \(e.message)")
+            throw ExitCode(1)
+        case .success(let g):
+            print(markdown ? guardMarkdown(g) : guardText(g, path: realPath(path)), terminator: "")
+        }
+    }
+}
+
+// MARK: - plugins docs
+
+struct Docs: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print docs/guards.md: every built-in guard (org.navguard.*) on the search path, from its declarations.",
+        discussion: "make docs writes it; a ctest fails when the committed file differs.")
+
+    func run() throws {
+        setDefaultPluginDirectory()
+        var out = """
+        # The built-in guards
+
+        Generated by `navguard plugins docs` (`make docs`) from each guard's
+        declared options (plugin.h `ng_option_decl`); a test fails when this file
+        and the guards disagree. `navguard plugins info ID` prints the same for any
+        guard, yours included. The default chain is \(NG_DEFAULT_CHAIN_ORDER).
+
+
+        """
+        var found = 0
+        for g in availableGuards() where g.id.hasPrefix("org.navguard.") {
+            guard let p = openLoaded(g.path), case .success(let d) = GuardDescriptor.read(p) else { continue }
+            out += guardMarkdown(d)
+            found += 1
+        }
+        guard found > 0 else {
+            printError("navguard: no built-in guard on the search path \(pluginSearchPath().joined(separator: ":"))")
+            throw ExitCode(1)
+        }
+        print(out, terminator: "")
+    }
+}
+
+func hookNames(_ d: ng_plugin_descriptor) -> [String] {
+    [("on_request", d.on_request != nil), ("on_event", d.on_event != nil), ("on_outcome", d.on_outcome != nil),
+     ("on_transition", d.on_transition != nil), ("on_hold", d.on_hold != nil), ("on_tick", d.on_tick != nil),
+     ("next_deadline", d.next_deadline != nil), ("get_extension", d.get_extension != nil)].filter(\.1).map(\.0)
+}
+
+func rangeText(_ o: OptionDecl) -> String {
+    switch o.type {
+    case NG_OPT_ENUM: return o.choices.joined(separator: " | ")
+    case NG_OPT_STRINGS where !o.choices.isEmpty:
+        return (o.bounded ? "\(Int(o.min))..\(Int(o.max)) of " : "any of ") + o.choices.joined(separator: " | ")
+    case NG_OPT_INT, NG_OPT_DOUBLE, NG_OPT_STRINGS:
+        guard o.bounded else { return "" }
+        func n(_ d: Double) -> String { d > -1e15 && d < 1e15 && Double(Int64(d)) == d ? String(Int64(d)) : String(d) }
+        return "\(n(o.min))..\(n(o.max))" + (o.type == NG_OPT_STRINGS ? " items" : "")
+    default: return ""
+    }
+}
+
+/// gst-inspect style.
+func guardText(_ g: GuardDescriptor, path: String) -> String {
+    let d = g.d
+    var s = "Guard Details:\n"
+    s += "  id           \(g.id)\n  name         \(String(cString: d.name))\n  version      \(String(cString: d.version))\n"
+    s += "  description  \(String(cString: d.description))\n  file         \(path)\n"
+    s += "  plugin ABI   \(d.abi_major).\(d.abi_minor) (descriptor \(d.size) bytes)\n"
+    s += "\nHooks:\n  " + (hookNames(d).isEmpty ? "(none)" : hookNames(d).joined(separator: ", ")) + "\n"
+    s += "\nOptions:\n"
+    if !g.options.declared { return s + "  (not declared: the configuration is not checked)\n" }
+    if g.options.options.isEmpty { return s + "  (none: any key is refused)\n" }
+    for o in g.options.options {
+        s += "  \(o.name)\n"
+        s += "      \(o.doc)\n"
+        s += "      type: \(OptionDecl.typeName(o.type))"
+        let r = rangeText(o)
+        if !r.isEmpty { s += "   range: \(r)" }
+        s += "   default: \(o.defaultText ?? "(none)")\n"
+    }
+    return s
+}
+
+func guardMarkdown(_ g: GuardDescriptor) -> String {
+    let d = g.d
+    var s = "## \(g.id)\n\n\(String(cString: d.description))\n\n"
+    s += "Version \(String(cString: d.version)); hooks: " + hookNames(d).map { "`\($0)`" }.joined(separator: ", ") + ".\n\n"
+    if !g.options.declared { return s + "Options are not declared.\n\n" }
+    if g.options.options.isEmpty { return s + "No options.\n\n" }
+    s += "| option | type | range / choices | default | what it does |\n|---|---|---|---|---|\n"
+    for o in g.options.options {
+        func cell(_ t: String) -> String { t.split(separator: "|", omittingEmptySubsequences: false).joined(separator: "\\|") }
+        let r = cell(rangeText(o))
+        s += "| `\(o.name)` | \(OptionDecl.typeName(o.type)) | \(r.isEmpty ? "" : "`\(r)`") | \(o.defaultText.map { "`\($0)`" } ?? "(none)") | \(cell(o.doc)) |\n"
+    }
+    return s + "\n"
 }

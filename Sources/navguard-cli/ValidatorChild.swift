@@ -1,5 +1,7 @@
 import CNavGuard
 import Glibc
+import NavGuard
+import NavGuardCore
 
 // The checks, run inside the validator's child process, one check group per
 // process (`navguard plugins validate --child GROUP LIB.so`). A crash or hang
@@ -63,7 +65,7 @@ func check(_ name: String, _ body: () -> CheckResult) {
 /// The check groups, in the order the parent runs them. Groups after "load"
 /// need a loadable plugin with a valid descriptor.
 let checkGroups: [String] = [
-    "file", "load", "create.empty", "extension",
+    "file", "load", "create.empty", "create.config", "extension", "options",
 ] + garbageConfigs.map { "create.garbage.\($0.label)" } + [
     "hooks.requests", "hooks.transitions", "hooks.holds", "hooks.ticks", "hooks.events",
     "lifecycle", "loader",
@@ -93,6 +95,8 @@ struct ChildOptions {
     var group: String
     var path: String
     var config: String
+    /// --expect-create-failure: the configuration is meant to be refused.
+    var expectCreateFailure = false
 }
 
 /// Entry of the child process. Returns the exit status.
@@ -115,6 +119,10 @@ func runChild(_ o: ChildOptions) -> Int32 {
         let proxy = Proxy.install(d)
         if group == "create.empty" {
             createEmptyChecks(proxy)
+        } else if group == "create.config" {
+            createConfigCheck(proxy, config: o.config, expectFailure: o.expectCreateFailure)
+        } else if group == "options" {
+            optionChecks(proxy, config: o.config)
         } else if group == "extension" {
             extensionChecks(proxy, config: o.config)
         } else if group.hasPrefix("create.garbage.") {
@@ -193,25 +201,9 @@ func quietLoad(_ path: String) -> UnsafePointer<ng_plugin_descriptor>? {
     guard let h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE), let sym = dlsym(h, NG_PLUGIN_ENTRY_SYMBOL) else { return nil }
     let entry = unsafeBitCast(sym, to: ng_plugin_entry_fn.self)
     guard let d = entry() else { return nil }
-    let abiOK = d.pointee.abi_major == UInt32(NG_PLUGIN_ABI_MAJOR) && d.pointee.abi_minor <= UInt32(NG_PLUGIN_ABI_MINOR)
-    guard abiOK, Int(d.pointee.size) >= MemoryLayout<ng_plugin_descriptor>.size else { return nil }
+    // The loader's own rules (ABI, frozen minimum size, id, declarations).
+    guard case .success = GuardDescriptor.read(d) else { return nil }
     return d
-}
-
-/// Reverse-DNS: [A-Za-z0-9._-], at least one dot, no empty label.
-func reverseDNSProblem(_ id: String) -> String? {
-    if id.isEmpty { return "is empty" }
-    if id.utf8.count > 128 { return "is longer than 128 bytes" }
-    for u in id.unicodeScalars {
-        let ok = (u >= "a" && u <= "z") || (u >= "A" && u <= "Z") || (u >= "0" && u <= "9") || u == "." || u == "_" || u == "-"
-        if !ok {
-            let shown = u.value < 0x20 || u.value >= 0x7f ? "U+\(String(u.value, radix: 16))" : "'\(u)'"
-            return "has the character \(shown) outside [A-Za-z0-9._-]"
-        }
-    }
-    if !id.contains(".") { return "has no dot (reverse-DNS, e.g. org.example.guard)" }
-    if id.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) { return "has an empty label" }
-    return nil
 }
 
 func loadChecks(_ path: String) {
@@ -260,8 +252,10 @@ func loadChecks(_ path: String) {
     check("descriptor.abi") {
         let major = d.pointee.abi_major, minor = d.pointee.abi_minor
         let built = "built for plugin ABI \(major).\(minor), host has \(NG_PLUGIN_ABI_MAJOR).\(NG_PLUGIN_ABI_MINOR)"
-        if major != UInt32(NG_PLUGIN_ABI_MAJOR) { return .fail("abi_major mismatch: \(built)") }
-        if minor > UInt32(NG_PLUGIN_ABI_MINOR) { return .fail("newer abi_minor than the host's: \(built)") }
+        // plugin.h's one rule, as the loader applies it.
+        guard ng_plugin_abi_compatible(UInt32(NG_PLUGIN_ABI_MAJOR), UInt32(NG_PLUGIN_ABI_MINOR), major, minor) else {
+            return .fail((major != UInt32(NG_PLUGIN_ABI_MAJOR) ? "abi_major mismatch: " : "newer abi_minor than the host's: ") + built)
+        }
         abiOK = true
         return .pass(built)
     }
@@ -269,9 +263,12 @@ func loadChecks(_ path: String) {
     var sizeOK = false
     check("descriptor.size") {
         let size = Int(d.pointee.size)
-        if size < ours { return .fail("size \(size) is smaller than sizeof(ng_plugin_descriptor) = \(ours)") }
+        if size < Int(NG_PLUGIN_DESCRIPTOR_MIN_SIZE) {
+            return .fail("size \(size) is smaller than \(NG_PLUGIN_DESCRIPTOR_MIN_SIZE), plugin ABI 1.0's descriptor")
+        }
         sizeOK = true
         if size > ours { return .warn("size \(size) is larger than this host's sizeof(ng_plugin_descriptor) = \(ours) for the same ABI minor") }
+        if size < ours { return .pass("size \(size): an older layout (the host reads the fields after it as zero)") }
         return .pass("size \(size) = sizeof(ng_plugin_descriptor)")
     }
     guard sizeOK else { return }
@@ -281,7 +278,7 @@ func loadChecks(_ path: String) {
         guard let p = d.pointee.id else { return .fail("id is NULL") }
         guard isValidUTF8C(p, limit: 4096) else { return .fail("id is not valid UTF-8") }
         id = text(p) ?? ""
-        if let why = reverseDNSProblem(id) { return .fail("id \"\(id)\" \(why)") }
+        if let why = Engine.validateID(p) { return .fail("id \"\(id)\": \(why)") }
         return .pass(id)
     }
     check("descriptor.strings") {
@@ -316,10 +313,22 @@ func loadChecks(_ path: String) {
         return .pass("set: " + set.joined(separator: ", "))
     }
     check("descriptor.file-name") {
-        guard !id.isEmpty, let short = id.split(separator: ".").last else { return .warn("no id to compare with") }
+        guard !id.isEmpty, let file = pluginFileName(forID: id) else { return .warn("no id to compare with") }
         let base = path.split(separator: "/").last.map(String.init) ?? path
-        if base == "\(short).so" { return .pass("\(base) matches the id's last label (loadable as {\"id\": \"\(id)\"})") }
-        return .warn("file \(base) is not \(short).so: a chain entry {\"id\": \"\(id)\"} would not find it in the plugin directory (a {\"path\": ...} entry works)")
+        if base == file { return .pass("\(base) matches the id's last label (loadable as {\"id\": \"\(id)\"})") }
+        return .warn("file \(base) is not \(file): a chain entry {\"id\": \"\(id)\"} would not find it on the search path (a {\"path\": ...} entry works)")
+    }
+    check("descriptor.options") {
+        switch GuardDescriptor.read(d) {
+        case .failure(let e): return .fail(e.message)
+        case .success(let g):
+            if !g.options.declared {
+                return .warn("no options declared (descriptor `options`, plugin ABI 1.1): the host cannot check its "
+                             + "configuration, and `navguard plugins info` cannot list it")
+            }
+            if g.options.options.isEmpty { return .pass("declares that it takes no options") }
+            return .pass("\(g.options.options.count) declared: " + g.options.options.map { "\($0.name) (\(OptionDecl.typeName($0.type)))" }.joined(separator: ", "))
+        }
     }
 }
 
@@ -454,9 +463,16 @@ func hookIsSet(_ h: Hook) -> Bool {
     }
 }
 
-/// The check passes unless NavGuard itself reported an unexpected status.
+/// The check passes unless NavGuard itself reported an unexpected status, or
+/// the guard cancelled a touch from inside that touch's began vote.
 func finish(_ h: Harness, _ m: Harness.Mark, extra: String = "") -> CheckResult {
     let detail = h.summary(since: m) + (extra.isEmpty ? "" : "; " + extra)
+    if h.beganSelfCancels.count > m.selfCancels {
+        return .fail("the guard's action inside a touch's began vote cancelled or blocked that very touch before its "
+                     + "verdict returned (NavGuard dropped the began instead): "
+                     + h.beganSelfCancels[m.selfCancels...].prefix(3).joined(separator: ", ")
+                     + "; take holds and cancel touches after the began, e.g. from on_tick or a later event")
+    }
     if h.anomalies.count > m.anomalies {
         return .warn(detail + "; unexpected statuses: " + h.anomalies[m.anomalies...].prefix(3).joined(separator: "; "))
     }

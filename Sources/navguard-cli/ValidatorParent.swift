@@ -120,8 +120,10 @@ func childEnvironment() -> [String] {
 }
 
 /// Run one group; its checks, with a crash or hang turned into a FAIL.
-func runGroup(_ group: String, path: String, config: String, timeout: Double, verbose: Bool) -> [CheckRecord] {
-    let argv = ["/proc/self/exe", "plugins", "validate", "--child", group, "--config", config, path]
+func runGroup(_ group: String, path: String, config: String, expectCreateFailure: Bool, timeout: Double,
+              verbose: Bool) -> [CheckRecord] {
+    let argv = ["/proc/self/exe", "plugins", "validate", "--child", group, "--config", config]
+        + (expectCreateFailure ? ["--expect-create-failure"] : []) + [path]
     let run: ChildRun
     switch runProcess(argv, environment: childEnvironment(), timeout: timeout) {
     case .success(let r): run = r
@@ -198,8 +200,8 @@ struct ValidationReport {
     var passed: Int { records.filter { $0.status == .pass }.count }
 }
 
-func runValidation(path: String, config: String, timeout: Double, verbose: Bool,
-              progress: ((CheckRecord) -> Void)?) -> ValidationReport {
+func runValidation(path: String, config: String, expectCreateFailure: Bool = false, timeout: Double, verbose: Bool,
+                   progress: ((CheckRecord) -> Void)?) -> ValidationReport {
     var report = ValidationReport(path: path)
     let t0 = monotonicNS()
     var stop = false
@@ -208,7 +210,8 @@ func runValidation(path: String, config: String, timeout: Double, verbose: Bool,
             report.notRun.append(group)
             continue
         }
-        let recs = runGroup(group, path: path, config: config, timeout: timeout, verbose: verbose)
+        let recs = runGroup(group, path: path, config: config, expectCreateFailure: expectCreateFailure,
+                            timeout: timeout, verbose: verbose)
         for r in recs { progress?(r) }
         report.records += recs
         if recs.contains(where: { $0.status == .fail && gateChecks.contains($0.name) }) { stop = true }

@@ -115,7 +115,7 @@ struct StackTests {
 
         for dup: UInt64 in [1, 2, 3] {
             let r = e.push(dup, "again")
-            #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_INVALID, "push of id \(dup) already stacked")
+            #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_DUPLICATE, "push of id \(dup) already stacked")
         }
         let zero = e.push(0)
         #expect(zero.status == NG_OUTCOME_REFUSED && zero.reason == NG_REASON_INVALID)
@@ -930,7 +930,7 @@ struct ChainTests {
         e2.push(4)                                         // applied: first == false now
         #expect(d2.deferredApply(again.requestID) == NG_OK)
         #expect(rec2.outcomes[again.requestID]?.outcome == NG_OUTCOME_DROPPED)
-        #expect(rec2.outcomes[again.requestID]?.reason == NG_REASON_INVALID)
+        #expect(rec2.outcomes[again.requestID]?.reason == NG_REASON_DUPLICATE)
         expectClean(rec2)
         e2.destroy()
     }
@@ -1009,7 +1009,7 @@ struct ChainTests {
             ("ABI major mismatch", { $0.abi_major = UInt32(NG_PLUGIN_ABI_MAJOR) + 1 }),
             ("ABI major 0", { $0.abi_major = 0 }),
             ("newer minor", { $0.abi_minor = UInt32(NG_PLUGIN_ABI_MINOR) + 1 }),
-            ("small size", { $0.size = UInt32(MemoryLayout<ng_plugin_descriptor>.size) - 8 }),
+            ("smaller than ABI 1.0's", { $0.size = UInt32(NG_PLUGIN_DESCRIPTOR_MIN_SIZE) - 8 }),
             ("size 0", { $0.size = 0 }),
             ("id without dots", { $0.id = leakedCString("noDots") }),
             ("empty label", { $0.id = leakedCString("a..b") }),
@@ -1030,8 +1030,13 @@ struct ChainTests {
         #expect(g.createCount == 0, "create is not called for an invalid descriptor")
         #expect(e.guardCount == 0)
 
-        // An older-but-compatible descriptor is fine; ids may use [A-Za-z0-9._-].
-        let other = TestGuard(descriptor: makeDescriptor(id: "Org.Example-1.guard_2"))
+        // An older-but-compatible descriptor is fine (ABI 1.0: no `options`,
+        // the bytes past its size are never read); ids may use [A-Za-z0-9._-].
+        let other = TestGuard(descriptor: makeDescriptor(id: "Org.Example-1.guard_2") {
+            $0.abi_minor = 0
+            $0.size = UInt32(NG_PLUGIN_DESCRIPTOR_MIN_SIZE)
+            $0.options = UnsafePointer(bitPattern: 0x10)    // garbage past the size: must not be read
+        })
         #expect(statusOf { () throws(EngineError) in try other.add(to: e) } == NG_OK)
         #expect(add(g.descriptor) == NG_OK)
         #expect(e.guardCount == 2)

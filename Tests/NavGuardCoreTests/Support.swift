@@ -307,7 +307,10 @@ func makeDescriptor(id: String, tweak: (inout ng_plugin_descriptor) -> Void = { 
         g.seen.append((r.request_id, r.kind, r.attempt))
         return g.vote(g, r, verdict!)
     }
-    d.on_event = { _, _, _ in NG_VOTE_ALLOW }
+    d.on_event = { inst, ev, _ in
+        let g = testGuard(inst)
+        return g.onEvent?(g, ev!.pointee) ?? NG_VOTE_ALLOW
+    }
     d.on_outcome = { inst, o in
         let g = testGuard(inst)
         g.outcomesSeen.append(o!.pointee.request_id)
@@ -320,6 +323,7 @@ func makeDescriptor(id: String, tweak: (inout ng_plugin_descriptor) -> Void = { 
     d.on_hold = { inst, n in
         let g = testGuard(inst)
         g.holdNotices.append((n!.pointee.token, n!.pointee.ended, n!.pointee.reason))
+        g.onHold?(g, n!.pointee)
     }
     d.on_tick = { inst, now in
         let g = testGuard(inst)
@@ -356,6 +360,8 @@ final class TestGuard {
     var onOutcome: ((TestGuard, ng_outcome) -> Void)?
     var onTransition: ((TestGuard, ng_transition_event) -> Void)?
     var onTick: ((TestGuard, Int64) -> Void)?
+    var onEvent: ((TestGuard, ng_guard_event) -> ng_vote)?
+    var onHold: ((TestGuard, ng_hold_notice) -> Void)?
     var nextDeadline: (TestGuard) -> Int64 = { _ in Int64.max }
 
     init(id: String) { descriptor = makeDescriptor(id: id) }

@@ -80,7 +80,7 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
     }
 
     @Test func deferredRequestThatBecameInvalidIsDropped() throws {
-        let (e, rec) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor())])
+        let (e, rec) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor(), #"{"queue":["pop-to-root"]}"#)])
         _ = e.submit(push(2, "menu"))
         let first = e.submit(Request(kind: NG_REQ_POP_TO_ROOT))     // both valid now, both deferred
         let second = e.submit(Request(kind: NG_REQ_POP_TO_ROOT))
@@ -104,12 +104,40 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
         #expect(rec.outcomes.filter { $0.requestID == a.requestID }.count == 1)
     }
 
-    @Test func badConfigFailsCreate() throws {
-        let (e, _) = try makeGuardEngine([])
-        #expect(addGuardStatus(e, ngg_transition_descriptor(), #"{"mode":"nonsense"}"#) == NG_E_GUARD)
-        #expect(addGuardStatus(e, ngg_transition_descriptor(), #"{"limit":0}"#) == NG_E_GUARD)
-        #expect(addGuardStatus(e, ngg_transition_descriptor(), #"{"limit":"8"}"#) == NG_E_GUARD)
+    @Test func badConfigIsRefusedBeforeCreate() throws {
+        let (e, rec) = try makeGuardEngine([])
+        // Type and range errors: the declared options, checked by the host.
+        for (config, says) in [(#"{"mode":"nonsense"}"#, #"option "mode" must be one of "refuse", "queue", not "nonsense""#),
+                               (#"{"limit":0}"#, #"option "limit" must be an integer in 1..64, not 0"#),
+                               (#"{"limit":"8"}"#, #"option "limit" must be an integer in 1..64, not "8""#),
+                               (#"{"kep":"last"}"#, #"unknown option "kep"; valid keys: queue, mode, keep, limit"#)] {
+            do { try e.addGuard(ngg_transition_descriptor(), configText: config); Issue.record("\(config) accepted") } catch {
+                #expect(error.status == NG_E_PARSE && error.message == "guard org.navguard.transition: " + says, "\(error.message)")
+            }
+        }
+        #expect(rec.logs.isEmpty, "create() never ran")
+        // A list's items are declared too (the request kinds).
+        do { try e.addGuard(ngg_transition_descriptor(), configText: #"{"queue":["jump"]}"#); Issue.record("accepted") } catch {
+            #expect(error.status == NG_E_PARSE)
+            #expect(error.message.hasPrefix(#"guard org.navguard.transition: option "queue" must be an array of 0..7 strings from push, pop,"#), "\(error.message)")
+        }
         #expect(e.guardCount == 0)
+    }
+
+    @Test func perKindPolicyQueuesPushesAndRefusesPops() throws {
+        let (e, rec) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor())])
+        _ = e.submit(push(2, "menu"))
+        let back = e.submit(Request(kind: NG_REQ_BACK))
+        #expect(back.status == NG_OUTCOME_REFUSED && back.reason == NG_REASON_BUSY)
+        let p = e.submit(push(3, "item"))
+        #expect(p.status == NG_OUTCOME_DEFERRED)
+        // Busy until both tracks are idle: the bar still animates here.
+        try e.finishTransition(NG_TRACK_SCREEN)
+        #expect(rec.outcome(of: p.requestID) == nil)
+        #expect(e.submit(Request(kind: NG_REQ_POP)).reason == NG_REASON_BUSY)
+        try e.finishTransition(NG_TRACK_BAR)
+        #expect(rec.outcome(of: p.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(e.stackIDs == [1, 2, 3])
     }
 }
 

@@ -80,13 +80,21 @@ private func push(_ e: Engine, _ id: UInt64, _ route: String, identity: String? 
     e.submit(Request.push(Screen(id: id, route: route, identity: identity), flags: flags, source: source))
 }
 
+/// The status of adding the guard with `config`, and why: its error log
+/// lines and the error's message (which carries the host's reason for a
+/// configuration refused before create, and the guard's for a failed create).
 private func createFailure(_ config: String) -> (status: Int32, log: String) {
     let e = Engine(EngineConfig(clock: .manual(startNs: 0)))
     let rec = GuardRecorder()
     e.observer = rec
-    let st = addGuardStatus(e, ngg_ffi_predicate_descriptor(), config)
+    var message = ""
+    var st = NG_OK
+    do { try e.addGuard(ngg_ffi_predicate_descriptor(), configText: config) } catch {
+        st = error.status
+        message = error.message
+    }
     let errors = rec.logs.filter { $0.severity == NG_LOG_ERROR }
-    return (st, errors.map(\.message).joined(separator: "\n"))
+    return (st, (errors.map(\.message) + [message]).joined(separator: "\n"))
 }
 
 // MARK: - Tests
@@ -327,32 +335,45 @@ struct FFIPredicateTests {
     }
 
     @Test func unknownArgumentFails() {
+        // The arguments are the declared items of "args": the host refuses others.
         let f = createFailure(#"{"symbol":"abs","args":["kind","colour"]}"#)
-        #expect(f.status == NG_E_GUARD)
-        #expect(f.log.contains("unknown argument") && f.log.contains("colour"), "log: \(f.log)")
+        #expect(f.status == NG_E_PARSE)
+        #expect(f.log.contains(#"not ["kind","colour"]"#), "log: \(f.log)")
     }
 
     @Test func badConfigurationsFail() {
-        let cases: [(String, String)] = [
-            (#"{}"#, "\"symbol\" is required"),
-            (#"{"symbol":42}"#, "\"symbol\" must be a string"),
-            (#"{"symbol":""}"#, "empty"),
-            (#"{"symbol":"abs","library":7}"#, "\"library\" must be a string"),
-            (#"{"symbol":"abs","returns":"float"}"#, "\"returns\""),
-            (#"{"symbol":"abs","returns":1}"#, "must be strings"),
-            (#"{"symbol":"abs","refuse_when":"maybe"}"#, "\"refuse_when\""),
-            (#"{"symbol":"abs","refuse_when":false}"#, "must be strings"),
-            (#"{"symbol":"abs","reason":"at-root"}"#, "\"reason\""),
-            (#"{"symbol":"abs","args":"kind"}"#, "\"args\" must be a list"),
-            (#"{"symbol":"abs","args":["kind",3]}"#, "\"args\" must be a list"),
-            (#"{"symbol":"abs","kinds":["push","jump"]}"#, "unknown request kind"),
-            (#"{"symbol":"abs","kinds":"push"}"#, "\"kinds\" must be a list"),
-            (#"{"symbol":"abs","args":["kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind"]}"#, "more than 16"),
+        // Refused by the host against the declared options, before create.
+        let declared: [(String, String)] = [
+            (#"{"symbol":42}"#, #"option "symbol" must be a string, not 42"#),
+            (#"{"symbol":"abs","library":7}"#, #"option "library" must be a string"#),
+            (#"{"symbol":"abs","returns":"float"}"#, #"option "returns" must be one of "bool", "int""#),
+            (#"{"symbol":"abs","returns":1}"#, #"option "returns" must be one of"#),
+            (#"{"symbol":"abs","refuse_when":"maybe"}"#, #"option "refuse_when" must be one of "false", "true""#),
+            (#"{"symbol":"abs","refuse_when":false}"#, #"option "refuse_when" must be one of"#),
+            (#"{"symbol":"abs","reason":"at-root"}"#, #"option "reason" must be one of "busy""#),
+            (#"{"symbol":"abs","args":"kind"}"#, #"option "args" must be an array of 0..16 strings"#),
+            (#"{"symbol":"abs","args":["kind",3]}"#, #"option "args" must be an array of 0..16 strings"#),
+            (#"{"symbol":"abs","kinds":"push"}"#, #"option "kinds" must be an array of 0..7 strings"#),
+            (#"{"symbol":"abs","args":["kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind","kind"]}"#,
+             #"option "args" must be an array of 0..16 strings"#),
+            (#"{"symbol":"abs","arg":["kind"]}"#, #"unknown option "arg"; valid keys: library, symbol, args, returns, refuse_when, kinds, reason"#),
+            (#"{"symbol":"abs","kinds":["push","jump"]}"#, #"option "kinds" must be an array of 0..7 strings from push,"#),
+            (#"{"symbol":"abs","args":["kind","colour"]}"#, #"option "args" must be an array of 0..16 strings from kind, route,"#),
         ]
-        for (config, fragment) in cases {
+        for (config, fragment) in declared {
+            let f = createFailure(config)
+            #expect(f.status == NG_E_PARSE, "config \(config)")
+            #expect(f.log.contains(fragment), "config \(config): \(f.log)")
+        }
+        // Refused by the guard's own create, which says why.
+        let own: [(String, String)] = [
+            (#"{}"#, "\"symbol\" is required"),
+            (#"{"symbol":""}"#, "empty"),
+        ]
+        for (config, fragment) in own {
             let f = createFailure(config)
             #expect(f.status == NG_E_GUARD, "config \(config)")
-            #expect(f.log.contains(fragment), "config \(config): log \(f.log)")
+            #expect(f.log.contains(fragment) && f.log.contains("failed to create: ffi-predicate:"), "config \(config): \(f.log)")
         }
     }
 }

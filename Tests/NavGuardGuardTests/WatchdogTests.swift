@@ -37,16 +37,20 @@ struct WatchdogTests {
             (#"{"hold_limit_ms":86400001}"#, "hold_limit_ms"),
             (#"{"hold_limit_ms":1.5}"#, "hold_limit_ms"),
             (#"{"touch_limit_ms":true}"#, "touch_limit_ms"),
-            (#"{"report":1}"#, "\"report\" must be a boolean"),
-            (#"{"report":"yes"}"#, "\"report\" must be a boolean"),
+            (#"{"report":1}"#, "\"report\" must be true or false"),
+            (#"{"report":"yes"}"#, "\"report\" must be true or false"),
         ]
         for (config, fragment) in cases {
             let e = Engine(EngineConfig(clock: .manual(startNs: 0)))
             let rec = GuardRecorder()
             e.observer = rec
-            #expect(addGuardStatus(e, ngg_watchdog_descriptor(), config) == NG_E_GUARD, "config \(config)")
-            let errors = rec.logs.filter { $0.severity == NG_LOG_ERROR }
-            #expect(errors.count == 1 && errors[0].message.contains(fragment), "config \(config): \(rec.logText)")
+            // Refused by the host against the declared options: create never runs.
+            do { try e.addGuard(ngg_watchdog_descriptor(), configText: config); Issue.record("\(config) accepted") } catch {
+                #expect(error.status == NG_E_PARSE, "config \(config)")
+                #expect(error.message.hasPrefix("guard org.navguard.watchdog: option \"") && error.message.contains(fragment),
+                        "config \(config): \(error.message)")
+            }
+            #expect(rec.logs.isEmpty)
             #expect(e.guardCount == 0)
         }
         let e = Engine(EngineConfig(clock: .manual(startNs: 0)))

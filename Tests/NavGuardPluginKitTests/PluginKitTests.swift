@@ -18,7 +18,12 @@ nonisolated(unsafe) var kitReleasedInstances = 0
 /// and while the screen track is in flight defers pushes, applying the
 /// oldest at the next screen DID (at most "max_deferred": an older one is
 /// dropped, SUPERSEDED).
-final class Gatekeeper: RequestVoting, EventVoting, TransitionObserving {
+final class Gatekeeper: RequestVoting, EventVoting, TransitionObserving, OptionDeclaring {
+    static let options: [GuardOption] = [
+        .strings("blocked", default: [], count: 0...64, doc: "routes whose push is refused"),
+        .int("max_deferred", default: 4, range: 1...64, doc: "pushes kept while a transition runs"),
+        .int("drop_key", default: nil, range: -2_147_483_648...2_147_483_647, doc: "key code whose events are dropped"),
+    ]
     let host: GuardHost
     let blocked: [String]
     let dropKey: Int?
@@ -287,7 +292,16 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
         #expect(g.on_request != nil && g.on_event != nil && g.on_transition != nil)
         #expect(g.on_outcome == nil && g.on_hold == nil && g.on_tick == nil && g.next_deadline == nil && g.get_extension == nil)
 
+        // Declared options, ended by a NULL name; a guard that declares none
+        // leaves `options` NULL (unchecked, as a 1.0 guard).
+        let opts = try! OptionTable(g.options)
+        #expect(opts.declared && opts.options.map(\.name) == ["blocked", "max_deferred", "drop_key"])
+        #expect(opts.option("max_deferred")?.defaultValue == .integer(4))
+        #expect(opts.option("blocked")?.defaultText == "[]" && opts.option("drop_key")?.defaultValue == nil)
+        #expect(opts.option("blocked")?.min == 0 && opts.option("blocked")?.max == 64)
+
         let m = modalHoldDescriptor().pointee
+        #expect(m.options == nil)
         #expect(String(cString: m.version) == "1")
         #expect(m.on_outcome != nil && m.on_hold != nil)
         #expect(m.on_request == nil && m.on_event == nil && m.on_transition == nil && m.on_tick == nil)
@@ -393,14 +407,15 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
         let (e, rec) = try makeEngine([])
         let before = kitLiveInstances
         #expect(addStatus(e, configProbeDescriptor(), #"{"fail": true}"#) == NG_E_GUARD)
-        #expect(addStatus(e, gatekeeperDescriptor(), #"{"blocked": "admin"}"#) == NG_E_GUARD)
-        #expect(addStatus(e, gatekeeperDescriptor(), #"{"max_deferred": 0}"#) == NG_E_GUARD)
+        // The gatekeeper declares its options: these never reach its init.
+        #expect(addStatus(e, gatekeeperDescriptor(), #"{"blocked": "admin"}"#) == NG_E_PARSE)
+        #expect(addStatus(e, gatekeeperDescriptor(), #"{"max_deferred": 0}"#) == NG_E_PARSE)
+        #expect(addStatus(e, gatekeeperDescriptor(), #"{"blockd": []}"#) == NG_E_PARSE)
         #expect(addStatus(e, heartbeatDescriptor(), #"{"period_ms": "soon"}"#) == NG_E_GUARD)
         #expect(e.guardCount == 0)
         #expect(kitLiveInstances == before)
         #expect(rec.logs.contains { $0.severity == NG_LOG_ERROR && $0.message == "probe: told to fail" })
-        #expect(rec.logs.contains { $0.severity == NG_LOG_ERROR && $0.guardID == "org.example.kit.gatekeeper"
-                                    && $0.message.hasPrefix("gatekeeper: \"blocked\" must be") })
+        #expect(!rec.logs.contains { $0.guardID == "org.example.kit.gatekeeper" })
         // The kit adds a debug line after an init that returned nil.
         #expect(rec.logs.contains { $0.severity == NG_LOG_DEBUG && $0.guardID == "org.example.kit.heartbeat"
                                     && $0.message == "NavGuardPluginKit: init(host:) returned nil" })

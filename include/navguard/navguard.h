@@ -20,7 +20,12 @@
  *    callback returns, in order, never recursively (run to completion).
  *  - Structs the caller fills start with `size`: set it to sizeof(the struct)
  *    (use the NG_*_INIT macros). The library reads only the fields inside
- *    `size`; new fields are only ever added at the end.
+ *    `size` (a later field outside it counts as zero) and writes only inside
+ *    it; new fields are only ever added at the end. Each struct has a frozen
+ *    minimum size (NG_*_MIN_SIZE, below): a smaller `size` gets NG_E_SIZE, and
+ *    no minimum ever grows, so a host built with an older header keeps
+ *    working. Structs the library passes out (callbacks) carry their own
+ *    `size`: test that a later field is inside it before reading it.
  *  - Strings passed in are NUL-terminated UTF-8, at most NG_MAX_STRING bytes,
  *    copied by the library before the call returns (the caller keeps
  *    ownership). Strings handed out are owned by the library; each says how
@@ -481,8 +486,9 @@ NG_API ng_status ng_stack_get(ng_context *ctx, size_t index, ng_screen_info *out
 NG_API ng_status ng_stack_snapshot(ng_context *ctx, char **out_text, size_t *out_len);
 
 /* [owner] Replace the stack with a snapshot made by ng_stack_snapshot.
- * `len` bytes are read (no NUL needed). Malformed or invalid input returns
- * NG_E_PARSE or NG_E_RANGE and leaves the stack unchanged. Not allowed while
+ * `len` bytes are read (no NUL needed). Malformed or invalid input (a
+ * duplicate JSON key included) returns NG_E_PARSE or NG_E_RANGE and leaves
+ * the stack unchanged. Not allowed while
  * a transition is in flight (NG_E_STATE) or inside a callback (NG_E_CALLBACK).
  * No transition or outcome callback is fired. */
 NG_API ng_status ng_stack_restore(ng_context *ctx, const char *text, size_t len);
@@ -679,7 +685,12 @@ typedef struct ng_event_result {
  * began is withheld for its whole life; the guard chain votes (first drop
  * wins) on began, moved and non-touch events; the ended/cancelled phase of a
  * delivered touch is always delivered to its view (guards observe it with
- * NG_GEVF_FINAL) so every delivered touch ends exactly once.
+ * NG_GEVF_FINAL) so every delivered touch ends exactly once. A touch whose
+ * own began sets off its cancellation (a guard's action inside its vote
+ * begins a touch-blocking hold, or cancels touches) is dropped rather than
+ * delivered and then cancelled: its began gets DROP with NG_REASON_IGNORING
+ * or NG_REASON_CANCELLED (guard_id NULL), it is withheld (its later phases
+ * are dropped, NG_REASON_WITHHELD) and no on_touch_cancel fires for it.
  * `out` may be NULL (the verdict is then not reported); when given, its
  * `size` must be set (NG_EVENT_RESULT_INIT).
  * Allocates nothing in steady state. Returns NG_OK (see out->verdict),
@@ -762,13 +773,17 @@ struct ng_plugin_descriptor;
 /* [owner] Append a guard to the end of the chain, created from a descriptor
  * in memory (a linked-in guard). `config_json` (may be NULL: "{}") is the
  * guard's configuration object (UTF-8 text of up to 1 MiB), read during the
- * call. The descriptor and its
+ * call and checked against the options the guard declares (plugin.h) before
+ * its create() runs: an unknown key, a wrong type or a value out of range
+ * gets NG_E_PARSE and ng_errmsg names the guard, the key and what was
+ * expected (for an unknown key: the valid keys). The descriptor and its
  * strings must stay valid until the context is destroyed. A guard may be
  * added at any time outside a callback; it sees only what happens afterwards.
  * Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_ABI (other plugin ABI major,
- * or a newer minor), NG_E_GUARD (bad descriptor, duplicate id, or create
- * failed: see ng_errmsg), NG_E_PARSE (config), NG_E_UTF8, NG_E_TOO_LONG,
- * NG_E_NO_MEMORY (NG_MAX_GUARDS), NG_E_CALLBACK, NG_E_THREAD. */
+ * or a newer minor), NG_E_GUARD (bad descriptor or option declarations,
+ * duplicate id, or create failed: ng_errmsg gives the reason the guard
+ * logged), NG_E_PARSE (config), NG_E_UTF8, NG_E_TOO_LONG, NG_E_NO_MEMORY
+ * (NG_MAX_GUARDS), NG_E_CALLBACK, NG_E_THREAD. */
 NG_API ng_status ng_chain_add(ng_context *ctx, const struct ng_plugin_descriptor *descriptor,
                               const char *config_json);
 
@@ -793,16 +808,30 @@ NG_API ng_status ng_chain_get_id(ng_context *ctx, size_t index, const char **out
  * NG_E_THREAD. ng_errmsg names the file and the cause. */
 NG_API ng_status ng_plugin_load(ng_context *ctx, const char *path, const char *config_json);
 
-/* [owner] Build the chain from a configuration (the chain must be empty):
- *   {"guards": [ {"id": "org.navguard.transition", "config": {"mode": "queue"}},
+/* [owner] Build the chain from a configuration (the chain must be empty).
+ * A full chain, guards in the order listed:
+ *   {"guards": [ {"id": "org.navguard.transition", "config": {"limit": 4}},
  *                {"path": "/opt/kiosk/guards/mine.so", "config": {}} ]}
- * Guards are chained in the order listed. An entry with "id" only is a
- * built-in, loaded from the plugin directory (ng_plugin_dir) as
- * <last part of the id>.so; "path" loads any plugin (and, with "id", checks
- * that the plugin has that id). `json` NULL means the default chain
- * (ng_default_chain). All or nothing: on failure the chain stays empty.
+ * or the default chain edited, edits applied in order:
+ *   {"base": "default",
+ *    "edits": [ {"remove": "org.navguard.throttle"},
+ *               {"configure": "org.navguard.watchdog", "config": {"transition_limit_ms": 5000}},
+ *               {"insert": {"id": "org.example.quiet-hours"}, "before": "org.navguard.transition"},
+ *               {"insert": {"path": "/opt/kiosk/guards/audit.so"}} ]}
+ * ("configure" replaces the keys it gives and keeps the others; an insert
+ * without "before"/"after" appends; "edits" may also follow "guards").
+ * An entry with "id" only is looked up as <last part of the id>.so in the
+ * directories of NAVGUARD_PLUGIN_PATH (colon-separated), then in the
+ * built-in directory (ng_plugin_dir); "path" loads that file (and, with "id",
+ * checks that the plugin has that id). Each guard's "config" is checked
+ * against the options it declares before it is created. `json` NULL means
+ * the default chain (ng_default_chain). All or nothing: on failure the chain
+ * stays empty, and ng_errmsg names the guard, the key or the edit at fault.
  * Returns the statuses of ng_plugin_load, plus NG_E_PARSE (malformed
- * configuration) and NG_E_STATE (the chain is not empty). */
+ * configuration, unknown key or edit target, duplicate JSON key, a string
+ * with a NUL, a guard option of the wrong type or out of range),
+ * NG_E_LOAD (an id found in no directory: the message lists the guards that
+ * are there) and NG_E_STATE (the chain is not empty). */
 NG_API ng_status ng_chain_configure(ng_context *ctx, const char *json);
 
 /* [owner] As ng_chain_configure, reading the configuration from a file.
@@ -817,8 +846,27 @@ NG_API const char *ng_plugin_dir(void);
 
 /* [any-thread] The default chain's configuration as JSON text (static): */
 #define NG_DEFAULT_CHAIN_ORDER \
-    "watchdog, global-ignore, exclusive-touch, throttle, dedupe, bar-should, transition"
+    "watchdog, global-ignore, exclusive-touch, throttle, dedupe, transition, bar-should"
 NG_API const char *ng_default_chain(void);
+
+/* ------------------------------------------------------------------------ */
+/* Frozen minimum sizes (bytes) of the size-prefixed structs                 */
+/* ------------------------------------------------------------------------ */
+/* A `size` below these gets NG_E_SIZE; they never grow. Input structs: their
+ * NavGuard 0.1 layout (ng_request and ng_event: the prefix a call needs).
+ * Output structs: what makes a call meaningful. */
+enum {
+    NG_REQUEST_MIN_SIZE        = offsetof(ng_request, screens),
+    NG_REQUEST_RESULT_MIN_SIZE = offsetof(ng_request_result, request_id),
+    NG_OPTIONS_MIN_SIZE        = offsetof(ng_options, manual_start_ns),
+    NG_EVENT_MIN_SIZE          = offsetof(ng_event, target_view),
+    NG_EVENT_RESULT_MIN_SIZE   = offsetof(ng_event_result, reason),
+    NG_VIEW_MIN_SIZE           = offsetof(ng_view, shape) + sizeof(ng_hit_shape),
+    NG_SCREEN_INFO_MIN_SIZE    = offsetof(ng_screen_info, route),
+    NG_TOUCH_INFO_MIN_SIZE     = offsetof(ng_touch_info, touch_id),
+    NG_TRACK_INFO_MIN_SIZE     = offsetof(ng_track_info, kind),
+    NG_HOLD_VIEW_MIN_SIZE      = offsetof(ng_hold_view, label)
+};
 
 #ifdef __cplusplus
 }

@@ -25,9 +25,16 @@
  *    `size`.
  *
  * Versioning: the descriptor starts with the ABI version it was built against
- * and its size. A host refuses a different major and a newer minor than its
- * own, with a message naming both. New fields and host functions are only
- * ever added at the end of their structs.
+ * and its size. One rule decides compatibility, ng_plugin_abi_compatible
+ * below (the loader, ng_chain_add, the validator and the Swift plugin kit all
+ * call it): the same major, and the plugin's minor not newer than the host's.
+ * Growth: new fields and host functions are only ever added at the end of
+ * their structs; every struct has a frozen minimum size (NG_*_MIN_SIZE: its
+ * ABI 1.0 layout). A reader refuses a smaller `size`, copies only `size`
+ * bytes (at most its own sizeof) into a zeroed struct, and tests that a later
+ * field is inside `size` (NG_HAS_FIELD) before using it. So a guard built
+ * against an older minor keeps loading after the descriptor grew, and a guard
+ * reads the host table only as far as the host's `size` says.
  */
 #ifndef NAVGUARD_PLUGIN_H
 #define NAVGUARD_PLUGIN_H
@@ -40,10 +47,25 @@ extern "C" {
 
 /* History: 1.0 (NavGuard 0.1). 1.1 (NavGuard 0.2): ng_track_info grew
  * driving_touch, swipe_since_ns and swipe; touch_cancel(0) spares a touch
- * that drives an interactive back. */
+ * that drives an interactive back; the descriptor grew `options` (declared
+ * configuration keys, checked by the host before create). */
 #define NG_PLUGIN_ABI_MAJOR 1
 #define NG_PLUGIN_ABI_MINOR 1
 #define NG_PLUGIN_ENTRY_SYMBOL "ng_plugin_entry"
+
+/* The compatibility rule (CLAP's clap_version_is_compatible): a plugin built
+ * for plugin_major.plugin_minor runs on a host of host_major.host_minor. A
+ * host passes its own NG_PLUGIN_ABI_* first and the descriptor's second; a
+ * plugin checking the host table passes the table's first and its own
+ * second. */
+static inline bool ng_plugin_abi_compatible(uint32_t host_major, uint32_t host_minor,
+                                            uint32_t plugin_major, uint32_t plugin_minor) {
+    return host_major == plugin_major && plugin_minor <= host_minor;
+}
+
+/* Whether a size-prefixed struct `*p` of type `type` reaches `field`. */
+#define NG_HAS_FIELD(p, type, field) \
+    ((size_t)(p)->size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 /* Guard votes (hook return values). */
 typedef int32_t ng_vote;
@@ -186,6 +208,63 @@ struct ng_guard_host {
                                  const char **out);
 };
 
+/* ------------------------------------------------------------------------ */
+/* Configuration options a guard declares (ABI 1.1)                          */
+/* ------------------------------------------------------------------------ */
+/* A guard lists the keys of its configuration object; the host checks every
+ * configuration against the list before create() (an unknown key, a wrong
+ * type or a value out of range fails with NG_E_PARSE and says which), the
+ * typed config_* getters return a declared default for a key that is absent,
+ * and `navguard plugins info` prints the list. */
+typedef int32_t ng_option_type;
+#define NG_OPT_INT      0  /* a JSON integer in [min, max] */
+#define NG_OPT_BOOL     1
+#define NG_OPT_DOUBLE   2  /* a JSON number in [min, max] */
+#define NG_OPT_STRING   3
+#define NG_OPT_ENUM     4  /* a string, one of `choices` */
+#define NG_OPT_STRINGS  5  /* an array of strings, [min, max] items, each one
+                              of `choices` when it is set */
+#define NG_OPT_TYPE_COUNT 6
+
+typedef struct ng_option_decl {
+    uint32_t size;              /* sizeof(ng_option_decl) at build time */
+    ng_option_type type;
+    const char *name;           /* the key; NULL ends the list */
+    const char *doc;            /* one line */
+    const char *default_json;   /* the default as JSON text ("300", "true",
+                                   "\"queue\"", "[]"), or NULL: no default
+                                   (absent means "not set") */
+    double min, max;            /* INT, DOUBLE: the value range; STRINGS: the
+                                   item count; both inclusive. Ignored when
+                                   min > max (unbounded). */
+    const char *const *choices; /* ENUM: the allowed strings; STRINGS: the
+                                   allowed items, or NULL for any string.
+                                   NULL-terminated. */
+} ng_option_decl;
+
+/* Declarations, e.g.
+ *   static const char *const modes[] = { "refuse", "queue", NULL };
+ *   static const ng_option_decl options[] = {
+ *       NG_OPTION_INT("limit", "8", 1, 64, "requests kept while busy"),
+ *       NG_OPTION_ENUM("mode", "\"queue\"", modes, "what a busy screen does"),
+ *       NG_OPTION_END };                                                    */
+#define NG_OPTION_INT(name, dflt, lo, hi, doc) \
+    { sizeof(ng_option_decl), NG_OPT_INT, (name), (doc), (dflt), (lo), (hi), NULL }
+#define NG_OPTION_DOUBLE(name, dflt, lo, hi, doc) \
+    { sizeof(ng_option_decl), NG_OPT_DOUBLE, (name), (doc), (dflt), (lo), (hi), NULL }
+#define NG_OPTION_BOOL(name, dflt, doc) \
+    { sizeof(ng_option_decl), NG_OPT_BOOL, (name), (doc), (dflt), 1.0, 0.0, NULL }
+#define NG_OPTION_STRING(name, dflt, doc) \
+    { sizeof(ng_option_decl), NG_OPT_STRING, (name), (doc), (dflt), 1.0, 0.0, NULL }
+#define NG_OPTION_ENUM(name, dflt, choices, doc) \
+    { sizeof(ng_option_decl), NG_OPT_ENUM, (name), (doc), (dflt), 1.0, 0.0, (choices) }
+#define NG_OPTION_STRINGS(name, dflt, lo, hi, doc) \
+    { sizeof(ng_option_decl), NG_OPT_STRINGS, (name), (doc), (dflt), (lo), (hi), NULL }
+#define NG_OPTION_STRINGS_OF(name, dflt, lo, hi, choices, doc) \
+    { sizeof(ng_option_decl), NG_OPT_STRINGS, (name), (doc), (dflt), (lo), (hi), (choices) }
+#define NG_OPTION_END { sizeof(ng_option_decl), 0, NULL, NULL, NULL, 0.0, 0.0, NULL }
+#define NG_MAX_OPTIONS 64   /* declarations per guard */
+
 /* The descriptor a plugin returns. Static storage. */
 typedef struct ng_plugin_descriptor {
     uint32_t abi_major;        /* NG_PLUGIN_ABI_MAJOR at build time */
@@ -220,7 +299,22 @@ typedef struct ng_plugin_descriptor {
     /* Optional capabilities by versioned id ("org.navguard.x/1"); unknown id
      * must return NULL. */
     const void *(*get_extension)(void *instance, const char *id);
+
+    /* --- ABI 1.1 --- */
+    /* The configuration keys, ended by NG_OPTION_END (at most NG_MAX_OPTIONS).
+     * NULL: nothing declared, the configuration is not checked (as for a 1.0
+     * guard). A guard that takes no options points at a list holding only
+     * NG_OPTION_END, and then any key is refused. */
+    const ng_option_decl *options;
 } ng_plugin_descriptor;
+
+/* Frozen minimum sizes (ABI 1.0 layouts; see Versioning above). */
+enum {
+    NG_PLUGIN_DESCRIPTOR_MIN_SIZE = offsetof(ng_plugin_descriptor, options),
+    NG_GUARD_HOST_MIN_SIZE = offsetof(ng_guard_host, config_list_get) + sizeof(void (*)(void)),
+    NG_GUARD_REQUEST_MIN_SIZE = offsetof(ng_guard_request, kind),
+    NG_OPTION_DECL_MIN_SIZE = offsetof(ng_option_decl, choices) + sizeof(const char *const *)
+};
 
 /* The entry point every plugin library exports, and its type. */
 typedef const ng_plugin_descriptor *(*ng_plugin_entry_fn)(void);

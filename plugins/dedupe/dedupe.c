@@ -7,17 +7,19 @@
 
 typedef struct { const ng_guard_host *host; bool whole_stack; } dedupe;
 
+static const char *const modes[] = { "top", "stack", NULL };
+static const ng_option_decl options[] = {
+    NG_OPTION_ENUM("mode", "\"top\"", modes,
+                   "top: refuse a push of the screen on top; stack: of any stacked or queued screen"),
+    NG_OPTION_END,
+};
+
 static void *create(const ng_guard_host *host, const char *config) {
     (void)config;
-    const char *mode = ngg_cfg_string(host, "mode", "top");
-    if (!ngg_cfg_type_ok(host, "mode", NGG_STRING) || !(ngg_streq(mode, "top") || ngg_streq(mode, "stack"))) {
-        host->log(host, NG_LOG_ERROR, "dedupe: \"mode\" must be \"top\" or \"stack\"");
-        return NULL;
-    }
     dedupe *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->host = host;
-    g->whole_stack = ngg_streq(mode, "stack");
+    g->whole_stack = ngg_streq(ngg_string(host, "mode"), "stack");
     return g;
 }
 
@@ -61,9 +63,9 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.dedupe", "dedupe", "0.1.0",
+    "org.navguard.dedupe", "dedupe", "0.2.0",
     "Refuses a push of a screen whose identity is on top (mode top) or anywhere in the stack or queue (mode stack).",
-    create, destroy, on_request, NULL, NULL, NULL, NULL, NULL, NULL, get_extension,
+    create, destroy, on_request, NULL, NULL, NULL, NULL, NULL, NULL, get_extension, options,
 };
 
 const ng_plugin_descriptor *ngg_dedupe_descriptor(void) { return &descriptor; }

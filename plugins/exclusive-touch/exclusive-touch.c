@@ -13,16 +13,17 @@
 
 typedef struct { const ng_guard_host *host; bool every_view; } exclusive_touch;
 
+static const ng_option_decl options[] = {
+    NG_OPTION_BOOL("every_view_exclusive", "false", "treat every view as exclusive-touch (seed 000)"),
+    NG_OPTION_END,
+};
+
 static void *create(const ng_guard_host *host, const char *config) {
     (void)config;
-    if (!ngg_cfg_type_ok(host, "every_view_exclusive", NGG_BOOL)) {
-        host->log(host, NG_LOG_ERROR, "exclusive-touch: \"every_view_exclusive\" must be a boolean");
-        return NULL;
-    }
     exclusive_touch *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->host = host;
-    g->every_view = ngg_cfg_bool(host, "every_view_exclusive", false);
+    g->every_view = ngg_bool(host, "every_view_exclusive");
     return g;
 }
 
@@ -71,9 +72,9 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.exclusive-touch", "exclusive-touch", "0.1.0",
+    "org.navguard.exclusive-touch", "exclusive-touch", "0.2.0",
     "UIKit's exclusive-touch and multiple-touch-off rules; every_view_exclusive makes every view exclusive.",
-    create, destroy, NULL, on_event, NULL, NULL, NULL, NULL, NULL, get_extension,
+    create, destroy, NULL, on_event, NULL, NULL, NULL, NULL, NULL, get_extension, options,
 };
 
 const ng_plugin_descriptor *ngg_exclusive_touch_descriptor(void) { return &descriptor; }

@@ -43,10 +43,6 @@ enum arg_kind { ARG_KIND, ARG_ROUTE, ARG_IDENTITY, ARG_DEPTH, ARG_SOURCE, ARG_TA
 static const char *const arg_names[] = { "kind", "route", "identity", "depth", "source", "target", "attempt" };
 #define ARG_NAME_COUNT (sizeof arg_names / sizeof arg_names[0])
 
-static const char *const kind_names[NG_REQ_KIND_COUNT] = {
-    "push", "pop", "pop-to", "pop-to-root", "replace-stack", "back", "interactive-back",
-};
-
 static const struct { const char *name; ng_reason reason; } reasons[] = {
     { "busy", NG_REASON_BUSY }, { "duplicate", NG_REASON_DUPLICATE }, { "throttled", NG_REASON_THROTTLED },
     { "ignoring", NG_REASON_IGNORING }, { "policy", NG_REASON_POLICY },
@@ -76,72 +72,44 @@ static void fail(const ng_guard_host *h, const char *fmt, ...) {
     h->log(h, NG_LOG_ERROR, buf);
 }
 
-/* A present key of the wrong type, or a list with a non-string item. */
-static bool list_ok(const ng_guard_host *h, const char *key, size_t *count) {
-    ng_status st = h->config_list_count(h, key, count);
-    if (st == NG_E_NOT_FOUND) { *count = 0; return true; }
-    return st == NG_OK;
-}
+static const char *const arg_choices[] = { "kind", "route", "identity", "depth", "source", "target", "attempt", NULL };
+static const char *const kind_choices[] = NGG_KIND_CHOICES;
+static const char *const returns_choices[] = { "bool", "int", NULL };
+static const char *const refuse_choices[] = { "false", "true", NULL };
+static const char *const reason_choices[] = { "busy", "duplicate", "throttled", "ignoring", "policy", NULL };
+static const ng_option_decl options[] = {
+    NG_OPTION_STRING("library", NULL, "shared library to dlopen (absent: the host program itself)"),
+    NG_OPTION_STRING("symbol", NULL, "the C function to call (required)"),
+    NG_OPTION_STRINGS_OF("args", "[]", 0, MAX_ARGS, arg_choices, "its parameters, in order"),
+    NG_OPTION_ENUM("returns", "\"bool\"", returns_choices, "its return type: C bool, or int32_t (0 = false)"),
+    NG_OPTION_ENUM("refuse_when", "\"false\"", refuse_choices, "refuse when it returns this"),
+    NG_OPTION_STRINGS_OF("kinds", NULL, 0, NG_REQ_KIND_COUNT, kind_choices, "request kinds it decides; absent: all"),
+    NG_OPTION_ENUM("reason", "\"policy\"", reason_choices, "the reason of a refusal"),
+    NG_OPTION_END,
+};
 
 static void *create(const ng_guard_host *host, const char *config) {
     (void)config;
     const ng_guard_host *h = host;
-    const char *library = NULL, *symbol = NULL, *returns = "bool", *refuse_when = "false", *reason = "policy";
-    ng_status st;
-
-    if ((st = h->config_string(h, "library", &library)) != NG_OK && st != NG_E_NOT_FOUND) {
-        fail(h, "ffi-predicate: \"library\" must be a string (a shared library path or name)");
-        return NULL;
-    }
-    if (st == NG_E_NOT_FOUND) library = NULL;
-    if ((st = h->config_string(h, "symbol", &symbol)) != NG_OK) {
-        if (st == NG_E_NOT_FOUND) fail(h, "ffi-predicate: \"symbol\" is required (the name of the C function to call)");
-        else fail(h, "ffi-predicate: \"symbol\" must be a string");
+    /* Types, choices and list sizes were checked by the host (options). */
+    const char *library = ngg_string(h, "library"), *symbol = ngg_string(h, "symbol");
+    const char *returns = ngg_string(h, "returns"), *refuse_when = ngg_string(h, "refuse_when");
+    const char *reason = ngg_string(h, "reason");
+    if (!symbol) {
+        fail(h, "ffi-predicate: \"symbol\" is required (the name of the C function to call)");
         return NULL;
     }
     if (symbol[0] == '\0') {
         fail(h, "ffi-predicate: \"symbol\" is empty");
         return NULL;
     }
-    if (!ngg_cfg_type_ok(h, "returns", NGG_STRING) || !ngg_cfg_type_ok(h, "refuse_when", NGG_STRING)
-        || !ngg_cfg_type_ok(h, "reason", NGG_STRING)) {
-        fail(h, "ffi-predicate: \"returns\", \"refuse_when\" and \"reason\" must be strings");
-        return NULL;
-    }
-    returns = ngg_cfg_string(h, "returns", returns);
-    refuse_when = ngg_cfg_string(h, "refuse_when", refuse_when);
-    reason = ngg_cfg_string(h, "reason", reason);
-    if (!ngg_streq(returns, "bool") && !ngg_streq(returns, "int")) {
-        fail(h, "ffi-predicate: \"returns\" must be \"bool\" or \"int\", not \"%s\"", returns);
-        return NULL;
-    }
-    if (!ngg_streq(refuse_when, "false") && !ngg_streq(refuse_when, "true")) {
-        fail(h, "ffi-predicate: \"refuse_when\" must be \"false\" or \"true\", not \"%s\"", refuse_when);
-        return NULL;
-    }
-    ng_reason why = NG_REASON_NONE;
+    ng_reason why = NG_REASON_POLICY;
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
         if (ngg_streq(reason, reasons[i].name)) why = reasons[i].reason;
-    if (why == NG_REASON_NONE) {
-        fail(h, "ffi-predicate: \"reason\" must be one of busy, duplicate, throttled, ignoring, policy, not \"%s\"",
-             reason);
-        return NULL;
-    }
 
     size_t nargs = 0, nkinds = 0;
-    if (!list_ok(h, "args", &nargs)) {
-        fail(h, "ffi-predicate: \"args\" must be a list of strings");
-        return NULL;
-    }
-    if (nargs > MAX_ARGS) {
-        fail(h, "ffi-predicate: \"args\" has more than 16 items");
-        return NULL;
-    }
-    bool has_kinds = h->config_list_count(h, "kinds", &nkinds) != NG_E_NOT_FOUND;
-    if (!list_ok(h, "kinds", &nkinds)) {
-        fail(h, "ffi-predicate: \"kinds\" must be a list of request kind names");
-        return NULL;
-    }
+    h->config_list_count(h, "args", &nargs);
+    bool has_kinds = h->config_list_count(h, "kinds", &nkinds) == NG_OK;
 
     ffi_predicate *g = calloc(1, sizeof *g);
     if (!g) return NULL;
@@ -174,11 +142,9 @@ static void *create(const ng_guard_host *host, const char *config) {
         for (size_t i = 0; i < nkinds; i++) {
             const char *name = NULL;
             if (h->config_list_get(h, "kinds", i, &name) != NG_OK) goto bad_list;
-            int k = 0;
-            while (k < NG_REQ_KIND_COUNT && !ngg_streq(name, kind_names[k])) k++;
-            if (k == NG_REQ_KIND_COUNT) {
-                fail(h, "ffi-predicate: unknown request kind \"%s\" in \"kinds\" (known: push, pop, pop-to, "
-                        "pop-to-root, replace-stack, back, interactive-back)", name);
+            int k = ngg_kind(name);
+            if (k < 0) {
+                fail(h, "ffi-predicate: unknown request kind \"%s\" in \"kinds\" (known: " NGG_KIND_NAMES ")", name);
                 goto fail_free;
             }
             g->kind_mask |= 1u << k;
@@ -268,9 +234,9 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.ffi-predicate", "ffi-predicate", "0.1.0",
+    "org.navguard.ffi-predicate", "ffi-predicate", "0.2.0",
     "Asks an exported C function (called through libffi with the arguments named in the config) whether to refuse a request.",
-    create, destroy, on_request, NULL, NULL, NULL, NULL, NULL, NULL, get_extension,
+    create, destroy, on_request, NULL, NULL, NULL, NULL, NULL, NULL, get_extension, options,
 };
 
 const ng_plugin_descriptor *ngg_ffi_predicate_descriptor(void) { return &descriptor; }

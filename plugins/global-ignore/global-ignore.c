@@ -15,22 +15,21 @@ typedef struct {
     uint64_t token;
 } global_ignore;
 
+static const ng_option_decl options[] = {
+    NG_OPTION_INT("mask", "3", 1, NG_MASK_ALL,
+                  "event types ignored during a transition: NG_MASK_* bits (1 touch, 2 motion, 4 remote, 8 key, "
+                  "16 scroll, 32 hover)"),
+    NG_OPTION_BOOL("hold_during_transitions", "true", "take the hold from will-show to did-show"),
+    NG_OPTION_END,
+};
+
 static void *create(const ng_guard_host *host, const char *config) {
     (void)config;
-    int64_t mask = ngg_cfg_int(host, "mask", NG_MASK_DEFAULT);
-    if (!ngg_cfg_type_ok(host, "mask", NGG_INT) || mask <= 0 || (mask & ~(int64_t)NG_MASK_ALL)) {
-        host->log(host, NG_LOG_ERROR, "global-ignore: \"mask\" must be a non-zero NG_MASK_* combination");
-        return NULL;
-    }
-    if (!ngg_cfg_type_ok(host, "hold_during_transitions", NGG_BOOL)) {
-        host->log(host, NG_LOG_ERROR, "global-ignore: \"hold_during_transitions\" must be a boolean");
-        return NULL;
-    }
     global_ignore *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->host = host;
-    g->mask = (uint32_t)mask;
-    g->during_transitions = ngg_cfg_bool(host, "hold_during_transitions", true);
+    g->mask = (uint32_t)ngg_int(host, "mask");
+    g->during_transitions = ngg_bool(host, "hold_during_transitions");
     return g;
 }
 
@@ -57,9 +56,9 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.global-ignore", "global-ignore", "0.1.0",
+    "org.navguard.global-ignore", "global-ignore", "0.2.0",
     "Ignores input of the types in mask (default touches + motion) from will-show to did-show by taking a hold.",
-    create, destroy, NULL, NULL, NULL, on_transition, on_hold, NULL, NULL, get_extension,
+    create, destroy, NULL, NULL, NULL, on_transition, on_hold, NULL, NULL, get_extension, options,
 };
 
 const ng_plugin_descriptor *ngg_global_ignore_descriptor(void) { return &descriptor; }

@@ -1,7 +1,10 @@
 /* org.navguard.throttle — refuses a request closer than interval_ms
  * (default 300) to the last applied request from the same source
- * (Android's throttleFirst). A request re-evaluated after a deferral is not
- * throttled: it was on time when it was made. */
+ * (Android's throttleFirst): a second tap of the same button. A request is
+ * never refused because of another source's, and source 0 means
+ * "unspecified": it is neither throttled nor throttles anything (label the
+ * sources a double tap can come from). A request re-evaluated after a
+ * deferral is not throttled: it was on time when it was made. */
 #include <stdlib.h>
 #include "../common/ngg_util.h"
 #include "navguard_builtins.h"
@@ -15,17 +18,18 @@ typedef struct {
     unsigned next;
 } throttle;
 
+static const ng_option_decl options[] = {
+    NG_OPTION_INT("interval_ms", "300", 0, 3600000,
+                  "minimum time between applied requests from one (non-zero) source, in milliseconds"),
+    NG_OPTION_END,
+};
+
 static void *create(const ng_guard_host *host, const char *config) {
     (void)config;
-    int64_t ms = ngg_cfg_int(host, "interval_ms", 300);
-    if (!ngg_cfg_type_ok(host, "interval_ms", NGG_INT) || ms < 0 || ms > 3600000) {
-        host->log(host, NG_LOG_ERROR, "throttle: \"interval_ms\" must be an integer in 0..3600000");
-        return NULL;
-    }
     throttle *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->host = host;
-    g->interval_ns = ms * NGG_MS;
+    g->interval_ns = ngg_int(host, "interval_ms") * NGG_MS;
     return g;
 }
 
@@ -39,7 +43,7 @@ static int find(throttle *g, uint32_t source) {
 
 static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) {
     throttle *g = inst;
-    if (r->attempt > 0) return NG_VOTE_ALLOW;
+    if (r->attempt > 0 || r->source == 0) return NG_VOTE_ALLOW;
     int i = find(g, r->source);
     if (i >= 0 && r->now_ns - g->last[i].at < g->interval_ns) {
         v->reason = NG_REASON_THROTTLED;
@@ -51,7 +55,7 @@ static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) 
 
 static void on_outcome(void *inst, const ng_outcome *o) {
     throttle *g = inst;
-    if (o->outcome != NG_OUTCOME_APPLIED) return;
+    if (o->outcome != NG_OUTCOME_APPLIED || o->source == 0) return;
     int i = find(g, o->source);
     if (i < 0) {                      /* round-robin replacement of old sources */
         i = (int)(g->next++ % SOURCES);
@@ -65,9 +69,9 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.throttle", "throttle", "0.1.0",
-    "Refuses a request closer than interval_ms (default 300) to the last applied one from the same source.",
-    create, destroy, on_request, NULL, on_outcome, NULL, NULL, NULL, NULL, get_extension,
+    "org.navguard.throttle", "throttle", "0.2.0",
+    "Refuses a request closer than interval_ms (default 300) to the last applied one from the same non-zero source.",
+    create, destroy, on_request, NULL, on_outcome, NULL, NULL, NULL, NULL, get_extension, options,
 };
 
 const ng_plugin_descriptor *ngg_throttle_descriptor(void) { return &descriptor; }

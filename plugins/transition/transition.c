@@ -1,10 +1,14 @@
 /* org.navguard.transition — seed 000 level (b) and SafeUINavigationController:
- * while a screen transition (or an interactive back) is in flight, every
- * request is refused (mode "refuse") or deferred (mode "queue", default) and
- * applied, one at a time and in order, once the screen track is idle.
- * keep "all" (default) holds up to `limit` (default 8) requests, refusing
- * more with queue-full; keep "last" holds one, dropping the previous as
- * superseded. Every deferred request ends applied or dropped. */
+ * while a transition is in flight (either track, or an interactive back),
+ * a request of a kind listed in `queue` (default: push and replace-stack,
+ * what programs request) is deferred and applied, one at a time and in
+ * order, once both tracks are idle; every other kind (pop, pop-to,
+ * pop-to-root, back, interactive back: what a user's tap or swipe requests)
+ * is refused busy. `mode` "queue" or "refuse" sets the policy of every kind
+ * at once. keep "all" (default) holds up to `limit` (default 8) requests,
+ * refusing more with queue-full; keep "last" holds one, dropping the previous
+ * as superseded. Every deferred request ends applied or dropped. */
+#include <stdio.h>
 #include <stdlib.h>
 #include "../common/ngg_util.h"
 #include "navguard_builtins.h"
@@ -13,7 +17,7 @@
 
 typedef struct {
     const ng_guard_host *host;
-    bool queue;
+    uint32_t queue_kinds;      /* bit per NG_REQ_* deferred while busy */
     bool keep_last;
     size_t limit;
     uint64_t ids[MAX_LIMIT];   /* deferred by us, FIFO */
@@ -21,35 +25,55 @@ typedef struct {
     uint64_t released;         /* handed back to the chain, outcome pending */
 } transition;
 
+static const char *const kinds[] = NGG_KIND_CHOICES;
+static const char *const modes[] = { "refuse", "queue", NULL };
+static const char *const keeps[] = { "all", "last", NULL };
+static const ng_option_decl options[] = {
+    NG_OPTION_STRINGS_OF("queue", "[\"push\",\"replace-stack\"]", 0, NG_REQ_KIND_COUNT, kinds,
+                         "request kinds deferred while busy; the others are refused busy"),
+    NG_OPTION_ENUM("mode", NULL, modes, "every kind at once: queue all, or refuse all (overrides queue)"),
+    NG_OPTION_ENUM("keep", "\"all\"", keeps, "all: keep up to limit deferred requests; last: keep only the newest"),
+    NG_OPTION_INT("limit", "8", 1, MAX_LIMIT, "deferred requests kept with keep all"),
+    NG_OPTION_END,
+};
+
 static void *create(const ng_guard_host *host, const char *config) {
     (void)config;
-    const char *mode = ngg_cfg_string(host, "mode", "queue");
-    const char *keep = ngg_cfg_string(host, "keep", "all");
-    int64_t limit = ngg_cfg_int(host, "limit", 8);
-    if (!ngg_cfg_type_ok(host, "mode", NGG_STRING) || !(ngg_streq(mode, "refuse") || ngg_streq(mode, "queue"))) {
-        host->log(host, NG_LOG_ERROR, "transition: \"mode\" must be \"refuse\" or \"queue\"");
-        return NULL;
-    }
-    if (!ngg_cfg_type_ok(host, "keep", NGG_STRING) || !(ngg_streq(keep, "all") || ngg_streq(keep, "last"))) {
-        host->log(host, NG_LOG_ERROR, "transition: \"keep\" must be \"all\" or \"last\"");
-        return NULL;
-    }
-    if (!ngg_cfg_type_ok(host, "limit", NGG_INT) || limit < 1 || limit > MAX_LIMIT) {
-        host->log(host, NG_LOG_ERROR, "transition: \"limit\" must be an integer in 1..64");
-        return NULL;
+    uint32_t kinds = 0;
+    const char *mode = ngg_string(host, "mode");
+    if (mode) {
+        kinds = ngg_streq(mode, "queue") ? (1u << NG_REQ_KIND_COUNT) - 1u : 0u;
+    } else {
+        size_t n = 0;
+        host->config_list_count(host, "queue", &n);
+        for (size_t i = 0; i < n; i++) {
+            const char *name = NULL;
+            host->config_list_get(host, "queue", i, &name);
+            int k = ngg_kind(name);
+            if (k < 0) {
+                char msg[200];
+                snprintf(msg, sizeof msg, "transition: \"queue\" has \"%.60s\", which is not a request kind (%s)",
+                         name ? name : "", NGG_KIND_NAMES);
+                host->log(host, NG_LOG_ERROR, msg);
+                return NULL;
+            }
+            kinds |= 1u << k;
+        }
     }
     transition *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->host = host;
-    g->queue = ngg_streq(mode, "queue");
-    g->keep_last = ngg_streq(keep, "last");
-    g->limit = g->keep_last ? 1 : (size_t)limit;
+    g->queue_kinds = kinds;
+    g->keep_last = ngg_streq(ngg_string(host, "keep"), "last");
+    g->limit = g->keep_last ? 1 : (size_t)ngg_int(host, "limit");
     return g;
 }
 
 static void destroy(void *inst) { free(inst); }
 
-static bool busy(const ng_guard_host *h) { return h->track_get(h, NG_TRACK_SCREEN, NULL); }
+static bool busy(const ng_guard_host *h) {
+    return h->track_get(h, NG_TRACK_SCREEN, NULL) || h->track_get(h, NG_TRACK_BAR, NULL);
+}
 
 /* Hand the oldest deferred request back to the chain when idle. */
 static void release_next(transition *g) {
@@ -66,9 +90,9 @@ static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) 
     transition *g = inst;
     if (r->request_id == g->released) g->released = 0;
     if (!busy(g->host)) return NG_VOTE_ALLOW;
-    if (!g->queue) {
+    if (r->kind < 0 || r->kind >= NG_REQ_KIND_COUNT || !(g->queue_kinds & (1u << r->kind))) {
         v->reason = NG_REASON_BUSY;
-        v->message = "a screen transition is in flight";
+        v->message = "a transition is in flight";
         return NG_VOTE_REFUSE;
     }
     if (g->keep_last) {
@@ -107,16 +131,16 @@ static void on_outcome(void *inst, const ng_outcome *o) {
 
 static void on_transition(void *inst, const ng_transition_event *e) {
     transition *g = inst;
-    if (e->track == NG_TRACK_SCREEN && e->phase != NG_PHASE_WILL) release_next(g);
+    if (e->phase != NG_PHASE_WILL) release_next(g);
 }
 
 static const void *get_extension(void *inst, const char *id) { (void)inst; (void)id; return NULL; }
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.transition", "transition", "0.1.0",
-    "While a screen transition is in flight, refuses (mode refuse) or queues (mode queue) every request.",
-    create, destroy, on_request, NULL, on_outcome, on_transition, NULL, NULL, NULL, get_extension,
+    "org.navguard.transition", "transition", "0.2.0",
+    "While a transition is in flight, queues the kinds in `queue` (push, replace-stack) and refuses the others busy.",
+    create, destroy, on_request, NULL, on_outcome, on_transition, NULL, NULL, NULL, get_extension, options,
 };
 
 const ng_plugin_descriptor *ngg_transition_descriptor(void) { return &descriptor; }

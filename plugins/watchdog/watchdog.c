@@ -18,9 +18,10 @@
  * (stack, tracks, holds, touches, deferred requests) and the last 64
  * requests and events (newest first), kept in a fixed ring buffer.
  *
- * Config: transition_limit_ms (default 2000), hold_limit_ms (default 10000),
- * touch_limit_ms (default 10000): integers in 0..86400000, 0 disables that
- * check; report (bool, default true).
+ * Config (declared below): transition_limit_ms (default 2000), hold_limit_ms
+ * (default 10000), touch_limit_ms (default 10000; keep it well above any real
+ * swipe: a swipe's finger is a touch): integers in 0..86400000, 0 disables
+ * that check; report (bool, default true).
  *
  * A late completion by the host after a recovery is harmless: the core
  * answers NG_E_NOT_FOUND and fires no second callback. Nothing is allocated
@@ -41,7 +42,16 @@
 
 enum { LIM_TRANSITION, LIM_HOLD, LIM_TOUCH, LIM_COUNT };
 static const char *const limit_keys[LIM_COUNT] = { "transition_limit_ms", "hold_limit_ms", "touch_limit_ms" };
-static const int64_t limit_defaults[LIM_COUNT] = { 2000, 10000, 10000 };
+
+static const ng_option_decl options[] = {
+    NG_OPTION_INT("transition_limit_ms", "2000", 0, MAX_LIMIT_MS,
+                  "finish a transition (or complete a swipe nobody drives) after this long; 0: never"),
+    NG_OPTION_INT("hold_limit_ms", "10000", 0, MAX_LIMIT_MS, "end a hold live this long; 0: never"),
+    NG_OPTION_INT("touch_limit_ms", "10000", 0, MAX_LIMIT_MS,
+                  "cancel a touch live this long (its end was lost); 0: never"),
+    NG_OPTION_BOOL("report", "true", "post a report after each recovery (false: a warning log line)"),
+    NG_OPTION_END,
+};
 
 /* One request outcome or one event, as remembered. */
 typedef struct {
@@ -129,28 +139,13 @@ static bool get_track(const ng_guard_host *h, ng_track t, ng_track_info *ti) {
 
 static void *create(const ng_guard_host *host, const char *config) {
     (void)config;
-    int64_t lim[LIM_COUNT];
-    for (int i = 0; i < LIM_COUNT; i++) {
-        lim[i] = ngg_cfg_int(host, limit_keys[i], limit_defaults[i]);
-        if (!ngg_cfg_type_ok(host, limit_keys[i], NGG_INT) || lim[i] < 0 || lim[i] > MAX_LIMIT_MS) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "watchdog: \"%s\" must be an integer in 0..86400000 (milliseconds; 0 disables)",
-                     limit_keys[i]);
-            host->log(host, NG_LOG_ERROR, msg);
-            return NULL;
-        }
-    }
-    if (!ngg_cfg_type_ok(host, "report", NGG_BOOL)) {
-        host->log(host, NG_LOG_ERROR, "watchdog: \"report\" must be a boolean");
-        return NULL;
-    }
     watchdog *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->text = malloc(REPORT_SIZE);
     if (!g->text) { free(g); return NULL; }
     g->host = host;
-    for (int i = 0; i < LIM_COUNT; i++) g->limit_ns[i] = lim[i] * NGG_MS;
-    g->report = ngg_cfg_bool(host, "report", true);
+    for (int i = 0; i < LIM_COUNT; i++) g->limit_ns[i] = ngg_int(host, limit_keys[i]) * NGG_MS;
+    g->report = ngg_bool(host, "report");
     return g;
 }
 
@@ -506,7 +501,7 @@ static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
     "org.navguard.watchdog", "watchdog", "0.2.0",
     "Ends transitions, holds and touches that outlive their limits, and reports the state and recent history.",
-    create, destroy, NULL, on_event, on_outcome, NULL, NULL, on_tick, next_deadline, get_extension,
+    create, destroy, NULL, on_event, on_outcome, NULL, NULL, on_tick, next_deadline, get_extension, options,
 };
 
 const ng_plugin_descriptor *ngg_watchdog_descriptor(void) { return &descriptor; }

@@ -133,7 +133,7 @@ static void g_destroy(void *i) { (void)i; }
 static const ng_plugin_descriptor good_desc = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
     "org.navguard.test.abi", "abi", "1.0", "test guard",
-    g_create, g_destroy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    g_create, g_destroy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -670,8 +670,14 @@ static void test_invalid_requests(void) {
     rq.screen.route = "";
     expect_invalid_request(ctx, &r, &rq, "push route empty");
     rq = push;
-    rq.screen.id = 1; /* already the root's id */
-    expect_invalid_request(ctx, &r, &rq, "push an id already in the stack");
+    rq.screen.id = 1; /* already the root's id: a duplicate, not malformed */
+    {
+        ng_request_result res = NG_REQUEST_RESULT_INIT;
+        EXPECT_ST(ng_request_submit(ctx, &rq, &res), NG_OK);
+        EXPECT(res.status == NG_OUTCOME_REFUSED && res.reason == NG_REASON_DUPLICATE && res.guard_id == NULL,
+               "push an id already in the stack: %s %s", ng_outcome_name(res.status), ng_reason_name(res.reason));
+        EXPECT(strstr(ng_errmsg(ctx), "already in the stack") != NULL, "errmsg: %s", ng_errmsg(ctx));
+    }
     for (int i = 0; i < N_BAD_UTF8; i++) {
         char what[64];
         rq = push;

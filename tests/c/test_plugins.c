@@ -311,7 +311,7 @@ static void test_plugin_dir_env(void) {
         ng_context *ctx = NULL;
         if (ng_context_create(NULL, &ctx) != NG_OK) _exit(2);
         ng_status st = ng_chain_configure(ctx, NULL);
-        if (st != NG_E_LOAD || !strstr(ng_errmsg(ctx), "/nonexistent/navguard-plugins/")) {
+        if (st != NG_E_LOAD || !strstr(ng_errmsg(ctx), "no watchdog.so in /nonexistent/navguard-plugins")) {
             fprintf(stderr, "FAIL (child): default chain from a missing directory: %s (%s)\n", ng_strstatus(st),
                     ng_errmsg(ctx));
             bad = 1;
@@ -384,7 +384,7 @@ static void *bad_create(const ng_guard_host *h, const char *c) {
 static void bad_destroy(void *i) { (void)i; }
 static const ng_plugin_descriptor bad_abi_desc = {
     NG_PLUGIN_ABI_MAJOR + 1, 0, sizeof(ng_plugin_descriptor), "org.navguard.test.abi2", "abi2", "1", "x",
-    bad_create, bad_destroy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    bad_create, bad_destroy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 static void test_loader_errors(void) {
@@ -431,15 +431,52 @@ static void test_loader_errors(void) {
     EXPECT_ST(ctx, ng_plugin_load(ctx, builtin("throttle"), NULL), NG_E_GUARD);
     EXPECT(strstr(ng_errmsg(ctx), "org.navguard.throttle") != NULL, "errmsg names the id: %s", ng_errmsg(ctx));
 
-    /* create() fails: the built-in transition with a nonsense mode */
+    /* The configuration is checked against the guard's declared options
+     * before create(): NG_E_PARSE, and ng_errmsg names the guard, the key and
+     * what was expected. */
+    static const struct { const char *guard, *config, *says; } config_errors[] = {
+        { "throttle", "{\"intervl_ms\":100}", "guard org.navguard.throttle: unknown option \"intervl_ms\"; valid keys: interval_ms" },
+        { "throttle", "{\"interval_ms\":-1}", "option \"interval_ms\" must be an integer in 0..3600000, not -1" },
+        { "throttle", "{\"interval_ms\":\"300\"}", "option \"interval_ms\" must be an integer in 0..3600000, not \"300\"" },
+        { "throttle", "{\"interval_ms\":1.5}", "must be an integer" },
+        { "transition", "{\"mode\":\"nonsense\"}", "option \"mode\" must be one of \"refuse\", \"queue\", not \"nonsense\"" },
+        { "transition", "{\"mode\":7}", "option \"mode\" must be one of" },
+        { "transition", "{\"limit\":0}", "option \"limit\" must be an integer in 1..64, not 0" },
+        { "transition", "{\"queue\":\"push\"}", "option \"queue\" must be an array of 0..7 strings" },
+        { "transition", "{\"queue\":[1]}", "option \"queue\" must be an array of 0..7 strings" },
+        { "global-ignore", "{\"mask\":0}", "option \"mask\" must be an integer in 1..63" },
+        { "global-ignore", "{\"hold_during_transitions\":1}", "must be true or false, not 1" },
+        { "watchdog", "{\"report\":\"yes\"}", "option \"report\" must be true or false" },
+        { "watchdog", "{\"touch_limit_ms\":86400001}", "must be an integer in 0..86400000" },
+        { "bar-should", "{\"x\":1}", "guard org.navguard.bar-should: unknown option \"x\"; it takes no options" },
+        { "dedupe", "{\"mode\":\"top\",\"mode\":\"stack\"}", "duplicate object key \"mode\"" },
+        { "exclusive-touch", "[]", "its configuration must be a JSON object" },
+        { "ffi-predicate", "{\"symbol\":\"abs\",\"args\":[\"kind\"],\"returns\":\"long\"}", "option \"returns\" must be one of \"bool\", \"int\"" },
+    };
+    {
+    ng_context *ctx = new_ctx(&r);   /* none of these guards in its chain yet */
+    for (size_t k = 0; k < sizeof config_errors / sizeof config_errors[0]; k++) {
+        r.logs_error = 0;
+        EXPECT_ST(ctx, ng_plugin_load(ctx, builtin(config_errors[k].guard), config_errors[k].config), NG_E_PARSE);
+        EXPECT(strstr(ng_errmsg(ctx), config_errors[k].says) != NULL, "%s %s: errmsg \"%s\" lacks \"%s\"",
+               config_errors[k].guard, config_errors[k].config, ng_errmsg(ctx), config_errors[k].says);
+        EXPECT(r.logs_error == 0, "refused before create(): the guard logged nothing");
+    }
+    /* create() itself fails: its reason reaches ng_errmsg, not only on_log */
     r.logs_error = 0;
-    EXPECT_ST(ctx, ng_plugin_load(ctx, builtin("transition"), "{\"mode\":\"nonsense\"}"), NG_E_GUARD);
-    EXPECT(r.logs_error >= 1 && strstr(r.last_log, "mode") != NULL, "the guard logged why (%d: %s)", r.logs_error,
-           r.last_log);
-    EXPECT_ST(ctx, ng_plugin_load(ctx, builtin("transition"), "{\"limit\":0}"), NG_E_GUARD);
-    EXPECT_ST(ctx, ng_plugin_load(ctx, builtin("transition"), "{\"mode\":7}"), NG_E_GUARD);
-    EXPECT_ST(ctx, ng_plugin_load(ctx, builtin("global-ignore"), "{\"mask\":0}"), NG_E_GUARD);
-    EXPECT_ST(ctx, ng_plugin_load(ctx, builtin("throttle"), "{\"interval_ms\":-1}"), NG_E_GUARD);
+    EXPECT_ST(ctx, ng_plugin_load(ctx, builtin("ffi-predicate"), "{\"symbol\":\"ngtest_no_such_function\"}"), NG_E_GUARD);
+    EXPECT(strstr(ng_errmsg(ctx), "guard org.navguard.ffi-predicate failed to create: ffi-predicate: symbol \"ngtest_no_such_function\"") != NULL,
+           "errmsg gives the guard's reason: %s", ng_errmsg(ctx));
+    EXPECT(r.logs_error >= 1 && strstr(r.last_log, "ngtest_no_such_function") != NULL, "and the guard logged it (%d: %s)",
+           r.logs_error, r.last_log);
+    EXPECT_ST(ctx, ng_plugin_load(ctx, builtin("transition"), "{\"queue\":[\"push\",\"warp\"]}"), NG_E_PARSE);
+    EXPECT(strstr(ng_errmsg(ctx), "must be an array of 0..7 strings from push, pop,") != NULL, "declared items: %s",
+           ng_errmsg(ctx));
+    EXPECT_ST(ctx, ng_plugin_load(ctx, builtin("ffi-predicate"), "{}"), NG_E_GUARD);
+    EXPECT(strstr(ng_errmsg(ctx), "\"symbol\" is required") != NULL, "ffi-predicate's reason: %s", ng_errmsg(ctx));
+    EXPECT(chain_count(ctx) == 0, "nothing added by refused configurations");
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+    }
 
     /* malformed configuration */
     EXPECT_ST(ctx, ng_plugin_load(ctx, builtin("transition"), "{\"mode\": "), NG_E_PARSE);
@@ -474,6 +511,8 @@ static void test_loader_errors(void) {
     r.logs_error = 0;
     EXPECT_ST(ctx, ng_plugin_load(ctx, BAD("create_fails"), NULL), NG_E_GUARD);
     EXPECT(r.logs_error == 1, "create_fails logged once (%d)", r.logs_error);
+    EXPECT(strstr(ng_errmsg(ctx), "failed to create: test plugin: create() fails on purpose") != NULL,
+           "errmsg gives the logged reason: %s", ng_errmsg(ctx));
     EXPECT_ST(ctx, ng_plugin_load(ctx, BAD("missing_dep"), NULL), NG_E_LOAD);
     EXPECT(strstr(ng_errmsg(ctx), "libngtest_dep") != NULL, "errmsg names the missing library: %s", ng_errmsg(ctx));
     EXPECT(chain_count(ctx) == 0, "nothing added");
@@ -573,10 +612,43 @@ static void test_default_chain(void) {
     EXPECT(chain_count(ctx) == 0, "all or nothing (load): %zu", chain_count(ctx));
     EXPECT_ST(ctx, ng_chain_configure(ctx, "{\"guards\":[{\"id\":\"org.navguard.throttle\"},"
                                            "{\"id\":\"org.navguard.transition\",\"config\":{\"mode\":\"nonsense\"}}]}"),
-              NG_E_GUARD);
-    EXPECT(strstr(ng_errmsg(ctx), "org.navguard.transition") != NULL, "errmsg names the failing guard: %s",
+              NG_E_PARSE);
+    EXPECT(strstr(ng_errmsg(ctx), "guard org.navguard.transition: option \"mode\"") != NULL, "errmsg names the guard and key: %s",
            ng_errmsg(ctx));
+    EXPECT(chain_count(ctx) == 0, "all or nothing (config): %zu", chain_count(ctx));
+    EXPECT_ST(ctx, ng_chain_configure(ctx, "{\"guards\":[{\"id\":\"org.navguard.throttle\"},"
+                                           "{\"id\":\"org.navguard.ffi-predicate\",\"config\":{\"symbol\":\"ngtest_no_such_function\"}}]}"),
+              NG_E_GUARD);
+    EXPECT(strstr(ng_errmsg(ctx), "failed to create") && strstr(ng_errmsg(ctx), "ffi-predicate.so"),
+           "errmsg gives the reason and the file: %s", ng_errmsg(ctx));
     EXPECT(chain_count(ctx) == 0, "all or nothing (create): %zu", chain_count(ctx));
+    /* strings used as an id or a path carry no NUL; keys are known; no duplicates */
+    static const char *const parse_errors[][2] = {
+        { "{\"guards\":[{\"path\":\"/tmp/a\\u0000.so\"}]}", "contains a NUL" },
+        { "{\"guards\":[{\"id\":\"org.navguard.throttle\\u0000x\"}]}", "contains a NUL" },
+        { "{\"gaurds\":[]}", "unknown key \"gaurds\"" },
+        { "{\"guards\":[{\"id\":\"org.navguard.throttle\",\"cfg\":{}}]}", "unknown key \"cfg\"" },
+        { "{\"guards\":[],\"guards\":[]}", "duplicate object key" },
+        { "{\"guards\":[{\"id\":\"org.navguard.throttle\",\"config\":{\"interval_ms\":1,\"interval_ms\":2}}]}", "duplicate object key" },
+        { "{\"base\":\"default\",\"guards\":[]}", "not both" },
+        { "{\"base\":\"everything\"}", "\"base\" must be \"default\"" },
+        { "{\"base\":\"default\",\"edits\":[{\"remove\":\"org.navguard.throtle\"}]}", "org.navguard.throtle is not in the chain (it has: org.navguard.watchdog" },
+        { "{\"base\":\"default\",\"edits\":[{\"remove\":\"org.navguard.throttle\",\"configure\":\"org.navguard.dedupe\"}]}", "exactly one of" },
+        { "{\"base\":\"default\",\"edits\":[{\"insert\":{\"id\":\"org.navguard.throttle\"}}]}", "already in the chain" },
+        { "{\"base\":\"default\",\"edits\":[{\"insert\":{\"id\":\"org.navguard.ffi-predicate\"},\"before\":\"org.navguard.dedupe\",\"after\":\"org.navguard.dedupe\"}]}", "both \"before\" and \"after\"" },
+        { "{\"base\":\"default\",\"edits\":[{\"configure\":\"org.navguard.watchdog\",\"config\":{\"transition_limit\":5}}]}", "unknown option \"transition_limit\"; valid keys: transition_limit_ms, hold_limit_ms, touch_limit_ms, report" },
+        { "{\"base\":\"default\",\"edits\":{}}", "\"edits\" must be a list" },
+    };
+    for (size_t k = 0; k < sizeof parse_errors / sizeof parse_errors[0]; k++) {
+        EXPECT_ST(ctx, ng_chain_configure(ctx, parse_errors[k][0]), NG_E_PARSE);
+        EXPECT(strstr(ng_errmsg(ctx), parse_errors[k][1]) != NULL, "%s: errmsg \"%s\" lacks \"%s\"", parse_errors[k][0],
+               ng_errmsg(ctx), parse_errors[k][1]);
+        EXPECT(chain_count(ctx) == 0, "nothing added");
+    }
+    EXPECT_ST(ctx, ng_chain_configure(ctx, "{\"guards\":[{\"id\":\"org.navguard.no-such-guard\"}]}"), NG_E_LOAD);
+    EXPECT(strstr(ng_errmsg(ctx), "unknown guard id \"org.navguard.no-such-guard\": no no-such-guard.so in ")
+           && strstr(ng_errmsg(ctx), "guards found: ") && strstr(ng_errmsg(ctx), "org.navguard.throttle"),
+           "an unknown id says where it looked and what is there: %s", ng_errmsg(ctx));
     EXPECT_ST(ctx, ng_chain_configure(ctx, "{\"guards\":[{\"id\":\"org.navguard.throttle\"},{\"id\":\"org.navguard.throttle\"}]}"),
               NG_E_GUARD);
     EXPECT(chain_count(ctx) == 0, "all or nothing (duplicate): %zu", chain_count(ctx));
@@ -673,9 +745,9 @@ static void seed_double_push(void) {
     EXPECT(c.status == NG_OUTCOME_REFUSED && c.reason == NG_REASON_DUPLICATE && guard_is(c.guard_id, "dedupe"),
            "double push (other source): %s %s %s", ng_outcome_name(c.status), ng_reason_name(c.reason),
            c.guard_id ? c.guard_id : "-");
-    /* another screen while the bar animates */
+    /* another screen, programmatically, during the push: queued */
     ng_request_result d = submit_push(ctx, 13, "checkout", 3, NG_REQF_ANIMATED);
-    EXPECT(d.status == NG_OUTCOME_REFUSED && d.reason == NG_REASON_BUSY && guard_is(d.guard_id, "bar-should"),
+    EXPECT(d.status == NG_OUTCOME_DEFERRED && guard_is(d.guard_id, "transition"),
            "push during a push: %s %s %s", ng_outcome_name(d.status), ng_reason_name(d.reason),
            d.guard_id ? d.guard_id : "-");
     /* a double tap on a touch: the second began is dropped by the hold */
@@ -689,7 +761,11 @@ static void seed_double_push(void) {
     EXPECT(er.verdict == NG_VERDICT_DROP && er.reason == NG_REASON_WITHHELD, "its end dropped (withheld): %s",
            ng_reason_name(er.reason));
     MUST(ctx, ng_transition_finish(ctx, NG_TRACK_ALL));
-    EXPECT(stack_count(ctx) == 3 && stack_id(ctx, 2) == 10, "stack home > menu > item (once)");
+    EXPECT(stack_count(ctx) == 4 && stack_id(ctx, 2) == 10 && stack_id(ctx, 3) == 13,
+           "stack home > menu > item (once) > checkout (the queued push, applied right after did-show)");
+    const rec_outcome *od = outcome_of(&r, d.request_id);
+    EXPECT(od && od->outcome == NG_OUTCOME_APPLIED && od->count == 1, "the queued push applied once");
+    MUST(ctx, ng_transition_finish(ctx, NG_TRACK_ALL));
     for (size_t i = 0; i < r.n_outcomes; i++) EXPECT(r.outcomes[i].count == 1, "one outcome per request");
     EXPECT(hold_mask(ctx) == 0, "input unblocked after did-show");
     EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
@@ -884,11 +960,185 @@ static void seed_touch_cancel(void) {
     EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Chain composition, the search path, the default chain's policy            */
+/* ------------------------------------------------------------------------ */
+
+static const char *chain_id(ng_context *ctx, size_t i) {
+    const char *id = NULL;
+    return ng_chain_get_id(ctx, i, &id) == NG_OK ? id : "(none)";
+}
+
+static void test_composition(void) {
+    recorder r;
+    ng_context *ctx = new_ctx_stack(&r, 1);
+    /* the default chain, edited: no copy of it in the configuration */
+    EXPECT_ST(ctx, ng_chain_configure(ctx,
+        "{\"base\":\"default\",\"edits\":["
+        " {\"remove\":\"org.navguard.throttle\"},"
+        " {\"configure\":\"org.navguard.watchdog\",\"config\":{\"transition_limit_ms\":500}},"
+        " {\"insert\":{\"id\":\"org.example.quiet-hours\",\"config\":{\"blocked_routes\":[\"admin\"]}},"
+        "  \"before\":\"org.navguard.transition\"},"
+        " {\"insert\":{\"id\":\"org.navguard.ffi-predicate\",\"config\":{\"symbol\":\"abs\",\"library\":\"libc.so.6\","
+        "  \"args\":[\"kind\"],\"returns\":\"int\",\"kinds\":[\"pop\"]}},\"after\":\"org.navguard.watchdog\"}]}"), NG_OK);
+    static const char *const want[] = { "org.navguard.watchdog", "org.navguard.ffi-predicate", "org.navguard.global-ignore",
+                                        "org.navguard.exclusive-touch", "org.navguard.dedupe", "org.example.quiet-hours",
+                                        "org.navguard.transition", "org.navguard.bar-should" };
+    EXPECT(chain_count(ctx) == 8, "edited default chain: %zu guards", chain_count(ctx));
+    for (size_t i = 0; i < 8; i++)
+        EXPECT(strcmp(chain_id(ctx, i), want[i]) == 0, "chain[%zu] = %s, want %s", i, chain_id(ctx, i), want[i]);
+    /* the configured watchdog limit took effect (500 ms, not 2000) */
+    ng_request_result a = submit_push(ctx, 2, "menu", 1, NG_REQF_ANIMATED);
+    EXPECT(a.status == NG_OUTCOME_APPLIED, "push applied");
+    int64_t deadline = 0, now = 0;
+    MUST(ctx, ng_next_deadline(ctx, &deadline));
+    MUST(ctx, ng_now(ctx, &now));
+    EXPECT(deadline - now == 500 * MS, "watchdog configured to 500 ms (%lld ms)", (long long)((deadline - now) / MS));
+    MUST(ctx, ng_transition_finish(ctx, NG_TRACK_ALL));
+    ng_request_result b = submit_push(ctx, 3, "admin", 2, NG_REQF_ANIMATED);
+    EXPECT(b.status == NG_OUTCOME_REFUSED && b.guard_id && strcmp(b.guard_id, "org.example.quiet-hours") == 0, "the inserted guard refuses admin: %s %s",
+           ng_outcome_name(b.status), b.guard_id ? b.guard_id : "-");
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+
+    /* edits after a full list; configure merges keys */
+    ctx = new_ctx_stack(&r, 1);
+    EXPECT_ST(ctx, ng_chain_configure(ctx,
+        "{\"guards\":[{\"id\":\"org.navguard.transition\",\"config\":{\"keep\":\"last\",\"limit\":3}}],"
+        " \"edits\":[{\"configure\":\"org.navguard.transition\",\"config\":{\"keep\":\"all\"}},"
+        "            {\"insert\":{\"id\":\"org.navguard.bar-should\"}}]}"), NG_OK);
+    EXPECT(chain_count(ctx) == 2 && strcmp(chain_id(ctx, 1), "org.navguard.bar-should") == 0, "appended");
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+}
+
+static void test_search_path(void) {
+#ifdef NAVGUARD_TEST_BAD_PLUGIN_DIR
+    recorder r;
+    char path[2 * PATH_MAX];
+    /* an id found in a NAVGUARD_PLUGIN_PATH directory (empty parts skipped) */
+    snprintf(path, sizeof path, "/nonexistent/a::%s", NAVGUARD_TEST_BAD_PLUGIN_DIR);
+    setenv("NAVGUARD_PLUGIN_PATH", path, 1);
+    ng_context *ctx = new_ctx(&r);
+    EXPECT_ST(ctx, ng_chain_configure(ctx, "{\"guards\":[{\"id\":\"org.navguard.test.good\"},{\"id\":\"org.navguard.dedupe\"}]}"),
+              NG_OK);
+    EXPECT(chain_count(ctx) == 2, "found along the path, then in the built-in directory");
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+    ctx = new_ctx(&r);
+    EXPECT_ST(ctx, ng_chain_configure(ctx, "{\"guards\":[{\"id\":\"org.example.nowhere\"}]}"), NG_E_LOAD);
+    const char *m = ng_errmsg(ctx);
+    EXPECT(strstr(m, "no nowhere.so in /nonexistent/a:" NAVGUARD_TEST_BAD_PLUGIN_DIR ":") && strstr(m, "org.navguard.test.good")
+           && strstr(m, "org.navguard.watchdog"), "the error lists the search path and the ids found: %s", m);
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+    unsetenv("NAVGUARD_PLUGIN_PATH");
+    ctx = new_ctx(&r);
+    EXPECT_ST(ctx, ng_chain_configure(ctx, "{\"guards\":[{\"id\":\"org.navguard.test.good\"}]}"), NG_E_LOAD);
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+#endif
+}
+
+/* What the default chain does to each request kind while a transition runs. */
+static void test_default_policy(void) {
+    recorder r;
+    /* a push, then 100 ms later a timer's pop, both of unspecified source: both apply */
+    ng_context *ctx = default_ctx(&r, 2);
+    ng_request_result a = submit_push(ctx, 10, "item", 0, 0);
+    MUST(ctx, ng_clock_advance(ctx, 100 * MS));
+    ng_request pop = NG_REQUEST_INIT(NG_REQ_POP);
+    ng_request_result b = NG_REQUEST_RESULT_INIT;
+    MUST(ctx, ng_request_submit(ctx, &pop, &b));
+    EXPECT(a.status == NG_OUTCOME_APPLIED && b.status == NG_OUTCOME_APPLIED, "push then a timer pop: %s, %s",
+           ng_outcome_name(a.status), ng_outcome_name(b.status));
+    /* the same button twice within 300 ms: the second is throttled */
+    a = submit_push(ctx, 11, "item", 4, 0);
+    MUST(ctx, ng_clock_advance(ctx, 100 * MS));
+    b = submit_push(ctx, 12, "checkout", 4, 0);
+    EXPECT(a.status == NG_OUTCOME_APPLIED && b.status == NG_OUTCOME_REFUSED && b.reason == NG_REASON_THROTTLED,
+           "same source twice: %s, %s %s", ng_outcome_name(a.status), ng_outcome_name(b.status), ng_reason_name(b.reason));
+    /* another source is never throttled by it */
+    b = submit_push(ctx, 12, "checkout", 5, 0);
+    EXPECT(b.status == NG_OUTCOME_APPLIED, "another source: %s %s", ng_outcome_name(b.status), ng_reason_name(b.reason));
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+
+    /* during a transition: programmatic pushes and replace-stacks are queued
+     * (FIFO, applied right after did-show); pops, back, swipes are refused busy */
+    ctx = default_ctx(&r, 3);
+    a = submit_push(ctx, 10, "checkout", 1, NG_REQF_ANIMATED);
+    EXPECT(a.status == NG_OUTCOME_APPLIED, "push applied");
+    static const struct { ng_request_kind kind; ng_outcome_kind want; } kinds[] = {
+        { NG_REQ_POP, NG_OUTCOME_REFUSED }, { NG_REQ_POP_TO, NG_OUTCOME_REFUSED }, { NG_REQ_POP_TO_ROOT, NG_OUTCOME_REFUSED },
+        { NG_REQ_BACK, NG_OUTCOME_REFUSED }, { NG_REQ_INTERACTIVE_BACK, NG_OUTCOME_REFUSED },
+        { NG_REQ_REPLACE_STACK, NG_OUTCOME_DEFERRED }, { NG_REQ_PUSH, NG_OUTCOME_DEFERRED },
+    };
+    uint64_t queued[2] = { 0, 0 };
+    int nq = 0;
+    ng_screen list[2] = { { 1, "home", NULL }, { 20, "help", NULL } };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        ng_request rq = NG_REQUEST_INIT(kinds[k].kind);
+        rq.flags = NG_REQF_ANIMATED;
+        rq.source = (uint32_t)(20 + k);
+        rq.target_id = 2;
+        rq.screen.id = 21;
+        rq.screen.route = "promo";
+        rq.screens = list;
+        rq.screen_count = 2;
+        ng_request_result res = NG_REQUEST_RESULT_INIT;
+        MUST(ctx, ng_request_submit(ctx, &rq, &res));
+        EXPECT(res.status == kinds[k].want, "%s during a transition: %s %s by %s (want %s)", ng_request_kind_name(kinds[k].kind),
+               ng_outcome_name(res.status), ng_reason_name(res.reason), res.guard_id ? res.guard_id : "-",
+               ng_outcome_name(kinds[k].want));
+        if (kinds[k].want == NG_OUTCOME_REFUSED)
+            EXPECT(res.reason == NG_REASON_BUSY && guard_is(res.guard_id, "transition"), "refused busy by transition");
+        else if (nq < 2)
+            queued[nq++] = res.request_id;
+    }
+    MUST(ctx, ng_transition_finish(ctx, NG_TRACK_ALL));
+    const rec_outcome *o0 = outcome_of(&r, queued[0]);
+    EXPECT(o0 && o0->outcome == NG_OUTCOME_APPLIED, "the queued replace-stack applied first, right after did-show");
+    EXPECT(outcome_of(&r, queued[1]) == NULL, "the queued push waits for the replace-stack's transition");
+    MUST(ctx, ng_transition_finish(ctx, NG_TRACK_ALL));
+    const rec_outcome *o1 = outcome_of(&r, queued[1]);
+    EXPECT(o1 && o1->outcome == NG_OUTCOME_APPLIED, "then the queued push");
+    EXPECT(stack_count(ctx) == 3 && stack_id(ctx, 1) == 20 && stack_id(ctx, 2) == 21, "home > help > promo");
+    MUST(ctx, ng_transition_finish(ctx, NG_TRACK_ALL));
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+}
+
+#ifdef NAVGUARD_TEST_OLD_ABI_PLUGIN
+/* A guard built against the saved NavGuard 0.1 headers (plugin ABI 1.0): its
+ * descriptor is smaller than today's, its ng_track_info too. It loads, votes,
+ * and reads the host's state through the old layouts. */
+static void test_old_abi_plugin(void) {
+    recorder r;
+    ng_context *ctx = new_ctx_stack(&r, 2);
+    EXPECT_ST(ctx, ng_plugin_load(ctx, NAVGUARD_TEST_OLD_ABI_PLUGIN, "{\"any\":\"key\"}"), NG_OK);
+    ng_request_result a = submit_push(ctx, 10, "item", 1, NG_REQF_ANIMATED);
+    EXPECT(a.status == NG_OUTCOME_APPLIED, "push applied");
+    /* it refuses a pop while a transition is in flight, from its own track_get */
+    ng_request pop = NG_REQUEST_INIT(NG_REQ_POP);
+    ng_request_result b = NG_REQUEST_RESULT_INIT;
+    MUST(ctx, ng_request_submit(ctx, &pop, &b));
+    EXPECT(b.status == NG_OUTCOME_REFUSED && guard_is(b.guard_id, "test.abi10"),
+           "the 1.0 guard votes: %s by %s", ng_outcome_name(b.status), b.guard_id ? b.guard_id : "-");
+    EXPECT(r.n_outcomes > 0 && strstr(r.last_log, "track 1.0-sized ok") != NULL, "its old-size track_get: %s", r.last_log);
+    MUST(ctx, ng_transition_finish(ctx, NG_TRACK_ALL));
+    MUST(ctx, ng_request_submit(ctx, &pop, &b));
+    EXPECT(b.status == NG_OUTCOME_APPLIED, "idle: allowed");
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+}
+#endif
+
 int main(void) {
     test_plugin_dir_env();
     test_plugin_dir();
     test_loader_errors();
     test_default_chain();
+    test_composition();
+    test_search_path();
+    test_default_policy();
+#ifdef NAVGUARD_TEST_OLD_ABI_PLUGIN
+    test_old_abi_plugin();
+#else
+    fprintf(stderr, "  note: NAVGUARD_TEST_OLD_ABI_PLUGIN not defined: the ABI 1.0 guard case is skipped\n");
+#endif
     test_order();
     seed_double_push();
     seed_back_during_push();

@@ -14,14 +14,18 @@
  *
  *     {"blocked_routes": ["settings", "admin"], "message": "closed tonight"}
  *
- *   blocked_routes  list of strings, default []: routes whose push (or a
- *                   replace-stack whose new top is one of them) is refused
+ *   blocked_routes  list of 0..64 strings, default []: routes whose push (or
+ *                   a replace-stack whose new top is one of them) is refused
  *                   with NG_REASON_POLICY.
- *   message         string, optional: the refusal message the host sees.
+ *   message         string: the refusal message the host sees.
  *
- * A key of the wrong type is a configuration error: create() logs why and
- * returns NULL, and the host's ng_chain_add / ng_plugin_load fails cleanly
- * with NG_E_GUARD. Unknown keys are ignored.
+ * The guard declares both options (qh_options below). The host checks every
+ * configuration against them before create() runs: an unknown key, a wrong
+ * type or a list too long fails ng_chain_add / ng_plugin_load with NG_E_PARSE
+ * and an ng_errmsg naming the key; `navguard plugins info quiet-hours.so`
+ * prints them; an absent key reads as its declared default. create() checks
+ * only what a declaration cannot say (no empty route), logs why and returns
+ * NULL: the host then fails with NG_E_GUARD and that reason.
  *
  * Check it with:  navguard plugins validate quiet-hours.so
  */
@@ -46,8 +50,16 @@ typedef struct quiet_hours {
     unsigned long refusals;
 } quiet_hours;
 
-/* create(): read and check the configuration, log, allocate. No I/O. Return
- * NULL on any problem, after saying why through host->log. */
+/* The configuration keys, with their types, ranges and defaults (plugin.h
+ * ng_option_decl). Static storage; NG_OPTION_END ends the list. */
+static const ng_option_decl qh_options[] = {
+    NG_OPTION_STRINGS("blocked_routes", "[]", 0, MAX_BLOCKED, "routes whose push is refused"),
+    NG_OPTION_STRING("message", "\"this screen is closed during quiet hours\"", "the refusal message the host sees"),
+    NG_OPTION_END,
+};
+
+/* create(): read the configuration, log, allocate. No I/O. Return NULL on any
+ * problem, after saying why through host->log. */
 static void *qh_create(const ng_guard_host *host, const char *config_json) {
     (void)config_json;  /* the typed getters below read the same object */
     quiet_hours *g = calloc(1, sizeof *g);
@@ -56,22 +68,11 @@ static void *qh_create(const ng_guard_host *host, const char *config_json) {
         return NULL;
     }
     g->host = host;
-    g->message = "this screen is closed during quiet hours";
 
+    /* Types and the list's length were checked by the host (qh_options). */
     size_t n = 0;
-    ng_status st = host->config_list_count(host, "blocked_routes", &n);
-    if (st == NG_E_NOT_FOUND) {
-        n = 0;  /* absent: block nothing */
-    } else if (st != NG_OK) {
-        host->log(host, NG_LOG_ERROR, "quiet-hours: \"blocked_routes\" must be a list of strings");
-        free(g);
-        return NULL;
-    } else if (n > MAX_BLOCKED) {
-        host->log(host, NG_LOG_ERROR, "quiet-hours: \"blocked_routes\" has more than 64 routes");
-        free(g);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
+    host->config_list_count(host, "blocked_routes", &n);
+    for (size_t i = 0; i < n && i < MAX_BLOCKED; i++) {
         const char *route = NULL;
         if (host->config_list_get(host, "blocked_routes", i, &route) != NG_OK || !route || !route[0]) {
             host->log(host, NG_LOG_ERROR, "quiet-hours: every \"blocked_routes\" item must be a non-empty string");
@@ -81,15 +82,7 @@ static void *qh_create(const ng_guard_host *host, const char *config_json) {
         g->blocked[g->blocked_count++] = route;
     }
 
-    const char *message = NULL;
-    st = host->config_string(host, "message", &message);
-    if (st == NG_OK) {
-        g->message = message;
-    } else if (st != NG_E_NOT_FOUND) {
-        host->log(host, NG_LOG_ERROR, "quiet-hours: \"message\" must be a string");
-        free(g);
-        return NULL;
-    }
+    host->config_string(host, "message", &g->message);
 
     /* The log text is copied by the host: a stack buffer is fine. */
     char line[160];
@@ -156,6 +149,7 @@ static const ng_plugin_descriptor qh_descriptor = {
     NULL,                                /* on_tick */
     NULL,                                /* next_deadline */
     qh_get_extension,                    /* get_extension */
+    qh_options,                          /* options (ABI 1.1) */
 };
 
 /* The one exported symbol. The version script (cmake/navguard-plugin.map)

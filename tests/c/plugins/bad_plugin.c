@@ -46,7 +46,7 @@ static void destroy(void *inst) { (void)inst; }
 __attribute__((unused)) static const ng_plugin_descriptor descriptor = {
     NGTEST_ABI_MAJOR, NGTEST_ABI_MINOR, sizeof(ng_plugin_descriptor),
     NGTEST_ID, "test", "1.0", "a test plugin",
-    NGTEST_CREATE, destroy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    NGTEST_CREATE, destroy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 #if defined(NGTEST_NULL_ENTRY)
