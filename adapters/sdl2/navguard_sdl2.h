@@ -14,9 +14,12 @@
  *    one touch with a fixed id (NG_SDL2_MOUSE_TOUCH_ID); mouse events SDL
  *    synthesized from touches (which == SDL_TOUCH_MOUSEID) are ignored, the
  *    fingers themselves arrive as SDL_FINGER* and are scaled from SDL's
- *    normalized 0..1 to window coordinates; motion with no button is HOVER;
- *    keys are NG_EVENT_KEY, game-controller buttons NG_EVENT_REMOTE, the
- *    wheel NG_EVENT_SCROLL; timestamps are SDL's, in the context's clock;
+ *    normalized 0..1 to window coordinates (fingers of trackpads, SDL's
+ *    indirect touch devices, and the mouse echoed as SDL_MOUSE_TOUCHID
+ *    fingers are ignored: their pointer is the mouse); motion with no
+ *    button is HOVER; keys are NG_EVENT_KEY, game-controller buttons
+ *    NG_EVENT_REMOTE, the wheel NG_EVENT_SCROLL; timestamps are SDL's, in
+ *    the context's clock (to the millisecond, never later than ng_now);
  *  - sleeps until the next SDL event, NavGuard's next deadline or the host's
  *    next frame, and ticks NavGuard when due (ng_sdl2_wait_event): an idle
  *    kiosk uses no CPU;
@@ -62,8 +65,10 @@ typedef struct ng_sdl2 {
                                   NG_EVENT_HOVER (default true) */
     /* private */
     bool mouse_down;
+    Uint32 mouse_window;       /* window of the mouse touch's began */
+    double mouse_x, mouse_y;   /* its last point (for a cancel on focus loss) */
     Uint32 wake_event;         /* SDL user event type of ng_sdl2_post */
-    int64_t ns_offset;         /* context clock minus SDL's ticks, ns */
+    int64_t last_ns;           /* latest event timestamp (they never go back) */
     size_t binding_count;
     struct {
         uint64_t view_id;
@@ -91,14 +96,17 @@ ng_status ng_sdl2_init(ng_sdl2 *a, ng_context *ctx, SDL_Window *window);
 
 /* [owner] Convert one SDL event without submitting it. Returns true and fills
  * *out when it is NavGuard input (see ng_sdl2_input.mapped); updates the
- * adapter's mouse state. */
+ * adapter's mouse state. A mouse touch whose release SDL will not send ends
+ * as NG_TOUCH_CANCELLED: on SDL_WINDOWEVENT_FOCUS_LOST of its window, or on
+ * motion reporting the left button up. */
 bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out);
 
 /* [owner] Convert and submit one SDL event (ng_event_submit). *out is always
- * written. Returns NG_OK (see out->mapped and out->result), NG_E_NULL, or a
- * failing status of ng_event_submit (ng_errmsg says why). When the window
- * loses focus while the mouse button is down, the mouse touch is submitted
- * as cancelled, so NavGuard never keeps a touch whose end SDL will not send. */
+ * written (when `out` is not NULL). Returns NG_OK (see out->mapped and
+ * out->result), NG_E_NULL, or a failing status of ng_event_submit (ng_errmsg
+ * says why). When the window loses focus while the mouse button is down, the
+ * mouse touch is submitted as cancelled (mapped), so NavGuard never keeps a
+ * touch whose end SDL will not send. */
 ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out);
 
 /* [owner] Wait for the next SDL event: sleeps until an event arrives,
@@ -106,7 +114,10 @@ ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out);
  * own next frame; -1 for none), whichever comes first. Runs ng_tick whenever
  * NavGuard's deadline has passed, also just before returning an event, and
  * consumes the adapter's wake-up events. Returns 1 with *e filled, 0 when the
- * wait ended without an event (time for a frame, or NavGuard ticked). */
+ * wait ended without an event (time for a frame, or NavGuard ticked: after
+ * its deadline, or a wake-up of ng_sdl2_post). With a MANUAL clock the
+ * deadline's distance in manual time is waited as wall time, and the wait
+ * returns 0 when it passes without the host advancing the clock. */
 int ng_sdl2_wait_event(ng_sdl2 *a, SDL_Event *e, int timeout_ms);
 
 /* [any-thread] ng_request_post, then wake the owner's ng_sdl2_wait_event so
@@ -118,7 +129,7 @@ ng_status ng_sdl2_post(ng_sdl2 *a, const ng_request *request, uint64_t *out_id);
 /* [owner] Bind a view to a widget: when NavGuard cancels a touch bound to
  * the view, `cancel(widget, touch)` is called (through
  * ng_sdl2_route_touch_cancel). Binding a bound view replaces its widget;
- * `cancel` NULL unbinds it. Returns NG_OK, NG_E_RANGE (view 0),
+ * `cancel` NULL unbinds it. Returns NG_OK, NG_E_NULL (a), NG_E_RANGE (view 0),
  * NG_E_NO_MEMORY (NG_SDL2_MAX_BINDINGS views bound). */
 ng_status ng_sdl2_bind_view(ng_sdl2 *a, uint64_t view_id, ng_sdl2_cancel_fn cancel, void *widget);
 

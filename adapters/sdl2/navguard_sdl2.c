@@ -1,0 +1,334 @@
+/*
+ * navguard_sdl2.c — NavGuard's SDL2 adapter (see navguard_sdl2.h).
+ *
+ * Compile this file into the host program; it uses only navguard.h and SDL2.
+ *
+ * Touch ids:
+ *  - the mouse (left button) is NG_SDL2_MOUSE_TOUCH_ID (all ones);
+ *  - a finger is (device << 48) | (fingerId & 0xFFFFFFFFFFFF), where device
+ *    is a hash of SDL's touchId reduced to 0..0xFFFE. A hash, not SDL's device
+ *    index, because the index shifts when a device is unplugged mid-touch;
+ *    0xFFFF is never used, so a finger id is never all ones (the mouse). Two
+ *    devices colliding in 16 bits would need the same fingerId at the same
+ *    time to clash.
+ *
+ * Clocks: SDL stamps events in Uint32 milliseconds of its own clock
+ * (CLOCK_MONOTONIC_RAW on Linux), NavGuard's monotonic clock is
+ * CLOCK_MONOTONIC: NTP slews one against the other (tens of ppm: seconds a
+ * day), so a fixed offset measured once would drift. Each event is stamped
+ * instead with its age on SDL's clock (Uint32 arithmetic: the 49-day wrap is
+ * harmless) taken from ng_now: never later than the context's clock, never
+ * drifting, to the millisecond. Stamps never go
+ * back from one event to the next (SDL's ms truncation could make them step
+ * back by < 1 ms). With a MANUAL clock an event is stamped at the manual time
+ * of its conversion minus its real age.
+ */
+#include "navguard_sdl2.h"
+
+#include <limits.h>
+#include <string.h>
+
+#define NS_PER_MS INT64_C(1000000)
+
+/* ------------------------------------------------------------------------ */
+/* Setup                                                                     */
+/* ------------------------------------------------------------------------ */
+
+ng_status ng_sdl2_init(ng_sdl2 *a, ng_context *ctx, SDL_Window *window) {
+    if (!a || !ctx) return NG_E_NULL;
+    memset(a, 0, sizeof *a);
+    int64_t now = 0;
+    /* A bad handle must not use up one of SDL's user events. */
+    ng_status st = ng_now(ctx, &now);
+    if (st != NG_OK) return st;
+    Uint32 wake = SDL_RegisterEvents(1);
+    if (wake == (Uint32)-1) return NG_E_STATE;
+    a->ctx = ctx;
+    a->window = window;
+    a->hover = true;
+    a->wake_event = wake;
+    return NG_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Conversion                                                                */
+/* ------------------------------------------------------------------------ */
+
+static int64_t event_time(ng_sdl2 *a, Uint32 ts32) {
+    int64_t now = a->last_ns;
+    ng_now(a->ctx, &now);
+    Uint32 age = (Uint32)SDL_GetTicks64() - ts32;
+    /* 0 (an event the host built) or an age beyond 24 days (a stamp from the
+     * future, i.e. not SDL's) is taken as "now". */
+    if (ts32 == 0 || age > 0x7FFFFFFFu) age = 0;
+    int64_t t = now - (int64_t)age * NS_PER_MS;
+    if (t < a->last_ns) t = a->last_ns;
+    a->last_ns = t;
+    return t;
+}
+
+static void fill(ng_event *out, ng_event_type type, int32_t phase, uint64_t touch_id,
+                 int64_t t, double x, double y, int64_t code) {
+    ng_event e = NG_EVENT_INIT(type);
+    e.phase = phase;
+    e.touch_id = touch_id;
+    e.timestamp_ns = t;
+    e.x = x;
+    e.y = y;
+    e.code = code;
+    *out = e;
+}
+
+static void mouse_touch(ng_sdl2 *a, ng_event *out, int32_t phase, Uint32 ts, double x, double y) {
+    a->mouse_x = x;
+    a->mouse_y = y;
+    fill(out, NG_EVENT_TOUCH, phase, NG_SDL2_MOUSE_TOUCH_ID, event_time(a, ts), x, y, 0);
+}
+
+static uint64_t finger_touch_id(SDL_TouchID touch, SDL_FingerID finger) {
+    uint64_t h = (uint64_t)touch; /* splitmix64's finalizer: spreads small ids */
+    h ^= h >> 30;
+    h *= UINT64_C(0xBF58476D1CE4E5B9);
+    h ^= h >> 27;
+    h *= UINT64_C(0x94D049BB133111EB);
+    h ^= h >> 31;
+    return ((h % 0xFFFFu) << 48) | ((uint64_t)finger & UINT64_C(0xFFFFFFFFFFFF));
+}
+
+/* Trackpads (indirect devices) also move the pointer, which arrives as the
+ * mouse; their 0..1 coordinates are the pad's, not the window's. Unknown ids
+ * (unplugged, or events the host pushed) count as direct. Looked up without
+ * SDL_GetTouchDeviceType's error on unknown ids. */
+static bool finger_is_indirect(SDL_TouchID touch) {
+    int n = SDL_GetNumTouchDevices();
+    for (int i = 0; i < n; i++) {
+        if (SDL_GetTouchDevice(i) == touch) {
+            SDL_TouchDeviceType t = SDL_GetTouchDeviceType(touch);
+            return t == SDL_TOUCH_DEVICE_INDIRECT_ABSOLUTE || t == SDL_TOUCH_DEVICE_INDIRECT_RELATIVE;
+        }
+    }
+    return false;
+}
+
+static bool convert_finger(ng_sdl2 *a, const SDL_TouchFingerEvent *f, int32_t phase, ng_event *out) {
+    /* SDL_HINT_MOUSE_TOUCH_EVENTS makes SDL echo the mouse as a finger of
+     * SDL_MOUSE_TOUCHID: the mouse is already the mouse touch. */
+    if (f->touchId == SDL_MOUSE_TOUCHID || finger_is_indirect(f->touchId)) return false;
+    SDL_Window *w = f->windowID ? SDL_GetWindowFromID(f->windowID) : NULL;
+    if (!w) w = a->window;
+    /* No window to scale to: submitting 0..1 as window points would hit the
+     * wrong view. */
+    if (!w) return false;
+    int ww = 0, wh = 0;
+    SDL_GetWindowSize(w, &ww, &wh);
+    fill(out, NG_EVENT_TOUCH, phase, finger_touch_id(f->touchId, f->fingerId),
+         event_time(a, f->timestamp), (double)f->x * ww, (double)f->y * wh, 0);
+    return true;
+}
+
+static bool convert_window(ng_sdl2 *a, const SDL_WindowEvent *w, ng_event *out) {
+    /* Only focus loss: SDL captures the mouse while a button is down, so
+     * leaving the window (SDL_WINDOWEVENT_LEAVE) still brings the release,
+     * while a window that lost focus (alt-tab, another app's popup) may
+     * never get it. */
+    if (w->event != SDL_WINDOWEVENT_FOCUS_LOST || !a->mouse_down) return false;
+    if (a->mouse_window != 0 && w->windowID != 0 && w->windowID != a->mouse_window) return false;
+    a->mouse_down = false;
+    mouse_touch(a, out, NG_TOUCH_CANCELLED, w->timestamp, a->mouse_x, a->mouse_y);
+    return true;
+}
+
+bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out) {
+    if (!a || !e || !out) return false;
+    switch (e->type) {
+    case SDL_MOUSEBUTTONDOWN:
+    case SDL_MOUSEBUTTONUP: {
+        const SDL_MouseButtonEvent *b = &e->button;
+        if (b->which == SDL_TOUCH_MOUSEID || b->button != SDL_BUTTON_LEFT) return false;
+        bool down = e->type == SDL_MOUSEBUTTONDOWN;
+        /* A repeated down or an up with no down would break NavGuard's
+         * began..ended pairing of the mouse touch. */
+        if (down == a->mouse_down) return false;
+        a->mouse_down = down;
+        if (down) a->mouse_window = b->windowID;
+        mouse_touch(a, out, down ? NG_TOUCH_BEGAN : NG_TOUCH_ENDED, b->timestamp, b->x, b->y);
+        return true;
+    }
+    case SDL_MOUSEMOTION: {
+        const SDL_MouseMotionEvent *m = &e->motion;
+        if (m->which == SDL_TOUCH_MOUSEID) return false;
+        bool left = (m->state & SDL_BUTTON_LMASK) != 0;
+        if (a->mouse_down) {
+            if (left) {
+                mouse_touch(a, out, NG_TOUCH_MOVED, m->timestamp, m->x, m->y);
+            } else {
+                /* SDL says the button is up but its release never came: end
+                 * the touch as cancelled rather than leave it live forever. */
+                a->mouse_down = false;
+                mouse_touch(a, out, NG_TOUCH_CANCELLED, m->timestamp, m->x, m->y);
+            }
+            return true;
+        }
+        /* Motion with another button (or a press we never saw) is no hover. */
+        if (m->state != 0 || !a->hover) return false;
+        fill(out, NG_EVENT_HOVER, 0, 0, event_time(a, m->timestamp), m->x, m->y, 0);
+        return true;
+    }
+    case SDL_FINGERDOWN:
+        return convert_finger(a, &e->tfinger, NG_TOUCH_BEGAN, out);
+    case SDL_FINGERMOTION:
+        return convert_finger(a, &e->tfinger, NG_TOUCH_MOVED, out);
+    case SDL_FINGERUP:
+        return convert_finger(a, &e->tfinger, NG_TOUCH_ENDED, out);
+    case SDL_KEYDOWN:
+    case SDL_KEYUP: {
+        const SDL_KeyboardEvent *k = &e->key;
+        int32_t phase = e->type == SDL_KEYUP ? NG_SDL2_PRESS_UP
+                      : k->repeat           ? NG_SDL2_PRESS_REPEAT
+                                            : NG_SDL2_PRESS_DOWN;
+        fill(out, NG_EVENT_KEY, phase, 0, event_time(a, k->timestamp), 0.0, 0.0, (int64_t)k->keysym.sym);
+        return true;
+    }
+    case SDL_CONTROLLERBUTTONDOWN:
+    case SDL_CONTROLLERBUTTONUP: {
+        const SDL_ControllerButtonEvent *c = &e->cbutton;
+        fill(out, NG_EVENT_REMOTE, e->type == SDL_CONTROLLERBUTTONDOWN ? NG_SDL2_PRESS_DOWN : NG_SDL2_PRESS_UP,
+             (uint64_t)(Uint32)c->which, event_time(a, c->timestamp), 0.0, 0.0, (int64_t)c->button);
+        return true;
+    }
+    case SDL_MOUSEWHEEL: {
+        const SDL_MouseWheelEvent *w = &e->wheel;
+        if (w->which == SDL_TOUCH_MOUSEID) return false;
+        double sign = w->direction == SDL_MOUSEWHEEL_FLIPPED ? -1.0 : 1.0;
+        fill(out, NG_EVENT_SCROLL, 0, 0, event_time(a, w->timestamp), sign * (double)w->preciseX,
+             sign * (double)w->preciseY, 0);
+        return true;
+    }
+    case SDL_WINDOWEVENT:
+        return convert_window(a, &e->window, out);
+    default:
+        return false; /* includes the adapter's wake-up event */
+    }
+}
+
+ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out) {
+    if (!out) return NG_E_NULL;
+    ng_sdl2_input none = { false, NG_EVENT_INIT(NG_EVENT_TOUCH), NG_EVENT_RESULT_INIT };
+    *out = none;
+    if (!a || !e) return NG_E_NULL;
+    if (!ng_sdl2_convert(a, e, &out->event)) return NG_OK;
+    out->mapped = true;
+    return ng_event_submit(a->ctx, &out->event, &out->result);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Waiting                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* ng_tick when NavGuard has work due; true when it ticked. */
+static bool tick_if_due(ng_sdl2 *a) {
+    int64_t now = 0, deadline = NG_NO_DEADLINE;
+    if (ng_next_deadline(a->ctx, &deadline) != NG_OK || ng_now(a->ctx, &now) != NG_OK) return false;
+    if (deadline > now) return false;
+    ng_tick(a->ctx);
+    return true;
+}
+
+int ng_sdl2_wait_event(ng_sdl2 *a, SDL_Event *e, int timeout_ms) {
+    if (!a || !e) return 0;
+    Uint64 start = SDL_GetTicks64();
+    for (;;) {
+        tick_if_due(a);
+        int64_t now = 0, deadline = NG_NO_DEADLINE;
+        if (ng_next_deadline(a->ctx, &deadline) != NG_OK || ng_now(a->ctx, &now) != NG_OK)
+            deadline = NG_NO_DEADLINE;
+
+        /* NavGuard's wait, rounded up so that it is due when we wake, and at
+         * least 1 ms so a deadline that stays due after a tick cannot spin. */
+        int nav_ms = -1;
+        if (deadline != NG_NO_DEADLINE) {
+            int64_t ns = deadline - now;
+            int64_t ms = ns <= 0 ? 1 : (ns - 1) / NS_PER_MS + 1;
+            nav_ms = ms > INT_MAX ? INT_MAX : (int)ms;
+        }
+        int host_ms = -1;
+        if (timeout_ms >= 0) {
+            Uint64 spent = SDL_GetTicks64() - start;
+            host_ms = spent >= (Uint64)timeout_ms ? 0 : timeout_ms - (int)spent;
+        }
+        bool nav_limited = nav_ms >= 0 && (host_ms < 0 || nav_ms < host_ms);
+        int wait_ms = nav_limited ? nav_ms : host_ms;
+
+        int got = wait_ms < 0 ? SDL_WaitEvent(e) : SDL_WaitEventTimeout(e, wait_ms);
+        if (got) {
+            if (e->type == a->wake_event) {
+                /* A post: apply it now. The host's state may have changed,
+                 * so this is a frame (0), never an event. */
+                tick_if_due(a);
+                return 0;
+            }
+            tick_if_due(a);
+            return 1;
+        }
+        if (wait_ms < 0) return 0; /* SDL_WaitEvent failed: do not spin on it */
+        if (tick_if_due(a) || !nav_limited) return 0;
+        /* NavGuard's deadline is not due yet. A monotonic clock means SDL woke
+         * early (its ms ticks truncate): wait the rest. A clock that did not
+         * move while we waited is MANUAL: the host owns time, hand it back. */
+        int64_t after = now;
+        if (ng_now(a->ctx, &after) != NG_OK || after == now) return 0;
+    }
+}
+
+ng_status ng_sdl2_post(ng_sdl2 *a, const ng_request *request, uint64_t *out_id) {
+    if (!a) return NG_E_NULL;
+    ng_status st = ng_request_post(a->ctx, request, out_id);
+    if (st != NG_OK) return st;
+    SDL_Event wake;
+    SDL_zero(wake);
+    wake.type = a->wake_event;
+    wake.user.type = a->wake_event;
+    (void)SDL_PushEvent(&wake); /* a full queue only delays the request */
+    return NG_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Touch-cancel routing                                                      */
+/* ------------------------------------------------------------------------ */
+
+static size_t binding_index(const ng_sdl2 *a, uint64_t view_id) {
+    for (size_t i = 0; i < a->binding_count; i++)
+        if (a->bindings[i].view_id == view_id) return i;
+    return a->binding_count;
+}
+
+ng_status ng_sdl2_bind_view(ng_sdl2 *a, uint64_t view_id, ng_sdl2_cancel_fn cancel, void *widget) {
+    if (!a) return NG_E_NULL;
+    if (view_id == 0) return NG_E_RANGE;
+    size_t i = binding_index(a, view_id);
+    if (!cancel) {
+        if (i < a->binding_count) a->bindings[i] = a->bindings[--a->binding_count];
+        return NG_OK;
+    }
+    if (i == a->binding_count) {
+        if (a->binding_count == NG_SDL2_MAX_BINDINGS) return NG_E_NO_MEMORY;
+        a->binding_count++;
+    }
+    a->bindings[i].view_id = view_id;
+    a->bindings[i].cancel = cancel;
+    a->bindings[i].widget = widget;
+    return NG_OK;
+}
+
+bool ng_sdl2_route_touch_cancel(ng_sdl2 *a, const ng_touch_info *touch) {
+    if (!a || !touch || touch->view_id == 0) return false;
+    size_t i = binding_index(a, touch->view_id);
+    if (i == a->binding_count) return false;
+    a->bindings[i].cancel(a->bindings[i].widget, touch);
+    return true;
+}
+
+void ng_sdl2_on_touch_cancel(void *adapter, ng_context *ctx, const ng_touch_info *touch) {
+    (void)ctx;
+    ng_sdl2_route_touch_cancel((ng_sdl2 *)adapter, touch);
+}

@@ -1,0 +1,756 @@
+/*
+ * test_sdl2_adapter — the SDL2 adapter (navguard_sdl2.c) against its header:
+ * every conversion field, submit verdicts, ng_sdl2_wait_event's ticking and
+ * wake-ups, ng_sdl2_post from another thread, and touch-cancel routing.
+ * Runs under SDL's dummy video driver. Events go through SDL's queue
+ * (SDL_PushEvent, then SDL_PollEvent) so SDL stamps them as real ones.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "navguard_sdl2.h"
+#include "check.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MS INT64_C(1000000)
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static SDL_Window *g_win;      /* 800x600 */
+static SDL_Window *g_small;    /* 400x300 */
+static Uint32 g_win_id;
+
+static int64_t wall_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void drain(void) {
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) {
+    }
+}
+
+/* Push `in` through SDL's queue and get it back, stamped by SDL. */
+static SDL_Event roundtrip(SDL_Event in) {
+    drain();
+    Uint32 type = in.type;
+    SDL_Event out;
+    memset(&out, 0, sizeof out);
+    if (SDL_PushEvent(&in) != 1) {
+        fprintf(stderr, "SDL_PushEvent(type 0x%x): %s\n", (unsigned)type, SDL_GetError());
+        exit(2);
+    }
+    for (int polls = 0; polls < 4; polls++) /* SDL's poll sentinel may end a batch early */
+        while (SDL_PollEvent(&out))
+            if (out.type == type) return out;
+    fprintf(stderr, "event type 0x%x did not come back from SDL's queue\n", (unsigned)type);
+    exit(2);
+}
+
+/* Convert `in` after a round trip through SDL; checks the timestamp against
+ * the context clock: not later than ng_now, at most 50 ms earlier, never
+ * going back (g_last_ts: reset for each new adapter). */
+static int64_t g_last_ts;
+static bool conv(ng_sdl2 *a, const SDL_Event *in, ng_event *out) {
+    SDL_Event e = roundtrip(*in);
+    memset(out, 0x5A, sizeof *out);
+    bool mapped = ng_sdl2_convert(a, &e, out);
+    if (mapped) {
+        int64_t now = 0;
+        ng_now(a->ctx, &now);
+        EXPECT(out->timestamp_ns <= now && out->timestamp_ns > now - 50 * MS,
+               "timestamp %lld vs ng_now %lld", (long long)out->timestamp_ns, (long long)now);
+        EXPECT(out->timestamp_ns >= g_last_ts, "timestamp %lld went back from %lld",
+               (long long)out->timestamp_ns, (long long)g_last_ts);
+        g_last_ts = out->timestamp_ns;
+    }
+    return mapped;
+}
+
+static void expect_event(const char *what, const ng_event *e, ng_event_type type, int32_t phase,
+                         uint64_t touch_id, double x, double y, int64_t code) {
+    EXPECT(e->size == sizeof(ng_event), "%s: size %u", what, (unsigned)e->size);
+    EXPECT(e->type == type, "%s: type %d, want %d", what, (int)e->type, (int)type);
+    EXPECT(e->phase == phase, "%s: phase %d, want %d", what, (int)e->phase, (int)phase);
+    EXPECT(e->flags == 0, "%s: flags 0x%x", what, (unsigned)e->flags);
+    EXPECT(e->touch_id == touch_id, "%s: touch id 0x%llx, want 0x%llx", what,
+           (unsigned long long)e->touch_id, (unsigned long long)touch_id);
+    EXPECT(e->x == x && e->y == y, "%s: point (%g, %g), want (%g, %g)", what, e->x, e->y, x, y);
+    EXPECT(e->target_view == 0, "%s: target_view %llu", what, (unsigned long long)e->target_view);
+    EXPECT(e->code == code, "%s: code %lld, want %lld", what, (long long)e->code, (long long)code);
+}
+
+static SDL_Event mouse_button(Uint32 type, Uint8 button, Uint32 which, Sint32 x, Sint32 y) {
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = type;
+    e.button.windowID = g_win_id;
+    e.button.which = which;
+    e.button.button = button;
+    e.button.state = type == SDL_MOUSEBUTTONDOWN ? SDL_PRESSED : SDL_RELEASED;
+    e.button.clicks = 1;
+    e.button.x = x;
+    e.button.y = y;
+    return e;
+}
+
+static SDL_Event mouse_motion(Uint32 state, Uint32 which, Sint32 x, Sint32 y) {
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_MOUSEMOTION;
+    e.motion.windowID = g_win_id;
+    e.motion.which = which;
+    e.motion.state = state;
+    e.motion.x = x;
+    e.motion.y = y;
+    return e;
+}
+
+static SDL_Event finger(Uint32 type, SDL_TouchID touch, SDL_FingerID id, Uint32 window, float x, float y) {
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = type;
+    e.tfinger.touchId = touch;
+    e.tfinger.fingerId = id;
+    e.tfinger.windowID = window;
+    e.tfinger.x = x;
+    e.tfinger.y = y;
+    e.tfinger.pressure = 1.0f;
+    return e;
+}
+
+static SDL_Event key(Uint32 type, SDL_Keycode sym, Uint8 repeat) {
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = type;
+    e.key.windowID = g_win_id;
+    e.key.state = type == SDL_KEYDOWN ? SDL_PRESSED : SDL_RELEASED;
+    e.key.repeat = repeat;
+    e.key.keysym.sym = sym;
+    e.key.keysym.scancode = SDL_GetScancodeFromKey(sym);
+    return e;
+}
+
+static SDL_Event window_event(Uint8 event, Uint32 window) {
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_WINDOWEVENT;
+    e.window.event = event;
+    e.window.windowID = window;
+    return e;
+}
+
+/* Delegate records (main context). */
+static int g_hold_ends;
+static ng_hold_end_reason g_hold_reason;
+static int g_outcomes;
+static ng_outcome_kind g_outcome;
+static pthread_t g_main_thread;
+static bool g_outcome_on_main;
+
+static void on_hold_end(void *user, ng_context *ctx, const ng_hold_info *hold) {
+    (void)user, (void)ctx;
+    g_hold_ends++;
+    g_hold_reason = hold->reason;
+}
+
+static void on_outcome(void *user, ng_context *ctx, const ng_outcome *o) {
+    (void)user, (void)ctx;
+    g_outcomes++;
+    g_outcome = o->outcome;
+    g_outcome_on_main = pthread_equal(pthread_self(), g_main_thread) != 0;
+}
+
+static ng_context *make_context(ng_clock_kind clock, void *user,
+                                void (*touch_cancel)(void *, ng_context *, const ng_touch_info *)) {
+    ng_options o = NG_OPTIONS_INIT;
+    o.clock = clock;
+    o.delegate.user = user;
+    o.delegate.on_hold_end = on_hold_end;
+    o.delegate.on_outcome = on_outcome;
+    o.delegate.on_touch_cancel = touch_cancel;
+    ng_context *ctx = NULL;
+    ng_status st = ng_context_create(&o, &ctx);
+    if (st != NG_OK) {
+        fprintf(stderr, "ng_context_create: %s\n", ng_strstatus(st));
+        exit(2);
+    }
+    return ctx;
+}
+
+static void add_view(ng_context *ctx, uint64_t id, double x, double y, double w, double h) {
+    ng_view v = NG_VIEW_INIT;
+    v.id = id;
+    v.frame = (ng_rect){ x, y, w, h };
+    ng_status st = ng_view_set(ctx, &v);
+    EXPECT(st == NG_OK, "ng_view_set(%llu): %s", (unsigned long long)id, ng_strstatus(st));
+}
+
+/* ------------------------------------------------------------------------ */
+/* init                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void test_init(ng_context *ctx) {
+    ng_sdl2 a;
+    EXPECT(ng_sdl2_init(NULL, ctx, g_win) == NG_E_NULL, "init(NULL adapter)");
+    EXPECT(ng_sdl2_init(&a, NULL, g_win) == NG_E_NULL, "init(NULL context)");
+    memset(&a, 0xA5, sizeof a);
+    ng_status st = ng_sdl2_init(&a, ctx, g_win);
+    EXPECT(st == NG_OK, "init: %s", ng_strstatus(st));
+    EXPECT(a.ctx == ctx && a.window == g_win, "init: ctx/window not stored");
+    EXPECT(a.hover, "init: hover must default to true");
+    EXPECT(!a.mouse_down && a.binding_count == 0, "init: state not zeroed");
+    EXPECT(a.wake_event >= SDL_USEREVENT && a.wake_event != (Uint32)-1, "init: wake event 0x%x",
+           (unsigned)a.wake_event);
+    ng_sdl2 b;
+    ng_sdl2_init(&b, ctx, NULL);
+    EXPECT(b.wake_event != a.wake_event, "each adapter registers its own user event");
+    EXPECT(!ng_sdl2_convert(NULL, NULL, NULL), "convert(NULL)");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Conversion                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void test_mouse(ng_context *ctx) {
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_win);
+    g_last_ts = 0;
+    ng_event ev;
+    SDL_Event e;
+
+    e = mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 10, 20);
+    EXPECT(conv(&a, &e, &ev), "left down not mapped");
+    expect_event("left down", &ev, NG_EVENT_TOUCH, NG_TOUCH_BEGAN, NG_SDL2_MOUSE_TOUCH_ID, 10, 20, 0);
+    EXPECT(a.mouse_down, "mouse_down after left down");
+    e = mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 11, 21);
+    EXPECT(!conv(&a, &e, &ev), "a second left down while down must be ignored");
+    e = mouse_motion(SDL_BUTTON_LMASK, 0, 15, 25);
+    EXPECT(conv(&a, &e, &ev), "drag not mapped");
+    expect_event("drag", &ev, NG_EVENT_TOUCH, NG_TOUCH_MOVED, NG_SDL2_MOUSE_TOUCH_ID, 15, 25, 0);
+    e = mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_RIGHT, 0, 15, 25);
+    EXPECT(!conv(&a, &e, &ev), "right down while dragging must be ignored");
+    e = mouse_button(SDL_MOUSEBUTTONUP, SDL_BUTTON_LEFT, 0, 16, 26);
+    EXPECT(conv(&a, &e, &ev), "left up not mapped");
+    expect_event("left up", &ev, NG_EVENT_TOUCH, NG_TOUCH_ENDED, NG_SDL2_MOUSE_TOUCH_ID, 16, 26, 0);
+    EXPECT(!a.mouse_down, "mouse_down after left up");
+    e = mouse_button(SDL_MOUSEBUTTONUP, SDL_BUTTON_LEFT, 0, 16, 26);
+    EXPECT(!conv(&a, &e, &ev), "an up while not down must be ignored");
+
+    e = mouse_motion(0, 0, 30, 40);
+    EXPECT(conv(&a, &e, &ev), "motion without button not mapped (hover)");
+    expect_event("hover", &ev, NG_EVENT_HOVER, 0, 0, 30, 40, 0);
+    a.hover = false;
+    EXPECT(!conv(&a, &e, &ev), "hover with a->hover = false must not be mapped");
+    a.hover = true;
+    e = mouse_motion(SDL_BUTTON_RMASK, 0, 31, 41);
+    EXPECT(!conv(&a, &e, &ev), "motion with the right button held is no hover");
+    e = mouse_motion(SDL_BUTTON_LMASK, 0, 31, 41);
+    EXPECT(!conv(&a, &e, &ev), "left drag whose down was never seen must be ignored");
+
+    e = mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_RIGHT, 0, 1, 2);
+    EXPECT(!conv(&a, &e, &ev), "right down must be ignored");
+    e = mouse_button(SDL_MOUSEBUTTONUP, SDL_BUTTON_RIGHT, 0, 1, 2);
+    EXPECT(!conv(&a, &e, &ev), "right up must be ignored");
+    e = mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_MIDDLE, 0, 1, 2);
+    EXPECT(!conv(&a, &e, &ev), "middle down must be ignored");
+
+    /* Mouse events SDL synthesizes from touches. */
+    e = mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, SDL_TOUCH_MOUSEID, 5, 5);
+    EXPECT(!conv(&a, &e, &ev), "touch-synthesized down must be ignored");
+    EXPECT(!a.mouse_down, "touch-synthesized down changed the mouse state");
+    e = mouse_motion(SDL_BUTTON_LMASK, SDL_TOUCH_MOUSEID, 6, 6);
+    EXPECT(!conv(&a, &e, &ev), "touch-synthesized motion must be ignored");
+    e = mouse_motion(0, SDL_TOUCH_MOUSEID, 6, 6);
+    EXPECT(!conv(&a, &e, &ev), "touch-synthesized hover must be ignored");
+    e = mouse_button(SDL_MOUSEBUTTONUP, SDL_BUTTON_LEFT, SDL_TOUCH_MOUSEID, 5, 5);
+    EXPECT(!conv(&a, &e, &ev), "touch-synthesized up must be ignored");
+
+    /* The release was lost: motion says the button is up. */
+    e = mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 50, 60);
+    EXPECT(conv(&a, &e, &ev) && ev.phase == NG_TOUCH_BEGAN, "down");
+    e = mouse_motion(0, 0, 70, 80);
+    EXPECT(conv(&a, &e, &ev), "motion with the button up while down not mapped");
+    expect_event("lost release", &ev, NG_EVENT_TOUCH, NG_TOUCH_CANCELLED, NG_SDL2_MOUSE_TOUCH_ID, 70, 80, 0);
+    EXPECT(!a.mouse_down, "mouse_down after a lost release");
+
+    /* SDL's stamps map to the context clock: 5 ms ago stays 5 ms ago (on a
+     * fresh adapter: stamps never go back from the previous one). Events the
+     * host builds itself (timestamp 0) and stamps from the future are "now". */
+    ng_sdl2 f;
+    ng_sdl2_init(&f, ctx, g_win);
+    int64_t before = 0, after = 0;
+    e = mouse_motion(0, 0, 1, 1);
+    e.motion.timestamp = (Uint32)SDL_GetTicks64() - 5;
+    ng_now(ctx, &before);
+    EXPECT(ng_sdl2_convert(&f, &e, &ev), "hover");
+    ng_now(ctx, &after);
+    EXPECT(ev.timestamp_ns <= after - 4 * MS && ev.timestamp_ns >= before - 7 * MS,
+           "a 5 ms old stamp gave %lld ns before now", (long long)(after - ev.timestamp_ns));
+    e.motion.timestamp = 0;
+    ng_now(ctx, &before);
+    EXPECT(ng_sdl2_convert(&f, &e, &ev), "hover");
+    ng_now(ctx, &after);
+    EXPECT(ev.timestamp_ns >= before && ev.timestamp_ns <= after, "timestamp 0 gave %lld, now %lld",
+           (long long)ev.timestamp_ns, (long long)after);
+    e.motion.timestamp = (Uint32)SDL_GetTicks64() + 1000;
+    ng_now(ctx, &before);
+    EXPECT(ng_sdl2_convert(&f, &e, &ev), "hover");
+    ng_now(ctx, &after);
+    EXPECT(ev.timestamp_ns >= before && ev.timestamp_ns <= after, "a stamp 1 s ahead gave %lld, now %lld",
+           (long long)ev.timestamp_ns, (long long)after);
+    e.motion.timestamp = (Uint32)SDL_GetTicks64() - 3;
+    int64_t prev = ev.timestamp_ns;
+    EXPECT(ng_sdl2_convert(&f, &e, &ev) && ev.timestamp_ns == prev,
+           "an older stamp went back: %lld after %lld", (long long)ev.timestamp_ns, (long long)prev);
+}
+
+static void test_fingers(ng_context *ctx) {
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_small);
+    g_last_ts = 0;
+    ng_event ev;
+    SDL_Event e;
+    uint64_t ids[4];
+
+    e = finger(SDL_FINGERDOWN, 5, 1, g_win_id, 0.25f, 0.5f);
+    EXPECT(conv(&a, &e, &ev), "finger down not mapped");
+    ids[0] = ev.touch_id;
+    expect_event("finger down", &ev, NG_EVENT_TOUCH, NG_TOUCH_BEGAN, ids[0], 200, 300, 0);
+    e = finger(SDL_FINGERMOTION, 5, 1, g_win_id, 0.5f, 0.75f);
+    EXPECT(conv(&a, &e, &ev), "finger motion not mapped");
+    expect_event("finger motion", &ev, NG_EVENT_TOUCH, NG_TOUCH_MOVED, ids[0], 400, 450, 0);
+    e = finger(SDL_FINGERDOWN, 5, 2, g_win_id, 1.0f, 1.0f);
+    EXPECT(conv(&a, &e, &ev), "second finger not mapped");
+    ids[1] = ev.touch_id;
+    expect_event("second finger", &ev, NG_EVENT_TOUCH, NG_TOUCH_BEGAN, ids[1], 800, 600, 0);
+    e = finger(SDL_FINGERDOWN, 6, 1, g_win_id, 0.0f, 0.0f);
+    EXPECT(conv(&a, &e, &ev), "finger of another device not mapped");
+    ids[2] = ev.touch_id;
+    expect_event("other device", &ev, NG_EVENT_TOUCH, NG_TOUCH_BEGAN, ids[2], 0, 0, 0);
+    /* No window named: a->window (400x300). */
+    e = finger(SDL_FINGERDOWN, 5, 3, 0, 0.5f, 0.5f);
+    EXPECT(conv(&a, &e, &ev), "finger without window not mapped");
+    ids[3] = ev.touch_id;
+    expect_event("finger, a->window", &ev, NG_EVENT_TOUCH, NG_TOUCH_BEGAN, ids[3], 200, 150, 0);
+    e = finger(SDL_FINGERUP, 5, 1, g_win_id, 0.5f, 0.75f);
+    EXPECT(conv(&a, &e, &ev), "finger up not mapped");
+    expect_event("finger up", &ev, NG_EVENT_TOUCH, NG_TOUCH_ENDED, ids[0], 400, 450, 0);
+    for (int i = 0; i < 4; i++) {
+        EXPECT(ids[i] != NG_SDL2_MOUSE_TOUCH_ID, "finger %d has the mouse's touch id", i);
+        for (int j = i + 1; j < 4; j++)
+            EXPECT(ids[i] != ids[j], "fingers %d and %d share touch id 0x%llx", i, j, (unsigned long long)ids[i]);
+    }
+    /* Extreme ids stay distinct from the mouse. */
+    e = finger(SDL_FINGERDOWN, -2, -1, g_win_id, 0.1f, 0.1f);
+    EXPECT(conv(&a, &e, &ev) && ev.touch_id != NG_SDL2_MOUSE_TOUCH_ID, "finger (-2, -1) gave the mouse id");
+    e = finger(SDL_FINGERDOWN, INT64_MIN, INT64_MAX, g_win_id, 0.1f, 0.1f);
+    EXPECT(conv(&a, &e, &ev) && ev.touch_id != NG_SDL2_MOUSE_TOUCH_ID, "finger (min, max) gave the mouse id");
+    /* The mouse echoed as a finger (SDL_HINT_MOUSE_TOUCH_EVENTS) is not a second touch. */
+    e = finger(SDL_FINGERDOWN, SDL_MOUSE_TOUCHID, 0, g_win_id, 0.1f, 0.1f);
+    EXPECT(!conv(&a, &e, &ev), "a finger of SDL_MOUSE_TOUCHID must be ignored");
+    a.window = NULL;
+    e = finger(SDL_FINGERDOWN, 5, 4, 0, 0.5f, 0.5f);
+    EXPECT(!conv(&a, &e, &ev), "a finger with no window at all cannot be scaled: not mapped");
+}
+
+static void test_keys_remote_wheel(ng_context *ctx) {
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_win);
+    g_last_ts = 0;
+    ng_event ev;
+    SDL_Event e;
+
+    e = key(SDL_KEYDOWN, SDLK_a, 0);
+    EXPECT(conv(&a, &e, &ev), "key down not mapped");
+    expect_event("key down", &ev, NG_EVENT_KEY, NG_SDL2_PRESS_DOWN, 0, 0, 0, SDLK_a);
+    e = key(SDL_KEYDOWN, SDLK_a, 1);
+    EXPECT(conv(&a, &e, &ev), "key repeat not mapped");
+    expect_event("key repeat", &ev, NG_EVENT_KEY, NG_SDL2_PRESS_REPEAT, 0, 0, 0, SDLK_a);
+    e = key(SDL_KEYUP, SDLK_a, 0);
+    EXPECT(conv(&a, &e, &ev), "key up not mapped");
+    expect_event("key up", &ev, NG_EVENT_KEY, NG_SDL2_PRESS_UP, 0, 0, 0, SDLK_a);
+    e = key(SDL_KEYDOWN, SDLK_AC_BACK, 0);
+    EXPECT(conv(&a, &e, &ev), "AC back not mapped");
+    expect_event("AC back", &ev, NG_EVENT_KEY, NG_SDL2_PRESS_DOWN, 0, 0, 0, SDLK_AC_BACK);
+
+    memset(&e, 0, sizeof e);
+    e.type = SDL_CONTROLLERBUTTONDOWN;
+    e.cbutton.which = 3;
+    e.cbutton.button = SDL_CONTROLLER_BUTTON_B;
+    e.cbutton.state = SDL_PRESSED;
+    EXPECT(conv(&a, &e, &ev), "controller down not mapped");
+    expect_event("controller down", &ev, NG_EVENT_REMOTE, NG_SDL2_PRESS_DOWN, 3, 0, 0, SDL_CONTROLLER_BUTTON_B);
+    e.type = SDL_CONTROLLERBUTTONUP;
+    e.cbutton.state = SDL_RELEASED;
+    e.cbutton.which = 4;
+    EXPECT(conv(&a, &e, &ev), "controller up not mapped");
+    expect_event("controller up", &ev, NG_EVENT_REMOTE, NG_SDL2_PRESS_UP, 4, 0, 0, SDL_CONTROLLER_BUTTON_B);
+
+    memset(&e, 0, sizeof e);
+    e.type = SDL_MOUSEWHEEL;
+    e.wheel.windowID = g_win_id;
+    e.wheel.x = 1;
+    e.wheel.y = -2;
+    e.wheel.preciseX = 1.5f;
+    e.wheel.preciseY = -2.25f;
+    e.wheel.direction = SDL_MOUSEWHEEL_NORMAL;
+    EXPECT(conv(&a, &e, &ev), "wheel not mapped");
+    expect_event("wheel", &ev, NG_EVENT_SCROLL, 0, 0, 1.5, -2.25, 0);
+    e.wheel.direction = SDL_MOUSEWHEEL_FLIPPED;
+    EXPECT(conv(&a, &e, &ev), "flipped wheel not mapped");
+    expect_event("flipped wheel", &ev, NG_EVENT_SCROLL, 0, 0, -1.5, 2.25, 0);
+    e.wheel.which = SDL_TOUCH_MOUSEID;
+    EXPECT(!conv(&a, &e, &ev), "touch-synthesized wheel must be ignored");
+
+    memset(&e, 0, sizeof e);
+    e.type = SDL_QUIT;
+    EXPECT(!conv(&a, &e, &ev), "SDL_QUIT must not be mapped");
+    e = window_event(SDL_WINDOWEVENT_FOCUS_LOST, g_win_id);
+    EXPECT(!conv(&a, &e, &ev), "focus lost with no mouse touch must not be mapped");
+    e = window_event(SDL_WINDOWEVENT_LEAVE, g_win_id);
+    EXPECT(!conv(&a, &e, &ev), "leave must not be mapped");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Submit                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void test_submit(ng_context *ctx) {
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_win);
+    add_view(ctx, 1, 0, 0, 100, 100);
+    ng_sdl2_input in;
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+
+    EXPECT(ng_sdl2_submit(&a, &e, NULL) == NG_E_NULL, "submit(out NULL)");
+    memset(&in, 0x5A, sizeof in);
+    EXPECT(ng_sdl2_submit(NULL, &e, &in) == NG_E_NULL && !in.mapped, "submit(NULL adapter)");
+
+    e = roundtrip((SDL_Event){ .type = SDL_QUIT });
+    memset(&in, 0x5A, sizeof in);
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && !in.mapped, "SDL_QUIT: mapped");
+    EXPECT(in.result.size == sizeof(ng_event_result) && in.event.size == sizeof(ng_event),
+           "unmapped: out not initialized");
+    e = roundtrip((SDL_Event){ .type = a.wake_event });
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && !in.mapped, "the wake-up event: mapped");
+
+    e = roundtrip(mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 50, 50));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped, "down on view 1");
+    EXPECT(in.result.verdict == NG_VERDICT_DELIVER && in.result.target_view == 1,
+           "down on view 1: verdict %d, view %llu", (int)in.result.verdict, (unsigned long long)in.result.target_view);
+    expect_event("submitted down", &in.event, NG_EVENT_TOUCH, NG_TOUCH_BEGAN, NG_SDL2_MOUSE_TOUCH_ID, 50, 50, 0);
+    e = roundtrip(mouse_motion(SDL_BUTTON_LMASK, 0, 150, 60));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped && in.result.verdict == NG_VERDICT_DELIVER &&
+               in.result.target_view == 1, "drag off the view keeps view 1 (bound at began)");
+
+    /* Focus lost while pressed: the touch is cancelled, to its view. */
+    e = roundtrip(window_event(SDL_WINDOWEVENT_FOCUS_LOST, g_win_id + 1000));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && !in.mapped, "focus lost of another window: mapped");
+    e = roundtrip(window_event(SDL_WINDOWEVENT_FOCUS_LOST, g_win_id));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped, "focus lost while pressed: not mapped");
+    expect_event("focus lost", &in.event, NG_EVENT_TOUCH, NG_TOUCH_CANCELLED, NG_SDL2_MOUSE_TOUCH_ID, 150, 60, 0);
+    EXPECT(in.result.verdict == NG_VERDICT_DELIVER && in.result.target_view == 1,
+           "focus lost: verdict %d (%s), view %llu", (int)in.result.verdict, ng_reason_name(in.result.reason),
+           (unsigned long long)in.result.target_view);
+    EXPECT(!a.mouse_down, "mouse_down after focus lost");
+    size_t touches = 99;
+    ng_touch_count(ctx, &touches);
+    EXPECT(touches == 0, "NavGuard still has %zu live touch(es) after the cancel", touches);
+    e = roundtrip(mouse_button(SDL_MOUSEBUTTONUP, SDL_BUTTON_LEFT, 0, 150, 60));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && !in.mapped, "a late up after the cancel: mapped");
+
+    /* A touch-blocking hold drops a began (IGNORING). */
+    uint64_t hold = 0;
+    EXPECT(ng_hold_begin(ctx, "test", NG_MASK_TOUCH, 0, &hold) == NG_OK, "hold_begin");
+    e = roundtrip(mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 10, 10));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped, "held down");
+    EXPECT(in.result.verdict == NG_VERDICT_DROP && in.result.reason == NG_REASON_IGNORING,
+           "held down: verdict %d reason %s", (int)in.result.verdict, ng_reason_name(in.result.reason));
+    e = roundtrip(key(SDL_KEYDOWN, SDLK_RETURN, 0));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped && in.result.verdict == NG_VERDICT_DELIVER,
+           "a key is not in the hold's mask");
+    ng_hold_end(ctx, hold);
+    e = roundtrip(mouse_button(SDL_MOUSEBUTTONUP, SDL_BUTTON_LEFT, 0, 10, 10));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped && in.result.verdict == NG_VERDICT_DROP &&
+               in.result.reason == NG_REASON_WITHHELD,
+           "up of the withheld touch: verdict %d reason %s", (int)in.result.verdict, ng_reason_name(in.result.reason));
+    ng_view_remove(ctx, 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Waiting, posting                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    ng_sdl2 *a;
+    ng_status status;
+    uint64_t id;
+} poster;
+
+static void *post_thread(void *arg) {
+    poster *p = arg;
+    struct timespec d = { 0, 50 * 1000000L };
+    nanosleep(&d, NULL);
+    ng_request r = NG_REQUEST_INIT(NG_REQ_PUSH);
+    r.screen.id = 2;
+    r.screen.route = "posted";
+    p->status = ng_sdl2_post(p->a, &r, &p->id);
+    return NULL;
+}
+
+/* Unblocks a stuck infinite wait so the test fails instead of hanging. */
+static void *rescue_thread(void *arg) {
+    (void)arg;
+    struct timespec d = { 5, 0 };
+    nanosleep(&d, NULL);
+    SDL_Event q;
+    memset(&q, 0, sizeof q);
+    q.type = SDL_QUIT;
+    SDL_PushEvent(&q);
+    return NULL;
+}
+
+static void test_wait(ng_context *ctx) {
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_win);
+    SDL_Event e;
+    drain();
+
+    /* No events: 0 after the timeout. */
+    int64_t t0 = wall_ms();
+    int r = ng_sdl2_wait_event(&a, &e, 100);
+    int64_t dt = wall_ms() - t0;
+    EXPECT(r == 0, "idle wait returned %d", r);
+    EXPECT(dt >= 95 && dt < 3000, "idle wait of 100 ms took %lld ms", (long long)dt);
+    EXPECT(ng_sdl2_wait_event(&a, &e, 0) == 0, "poll with nothing queued");
+
+    /* A queued event comes back at once. */
+    SDL_Event k = key(SDL_KEYDOWN, SDLK_b, 0);
+    SDL_PushEvent(&k);
+    r = ng_sdl2_wait_event(&a, &e, 1000);
+    EXPECT(r == 1 && e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_b, "queued key: %d, type 0x%x", r,
+           (unsigned)e.type);
+
+    /* NavGuard's deadline ends the wait and is ticked: a 30 ms hold expires
+     * during a wait of 2 s. */
+    g_hold_ends = 0;
+    uint64_t hold = 0;
+    ng_hold_begin(ctx, "timed", NG_MASK_TOUCH, 30 * MS, &hold);
+    t0 = wall_ms();
+    while (g_hold_ends == 0 && wall_ms() - t0 < 2000) ng_sdl2_wait_event(&a, &e, 2000);
+    dt = wall_ms() - t0;
+    EXPECT(g_hold_ends == 1 && g_hold_reason == NG_HOLD_EXPIRED, "timed hold: %d end(s), reason %d", g_hold_ends,
+           (int)g_hold_reason);
+    EXPECT(dt >= 25 && dt < 1500, "the 30 ms hold ended after %lld ms", (long long)dt);
+
+    /* Wake-ups are consumed, never returned. */
+    SDL_Event w;
+    memset(&w, 0, sizeof w);
+    w.type = a.wake_event;
+    SDL_PushEvent(&w);
+    k = key(SDL_KEYUP, SDLK_c, 0);
+    SDL_PushEvent(&k);
+    int events = 0, wakes = 0;
+    for (int i = 0; i < 10; i++) {
+        r = ng_sdl2_wait_event(&a, &e, 50);
+        if (r == 1) {
+            events++;
+            if (e.type == a.wake_event) wakes++;
+            EXPECT(e.type == SDL_KEYUP, "unexpected event 0x%x", (unsigned)e.type);
+        } else if (events > 0) {
+            break;
+        }
+    }
+    EXPECT(events == 1 && wakes == 0, "%d event(s), %d wake-up(s) returned", events, wakes);
+
+    /* ng_sdl2_post from another thread wakes an infinite wait, and the
+     * request is applied on this thread. */
+    ng_screen root = { 1, "home", NULL };
+    EXPECT(ng_stack_set_root(ctx, &root) == NG_OK, "set root");
+    g_outcomes = 0;
+    g_main_thread = pthread_self();
+    poster p = { &a, -1, 0 };
+    pthread_t th, rescue;
+    pthread_create(&th, NULL, post_thread, &p);
+    pthread_create(&rescue, NULL, rescue_thread, NULL);
+    t0 = wall_ms();
+    while (g_outcomes == 0) {
+        r = ng_sdl2_wait_event(&a, &e, -1);
+        if (r == 1) {
+            EXPECT(e.type != a.wake_event, "a wake-up was returned");
+            if (e.type == SDL_QUIT) break;
+        }
+    }
+    dt = wall_ms() - t0;
+    pthread_join(th, NULL);
+    pthread_cancel(rescue);
+    pthread_join(rescue, NULL);
+    EXPECT(p.status == NG_OK && p.id != 0, "ng_sdl2_post: %s", ng_strstatus(p.status));
+    EXPECT(g_outcomes == 1 && g_outcome == NG_OUTCOME_APPLIED && g_outcome_on_main,
+           "posted push: %d outcome(s), outcome %s, on main %d", g_outcomes, ng_outcome_name(g_outcome),
+           (int)g_outcome_on_main);
+    EXPECT(dt < 2000, "the infinite wait woke after %lld ms (post at 50 ms)", (long long)dt);
+    size_t count = 0;
+    ng_stack_count(ctx, &count);
+    EXPECT(count == 2, "stack has %zu screens after the posted push", count);
+    EXPECT(ng_sdl2_post(&a, NULL, NULL) == NG_E_NULL, "post(NULL request)");
+    EXPECT(ng_sdl2_post(NULL, NULL, NULL) == NG_E_NULL, "post(NULL adapter)");
+    drain();
+}
+
+/* MANUAL clock: the deadline's distance is waited as wall time; the wait
+ * returns 0 without ticking until the host advances the clock. */
+static void test_wait_manual(void) {
+    ng_context *ctx = make_context(NG_CLOCK_MANUAL, NULL, NULL);
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_win);
+    SDL_Event e;
+    drain();
+    g_hold_ends = 0;
+    uint64_t hold = 0;
+    ng_hold_begin(ctx, "manual", NG_MASK_TOUCH, 20 * MS, &hold);
+    int64_t t0 = wall_ms();
+    int r = ng_sdl2_wait_event(&a, &e, -1);
+    int64_t dt = wall_ms() - t0;
+    EXPECT(r == 0 && g_hold_ends == 0, "manual clock, not advanced: %d, %d hold end(s)", r, g_hold_ends);
+    EXPECT(dt >= 15 && dt < 2000, "manual wait of a 20 ms deadline took %lld ms", (long long)dt);
+    ng_clock_advance(ctx, 20 * MS);
+    r = ng_sdl2_wait_event(&a, &e, 0);
+    EXPECT(r == 0 && g_hold_ends == 1 && g_hold_reason == NG_HOLD_EXPIRED, "after advancing: %d, %d hold end(s)", r,
+           g_hold_ends);
+    ng_context_destroy(ctx);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Binding views to widgets                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    int cancels;
+    uint64_t touch_id, view_id;
+} widget;
+
+static void widget_cancel(void *w, const ng_touch_info *touch) {
+    widget *wd = w;
+    wd->cancels++;
+    wd->touch_id = touch->touch_id;
+    wd->view_id = touch->view_id;
+}
+
+static ng_sdl2 g_bound; /* the delegate's user */
+
+static void press_then_block(ng_context *ctx, Sint32 x, Sint32 y) {
+    ng_sdl2_input in;
+    SDL_Event e = roundtrip(mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, x, y));
+    EXPECT(ng_sdl2_submit(&g_bound, &e, &in) == NG_OK && in.mapped && in.result.verdict == NG_VERDICT_DELIVER,
+           "press at (%d, %d)", (int)x, (int)y);
+    uint64_t hold = 0;
+    ng_hold_begin(ctx, "block", NG_MASK_TOUCH, 0, &hold); /* cancels the delivered touch */
+    ng_hold_end(ctx, hold);
+    e = roundtrip(mouse_button(SDL_MOUSEBUTTONUP, SDL_BUTTON_LEFT, 0, x, y));
+    EXPECT(ng_sdl2_submit(&g_bound, &e, &in) == NG_OK && in.mapped && in.result.verdict == NG_VERDICT_DROP &&
+               in.result.reason == NG_REASON_CANCELLED,
+           "the up of a cancelled touch: verdict %d reason %s", (int)in.result.verdict,
+           ng_reason_name(in.result.reason));
+}
+
+static void test_bindings(void) {
+    ng_context *ctx = make_context(NG_CLOCK_MONOTONIC, &g_bound, ng_sdl2_on_touch_cancel);
+    ng_sdl2_init(&g_bound, ctx, g_win);
+    add_view(ctx, 5, 0, 0, 100, 100);
+    add_view(ctx, 6, 200, 0, 100, 100);
+    widget w1 = { 0, 0, 0 }, w2 = { 0, 0, 0 };
+
+    EXPECT(ng_sdl2_bind_view(NULL, 5, widget_cancel, &w1) == NG_E_NULL, "bind(NULL adapter)");
+    EXPECT(ng_sdl2_bind_view(&g_bound, 0, widget_cancel, &w1) == NG_E_RANGE, "bind(view 0)");
+    EXPECT(ng_sdl2_bind_view(&g_bound, 5, widget_cancel, &w1) == NG_OK, "bind 5");
+
+    press_then_block(ctx, 10, 10);
+    EXPECT(w1.cancels == 1 && w1.touch_id == NG_SDL2_MOUSE_TOUCH_ID && w1.view_id == 5,
+           "bound widget: %d cancel(s), touch 0x%llx, view %llu", w1.cancels, (unsigned long long)w1.touch_id,
+           (unsigned long long)w1.view_id);
+
+    /* An unbound view: nobody takes it. */
+    press_then_block(ctx, 210, 10);
+    EXPECT(w1.cancels == 1, "the cancel of view 6 reached view 5's widget");
+    ng_touch_info t6 = NG_TOUCH_INFO_INIT;
+    t6.touch_id = 9;
+    t6.view_id = 6;
+    EXPECT(!ng_sdl2_route_touch_cancel(&g_bound, &t6), "route to an unbound view returned true");
+    t6.view_id = 0;
+    EXPECT(!ng_sdl2_route_touch_cancel(&g_bound, &t6), "route of a touch bound to no view returned true");
+    EXPECT(!ng_sdl2_route_touch_cancel(&g_bound, NULL), "route(NULL touch)");
+
+    /* Rebinding replaces the widget. */
+    EXPECT(ng_sdl2_bind_view(&g_bound, 5, widget_cancel, &w2) == NG_OK, "rebind 5");
+    EXPECT(g_bound.binding_count == 1, "rebinding added a binding (%zu)", g_bound.binding_count);
+    press_then_block(ctx, 20, 20);
+    EXPECT(w1.cancels == 1 && w2.cancels == 1, "after rebinding: w1 %d, w2 %d", w1.cancels, w2.cancels);
+
+    /* Unbinding (cancel NULL). */
+    EXPECT(ng_sdl2_bind_view(&g_bound, 5, NULL, NULL) == NG_OK, "unbind 5");
+    EXPECT(ng_sdl2_bind_view(&g_bound, 5, NULL, NULL) == NG_OK, "unbind an unbound view");
+    press_then_block(ctx, 30, 30);
+    EXPECT(w2.cancels == 1 && g_bound.binding_count == 0, "after unbinding: w2 %d", w2.cancels);
+
+    /* The table: NG_SDL2_MAX_BINDINGS views, then NG_E_NO_MEMORY; unbinding
+     * swaps the last into the hole without losing it. */
+    widget many[NG_SDL2_MAX_BINDINGS];
+    memset(many, 0, sizeof many);
+    for (uint64_t v = 1; v <= NG_SDL2_MAX_BINDINGS; v++)
+        EXPECT(ng_sdl2_bind_view(&g_bound, 100 + v, widget_cancel, &many[v - 1]) == NG_OK, "bind %llu",
+               (unsigned long long)(100 + v));
+    EXPECT(ng_sdl2_bind_view(&g_bound, 99, widget_cancel, &w1) == NG_E_NO_MEMORY, "binding 257 views");
+    EXPECT(ng_sdl2_bind_view(&g_bound, 101, widget_cancel, &w1) == NG_OK, "rebinding with a full table");
+    EXPECT(ng_sdl2_bind_view(&g_bound, 101, NULL, NULL) == NG_OK, "unbind the first");
+    ng_touch_info t = NG_TOUCH_INFO_INIT;
+    t.view_id = 100 + NG_SDL2_MAX_BINDINGS;
+    EXPECT(ng_sdl2_route_touch_cancel(&g_bound, &t) && many[NG_SDL2_MAX_BINDINGS - 1].cancels == 1,
+           "the last binding was lost when the first was unbound");
+    t.view_id = 101;
+    EXPECT(!ng_sdl2_route_touch_cancel(&g_bound, &t), "an unbound view still routed");
+    EXPECT(ng_sdl2_bind_view(&g_bound, 99, widget_cancel, &w1) == NG_OK, "bind after a slot was freed");
+    ng_context_destroy(ctx);
+}
+
+int main(void) {
+    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
+        fprintf(stderr, "SDL_Init: %s (SDL_VIDEODRIVER=%s)\n", SDL_GetError(),
+                getenv("SDL_VIDEODRIVER") ? getenv("SDL_VIDEODRIVER") : "(unset)");
+        return 2;
+    }
+    g_win = SDL_CreateWindow("navguard test", 0, 0, 800, 600, 0);
+    g_small = SDL_CreateWindow("navguard test small", 0, 0, 400, 300, 0);
+    if (!g_win || !g_small) {
+        fprintf(stderr, "SDL_CreateWindow: %s\n", SDL_GetError());
+        return 2;
+    }
+    g_win_id = SDL_GetWindowID(g_win);
+    printf("SDL %d.%d.%d, video driver %s\n", SDL_MAJOR_VERSION, SDL_MINOR_VERSION, SDL_PATCHLEVEL,
+           SDL_GetCurrentVideoDriver());
+
+    ng_context *ctx = make_context(NG_CLOCK_MONOTONIC, NULL, NULL);
+    test_init(ctx);
+    test_mouse(ctx);
+    test_fingers(ctx);
+    test_keys_remote_wheel(ctx);
+    test_submit(ctx);
+    test_wait(ctx);
+    ng_context_destroy(ctx);
+    test_wait_manual();
+    test_bindings();
+
+    SDL_DestroyWindow(g_small);
+    SDL_DestroyWindow(g_win);
+    SDL_Quit();
+    printf("%d checks, %d failure(s)\n", g_checks, g_failures);
+    return g_failures ? 1 : 0;
+}

@@ -1,0 +1,580 @@
+#!/usr/bin/env python3
+"""example_sdl_kiosk_xvfb: the SDL kiosk in a real X window (Xvfb), driven
+with xdotool like a person would, judged from its JSON log and its
+screenshot.
+
+Each scenario gets its own Xvfb (a free display derived from the pid) and its
+own kiosk process; both are always stopped. Standard library only.
+
+  test_xvfb.py --app build/examples/sdl-kiosk/sdl-kiosk            # all
+  test_xvfb.py --app ... --only swipe_hold,idle_cpu --keep -v       # debug
+  test_xvfb.py --list
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+APT = "apt-get install -y libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xdotool"
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+W, H = 800, 600
+
+# Where things are in the kiosk (examples/sdl-kiosk/kiosk.c, BUTTONS).
+NEXT = (665, 532)
+BACK = (53, 30)
+NETWORK = (150, 532)
+EDGE = (4, 400)                 # a swipe-back starts here (x < 24, below the bar)
+VIEW_BACK = 10
+BAND_POINTS = [(760, 185), (700, 75), (520, 120)]   # inside the colour band, clear of text
+COLOURS = {"home": (37, 99, 235), "menu": (22, 163, 74), "item": (234, 118, 12), "checkout": (139, 62, 200)}
+WATCHDOG = "org.navguard.watchdog"
+
+VERBOSE = False
+
+
+class Failure(Exception):
+    pass
+
+
+class Premise(Failure):
+    """The run did not set up what the scenario is about (timing on a busy
+    machine); the scenario is run once more."""
+
+
+def say(msg):
+    if VERBOSE:
+        print("    " + msg, flush=True)
+
+
+# --------------------------------------------------------------------------
+# BMP reading (what SDL_SaveBMP writes: 32-bit with bit masks, or 24-bit)
+# --------------------------------------------------------------------------
+
+def bmp_pixel(path, x, y):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] != b"BM":
+        raise Failure(f"{path}: not a BMP file")
+    offset = struct.unpack_from("<I", data, 10)[0]
+    header = struct.unpack_from("<I", data, 14)[0]
+    width, height = struct.unpack_from("<ii", data, 18)
+    bpp = struct.unpack_from("<H", data, 28)[0]
+    compression = struct.unpack_from("<I", data, 30)[0]
+    if bpp not in (24, 32):
+        raise Failure(f"{path}: {bpp} bits per pixel, expected 24 or 32")
+    masks = (0xFF0000, 0xFF00, 0xFF)
+    if bpp == 32 and compression in (3, 6):   # BI_BITFIELDS: masks follow the 40-byte header
+        masks = struct.unpack_from("<III", data, 14 + 40)
+    elif compression not in (0,):
+        raise Failure(f"{path}: unsupported BMP compression {compression}")
+    del header
+    bottom_up = height > 0
+    height = abs(height)
+    if not (0 <= x < width and 0 <= y < height):
+        raise Failure(f"{path}: ({x},{y}) outside {width}x{height}")
+    row = (width * bpp + 31) // 32 * 4
+    p = offset + (height - 1 - y if bottom_up else y) * row + x * (bpp // 8)
+    if bpp == 24:
+        b, g, r = data[p], data[p + 1], data[p + 2]
+        return (r, g, b)
+    v = struct.unpack_from("<I", data, p)[0]
+
+    def channel(mask):
+        shift = (mask & -mask).bit_length() - 1
+        return (v & mask) >> shift
+    return tuple(channel(m) for m in masks)
+
+
+def check_band(bmp, route, tolerance=24):
+    want = COLOURS[route]
+    for (x, y) in BAND_POINTS:
+        got = bmp_pixel(bmp, x, y)
+        if any(abs(a - b) > tolerance for a, b in zip(got, want)):
+            names = [r for r, c in COLOURS.items() if all(abs(a - b) <= tolerance for a, b in zip(got, c))]
+            raise Failure(f"screenshot pixel ({x},{y}) is {got}, expected {route}'s {want}"
+                          + (f" (that is {names[0]}'s colour)" if names else ""))
+    return f"band {route}"
+
+
+# --------------------------------------------------------------------------
+# One kiosk in one Xvfb
+# --------------------------------------------------------------------------
+
+def free_display(skip=0):
+    start = 100 + (os.getpid() * 7 + skip) % 800
+    for k in range(800):
+        n = 100 + (start - 100 + k) % 800
+        if not os.path.exists(f"/tmp/.X{n}-lock") and not os.path.exists(f"/tmp/.X11-unix/X{n}"):
+            return n
+    raise Failure("no free X display number in :100..:899")
+
+
+class Kiosk:
+    def __init__(self, app, tmp, name, args):
+        self.app, self.name, self.args = app, name, list(args)
+        self.dir = os.path.join(tmp, name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.log = os.path.join(self.dir, "log.jsonl")
+        self.bmp = os.path.join(self.dir, "shot.bmp")
+        self.out = os.path.join(self.dir, "app.out")
+        for stale in (self.log, self.bmp):
+            if os.path.exists(stale):
+                os.remove(stale)
+        self.xvfb = self.proc = None
+        self.env = None
+        self._events, self._pos = [], 0
+
+    # -- processes --
+    def start(self):
+        for attempt in range(6):
+            n = free_display(attempt * 13)
+            errf = open(os.path.join(self.dir, "xvfb.err"), "w")
+            self.xvfb = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", f"{W}x{H}x24", "-nolisten", "tcp"],
+                                         stdout=subprocess.DEVNULL, stderr=errf)
+            errf.close()
+            sock = f"/tmp/.X11-unix/X{n}"
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and self.xvfb.poll() is None and not os.path.exists(sock):
+                time.sleep(0.02)
+            if self.xvfb.poll() is None and os.path.exists(sock):
+                self.display = f":{n}"
+                break
+            self._stop_xvfb()      # lost a race for that display: take another
+        else:
+            raise Failure("could not start Xvfb (see xvfb.err)")
+        self.env = dict(os.environ, DISPLAY=self.display, SDL_RENDER_DRIVER="software", SDL_VIDEODRIVER="x11")
+        with open(self.out, "w") as out:
+            self.proc = subprocess.Popen([self.app, "--log", self.log, "--screenshot", self.bmp] + self.args,
+                                         env=self.env, stdout=out, stderr=subprocess.STDOUT)
+        say(f"{self.name}: Xvfb {self.display}, kiosk pid {self.proc.pid} {' '.join(self.args)}")
+        self.wait_for(lambda e: e["type"] == "ready", 30, "the kiosk's first frame (ready)")
+        time.sleep(0.1)
+
+    def _stop_xvfb(self):
+        if self.xvfb and self.xvfb.poll() is None:
+            self.xvfb.terminate()
+            try:
+                self.xvfb.wait(5)
+            except subprocess.TimeoutExpired:
+                self.xvfb.kill()
+                self.xvfb.wait()
+        self.xvfb = None
+
+    def close(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._stop_xvfb()
+
+    def quit(self):
+        """Escape (a real key press), else SIGTERM; the screenshot is written at exit."""
+        if self.proc.poll() is None:
+            try:
+                self.xdo("key", "Escape")
+            except Failure:
+                pass
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.send_signal(signal.SIGTERM)
+                try:
+                    self.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    raise Failure("the kiosk did not quit on Escape nor on SIGTERM")
+        if self.proc.returncode != 0:
+            raise Failure(f"the kiosk exited with status {self.proc.returncode}:\n{self.output()}")
+        if not os.path.exists(self.bmp):
+            raise Failure("no screenshot was written at exit")
+
+    def output(self):
+        try:
+            with open(self.out) as f:
+                return f.read()[-3000:]
+        except OSError:
+            return ""
+
+    # -- the log --
+    def events(self):
+        try:
+            with open(self.log, "rb") as f:
+                f.seek(self._pos)
+                chunk = f.read()
+        except OSError:
+            return self._events
+        end = chunk.rfind(b"\n")
+        if end >= 0:
+            for raw in chunk[:end].split(b"\n"):
+                if raw.strip():
+                    self._events.append(json.loads(raw))
+            self._pos += end + 1
+        return self._events
+
+    def wait_for(self, pred, timeout, what):
+        deadline = time.monotonic() + timeout
+        while True:
+            for e in self.events():
+                if pred(e):
+                    return e
+            if self.proc.poll() is not None:
+                raise Failure(f"the kiosk exited (status {self.proc.returncode}) while waiting for {what}:\n"
+                              + self.output())
+            if time.monotonic() > deadline:
+                raise Failure(f"timed out after {timeout} s waiting for {what}")
+            time.sleep(0.02)
+
+    def of(self, type_, **kw):
+        return [e for e in self.events() if e["type"] == type_ and all(e.get(k) == v for k, v in kw.items())]
+
+    def final_stack(self):
+        stacks = self.of("stack")
+        return stacks[-1]["routes"] if stacks else None
+
+    def wait_stack(self, routes, timeout=10):
+        self.wait_for(lambda e: e["type"] == "stack" and e["routes"] == routes, timeout, f"the stack {routes}")
+
+    def wait_idle(self, quiet=0.6, timeout=10):
+        """Until nothing is animating (no transition in flight) and the log
+        was quiet for `quiet` seconds."""
+        deadline = time.monotonic() + timeout
+        n, since = len(self.events()), time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            m = len(self.events())
+            if m != n:
+                n, since = m, time.monotonic()
+            elif time.monotonic() - since >= quiet and not self.in_flight():
+                return
+        raise Failure("the kiosk did not settle")
+
+    def in_flight(self):
+        open_ = set()
+        for e in self.of("transition", track="screen"):
+            if e["phase"] == "will" and "animated" in e["flags"]:
+                open_.add(e["id"])
+            elif e["phase"] in ("did", "cancelled"):
+                open_.discard(e["id"])
+        return bool(open_)
+
+    # -- input --
+    def xdo(self, *args):
+        r = subprocess.run(["xdotool"] + [str(a) for a in args], env=self.env, capture_output=True, timeout=10)
+        if r.returncode != 0:
+            raise Failure(f"xdotool {' '.join(map(str, args))}: {r.stderr.decode().strip()}")
+
+    def move(self, x, y):
+        self.xdo("mousemove", int(x), int(y))
+
+    def click(self, pt, hold=0.04):
+        self.move(*pt)
+        time.sleep(0.03)
+        self.xdo("mousedown", 1)
+        time.sleep(hold)
+        self.xdo("mouseup", 1)
+
+    def drag_from_edge(self, to_x, y=EDGE[1], steps=16, step_s=0.02):
+        self.move(EDGE[0], y)
+        time.sleep(0.05)
+        self.xdo("mousedown", 1)
+        time.sleep(0.03)
+        for i in range(1, steps + 1):
+            self.move(EDGE[0] + (to_x - EDGE[0]) * i / steps, y)
+            time.sleep(step_s)
+
+    def cpu_seconds(self):
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# --------------------------------------------------------------------------
+# Checks shared by scenarios
+# --------------------------------------------------------------------------
+
+def expect(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def fps_note(k):
+    fps = [e["fps"] for e in k.of("frames") if e["anim"] in ("push", "pop", "settle-finish", "settle-cancel")]
+    return f"fps {min(fps):.0f}-{max(fps):.0f}" if fps else ""
+
+
+def applied(k, kind):
+    return [e for e in k.of("outcome", kind=kind) if e["outcome"] == "applied"]
+
+
+def began_verdicts(k):
+    return k.of("verdict", event="touch", phase="began")
+
+
+def second_click_during_push(k, push_id):
+    """The second click's began came between the push's will and did."""
+    will = k.of("transition", track="screen", phase="will", id=push_id)
+    did = [e for e in k.of("transition", track="screen", id=push_id) if e["phase"] in ("did", "cancelled")]
+    began = began_verdicts(k)
+    if not will or not did or len(began) < 2:
+        raise Premise("the clicks were not seen as planned")
+    t = began[1]["t"]
+    if not (will[0]["t"] <= t <= did[0]["t"]):
+        raise Premise(f"the second click came at {t:.0f} ms, outside the push ({will[0]['t']:.0f}-{did[0]['t']:.0f} ms)")
+    return began[1]
+
+
+def swipe_request(k):
+    begins = [e for e in k.of("swipe", event="begin")]
+    expect(begins, "no swipe-back began (no 'swipe' begin line): the edge drag was not taken")
+    expect(begins[0]["status"] == "applied", f"the interactive back was {begins[0]['status']}")
+    return begins[0]["request"]
+
+
+def moves_delivered_during(k, rid):
+    will = k.of("transition", track="screen", phase="will", id=rid)[0]["t"]
+    moves = [e for e in k.of("verdict", event="touch", phase="moved") if e["t"] > will]
+    dropped = [e for e in moves if e["verdict"] != "deliver"]
+    expect(moves, "no move of the driving touch after the swipe began")
+    expect(not dropped, f"moves of the driving touch were dropped during the swipe: {dropped[:2]}")
+    return len(moves)
+
+
+# --------------------------------------------------------------------------
+# Scenarios
+# --------------------------------------------------------------------------
+
+def double_click(k, unguarded=False):
+    k.click(NEXT)
+    time.sleep(0.08)
+    k.click(NEXT)
+    k.wait_for(lambda e: e["type"] == "stack" and len(e["routes"]) >= 2, 10, "a push")
+    k.wait_idle()
+    k.quit()
+    pushes = applied(k, "push")
+    expect(pushes, "no push was applied")
+    second_click_during_push(k, pushes[0]["id"])
+    if unguarded:
+        expect(len(pushes) == 2, f"{len(pushes)} pushes applied unguarded, expected 2 (the double push NavGuard prevents)")
+        expect(k.final_stack() == ["home", "menu", "item"], f"final stack {k.final_stack()}")
+        return f"2 pushes, stack home,menu,item; {check_band(k.bmp, 'item')}"
+    expect(len(pushes) == 1, f"{len(pushes)} pushes applied, expected exactly 1")
+    b2 = began_verdicts(k)[1]
+    expect(b2["verdict"] == "drop", f"the second click's touch was delivered: {b2}")
+    expect(len(k.of("action", button="next")) == 1, "Next fired more than once")
+    expect(k.final_stack() == ["home", "menu"], f"final stack {k.final_stack()}, expected home,menu")
+    return (f"1 push, stack home,menu; 2nd click dropped ({b2['reason']} by {b2['guard'] or 'core'}); "
+            f"{check_band(k.bmp, 'menu')}")
+
+
+def double_click_unguarded(k):
+    return double_click(k, unguarded=True)
+
+
+def back_during_push(k):
+    k.click(NEXT)
+    time.sleep(0.1)
+    k.click(BACK)
+    k.wait_stack(["home", "menu", "item"])
+    k.wait_idle()
+    k.quit()
+    pushes = applied(k, "push")
+    expect(len(pushes) == 1, f"{len(pushes)} pushes applied, expected 1")
+    b2 = second_click_during_push(k, pushes[0]["id"])
+    expect(not k.of("action", button="back"), "Back acted during the push")
+    expect(not applied(k, "back") and not applied(k, "pop"), "a back/pop was applied")
+    expect(k.final_stack() == ["home", "menu", "item"], f"final stack {k.final_stack()}, expected home,menu,item")
+    return (f"one level only, stack home,menu,item; Back's touch {b2['verdict']} ({b2['reason']}); "
+            f"{check_band(k.bmp, 'item')}")
+
+
+def swipe_release(k, fraction, hold_s):
+    k.drag_from_edge(EDGE[0] + fraction * W)
+    time.sleep(hold_s)
+    k.xdo("mouseup", 1)
+    rid = swipe_request(k)
+    end = k.wait_for(lambda e: e["type"] == "transition" and e["track"] == "screen" and e["id"] == rid
+                     and e["phase"] in ("did", "cancelled"), 10, "the end of the swipe-back")
+    k.wait_idle()
+    k.quit()
+    rel = k.of("swipe", event="release")
+    expect(rel, "the swipe was never released (no 'swipe' release line)")
+    return rid, end, rel[0], moves_delivered_during(k, rid)
+
+
+def swipe_cancel(k):
+    rid, end, rel, moves = swipe_release(k, 0.30, 0.25)
+    expect(not rel["finish"], f"released at {rel['progress']:.2f} with {rel['velocity']:.0f} px/s but decided finish")
+    expect(end["phase"] == "cancelled", f"the swipe ended with {end['phase']}, expected cancelled")
+    expect(not k.of("transition", track="screen", phase="did", id=rid), "a screen did fired for the cancelled swipe")
+    expect(k.final_stack() == ["home", "menu"], f"final stack {k.final_stack()}, expected home,menu (unchanged)")
+    return (f"cancelled at p={rel['progress']:.2f} v={rel['velocity']:.0f}px/s, {moves} moves delivered, "
+            f"stack home,menu; {check_band(k.bmp, 'menu')}")
+
+
+def swipe_finish(k):
+    rid, end, rel, moves = swipe_release(k, 0.70, 0.25)
+    expect(rel["finish"], f"released at {rel['progress']:.2f} but decided cancel")
+    expect(end["phase"] == "did", f"the swipe ended with {end['phase']}, expected did")
+    expect("interactive" in end["flags"], f"the did lacks the interactive flag: {end['flags']}")
+    expect(not k.of("transition", phase="cancelled"), "a cancelled phase fired")
+    expect(k.final_stack() == ["home"], f"final stack {k.final_stack()}, expected home (popped)")
+    return f"completed at p={rel['progress']:.2f}, {moves} moves delivered, stack home; {check_band(k.bmp, 'home')}"
+
+
+def swipe_hold(k):
+    rid, end, rel, moves = swipe_release(k, 0.60, 3.0)
+    will = k.of("transition", track="screen", phase="will", id=rid)[0]
+    held = rel["t"] - will["t"]
+    expect(held > 2500, f"the finger was down only {held:.0f} ms: the watchdog's 2 s limit was not exceeded")
+    expect(end["phase"] == "did", f"the swipe ended with {end['phase']}, expected did")
+    expect("forced" not in end["flags"], f"the did was forced by the watchdog: {end['flags']}")
+    expect(not k.of("transition", phase="cancelled"), "a cancelled phase fired (the watchdog rolled the swipe back?)")
+    reports = k.of("report", guard=WATCHDOG)
+    expect(not reports, "the watchdog reported: " + (reports[0]["text"].splitlines() or [""])[0] if reports else "")
+    expect(k.final_stack() == ["home"], f"final stack {k.final_stack()}, expected home")
+    return (f"held {held / 1000:.1f} s at p={rel['progress']:.2f}, completed, no watchdog report; "
+            f"{check_band(k.bmp, 'home')}")
+
+
+def network_hold_back(k):
+    k.click(NETWORK)
+    k.wait_for(lambda e: e["type"] == "network", 5, "the Network button's action")
+    time.sleep(0.1)
+    k.move(*BACK)
+    time.sleep(0.03)
+    k.xdo("mousedown", 1)
+    k.wait_for(lambda e: e["type"] == "transition" and e["phase"] == "will" and e["kind"] == "push", 10,
+               "the network reply's push")
+    k.wait_stack(["home", "menu", "item"])
+    time.sleep(0.2)
+    k.xdo("mouseup", 1)
+    k.wait_idle()
+    k.quit()
+    began = [e for e in began_verdicts(k) if e["view"] == VIEW_BACK]
+    expect(began, "the press on Back was not seen")
+    if began[-1]["verdict"] != "deliver":
+        raise Premise(f"the press on Back was dropped ({began[-1]['reason']}): it did not start before the push")
+    push = [e for e in applied(k, "push")]
+    expect(len(push) == 1 and push[0]["source"] == 901, f"expected one push from the network reply: {push}")
+    cancels = k.of("touch_cancel", view=VIEW_BACK)
+    expect(len(cancels) == 1, f"{len(cancels)} touch_cancel on Back, expected 1")
+    expect(not k.of("action", button="back"), "Back fired although its press was cancelled")
+    expect(k.final_stack() == ["home", "menu", "item"], f"final stack {k.final_stack()}, expected home,menu,item")
+    return f"Back's press cancelled (touch_cancel), no back action, stack home,menu,item; {check_band(k.bmp, 'item')}"
+
+
+def idle_cpu(k):
+    time.sleep(0.5)
+    c0, t0 = k.cpu_seconds(), time.monotonic()
+    time.sleep(3.0)
+    c1, t1 = k.cpu_seconds(), time.monotonic()
+    share = (c1 - c0) / (t1 - t0)
+    k.quit()
+    expect(share < 0.05, f"the idle kiosk used {share * 100:.1f} % of a core (expected < 5 %): a busy loop?")
+    return f"idle CPU {share * 100:.2f} % of one core over {t1 - t0:.1f} s"
+
+
+SCENARIOS = [
+    ("double_click", [], double_click, "double click on Next during a push: one push"),
+    ("back_during_push", ["--stack", "home,menu"], back_during_push, "Back clicked during a push: one level"),
+    ("swipe_cancel", ["--stack", "home,menu"], swipe_cancel, "edge swipe released at 30 %: cancelled"),
+    ("swipe_finish", ["--stack", "home,menu"], swipe_finish, "edge swipe released at 70 %: completed"),
+    ("swipe_hold", ["--stack", "home,menu"], swipe_hold, "edge swipe held 3 s at 60 %: no watchdog"),
+    ("network_hold_back", ["--stack", "home,menu", "--network-delay-ms", "800"], network_hold_back,
+     "press held on Back while a network push lands: cancelled"),
+    ("double_click_unguarded", ["--unguarded"], double_click_unguarded, "the same double click unguarded: two pushes"),
+    ("idle_cpu", [], idle_cpu, "idle: asleep, not a busy loop"),
+]
+# The clicks of these must land inside a push: a slower slide keeps them
+# there on a loaded machine (the guards do not depend on its length).
+SLOW_PUSH = {"double_click", "back_during_push", "double_click_unguarded"}
+
+
+def run_one(app, tmp, name, args, fn, run):
+    extra = ["--anim-ms", "500"] if name in SLOW_PUSH else []
+    k = Kiosk(app, tmp, f"{name}.{run}", args + extra)
+    try:
+        k.start()
+        note = fn(k)
+        fps = fps_note(k)
+        return note + (f"; {fps}" if fps else "")
+    except Failure:
+        if VERBOSE:
+            for e in k.events():
+                if e["type"] != "verdict" or e["verdict"] != "deliver":
+                    print("      " + json.dumps(e), flush=True)
+        raise
+    finally:
+        k.close()
+
+
+def main():
+    global VERBOSE
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--app", help="the sdl-kiosk binary")
+    ap.add_argument("--only", help="comma-separated scenario names")
+    ap.add_argument("--list", action="store_true", help="list the scenarios")
+    ap.add_argument("--repeat", type=int, default=1, help="run the selection N times")
+    ap.add_argument("--keep", action="store_true", help="keep the logs and screenshots (prints the directory)")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+    VERBOSE = a.verbose
+    if a.list:
+        for name, _, _, what in SCENARIOS:
+            print(f"{name:24} {what}")
+        return 0
+    if not a.app or not os.access(a.app, os.X_OK):
+        print(f"error: --app {a.app!r} is not an executable sdl-kiosk", file=sys.stderr)
+        return 2
+    missing = [t for t in ("Xvfb", "xdotool") if not shutil.which(t)]
+    if missing or not os.path.exists(FONT):
+        what = ", ".join(missing + ([] if os.path.exists(FONT) else [FONT]))
+        print(f"error: missing {what}; run: {APT}", file=sys.stderr)
+        return 1
+    chosen = SCENARIOS
+    if a.only:
+        names = a.only.split(",")
+        unknown = [n for n in names if n not in {s[0] for s in SCENARIOS}]
+        if unknown:
+            print(f"error: unknown scenario {', '.join(unknown)} (see --list)", file=sys.stderr)
+            return 2
+        chosen = [s for s in SCENARIOS if s[0] in names]
+
+    tmp = tempfile.mkdtemp(prefix="sdl-kiosk-xvfb-")
+    failed = 0
+    t_all = time.monotonic()
+    try:
+        for rep in range(a.repeat):
+            for name, args, fn, what in chosen:
+                t0 = time.monotonic()
+                for attempt in (1, 2):
+                    try:
+                        note = run_one(a.app, tmp, name, args, fn, f"{rep + 1}.{attempt}")
+                        print(f"PASS {name:24} {time.monotonic() - t0:5.1f} s  {note}", flush=True)
+                        break
+                    except Premise as e:
+                        if attempt == 2:
+                            failed += 1
+                            print(f"FAIL {name:24} {time.monotonic() - t0:5.1f} s  {what}: {e}", flush=True)
+                        else:
+                            print(f"     {name:24} (again: {e})", flush=True)
+                    except Failure as e:
+                        failed += 1
+                        print(f"FAIL {name:24} {time.monotonic() - t0:5.1f} s  {what}: {e}", flush=True)
+                        break
+    finally:
+        if a.keep or failed:
+            print(f"logs and screenshots: {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    total = len(chosen) * a.repeat
+    print(f"{total - failed}/{total} scenarios passed in {time.monotonic() - t_all:.1f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
