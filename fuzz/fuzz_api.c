@@ -1038,7 +1038,7 @@ static const void *fg_get_extension(void *inst, const char *id) {
 #define FUZZ_DESCRIPTOR(ident)                                                                         \
     { NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor), ident, "fuzz", "1.0",   \
       "a guard driven by the fuzz input", fg_create, fg_destroy, fg_on_request, fg_on_event,          \
-      fg_on_outcome, fg_on_transition, fg_on_hold, fg_on_tick, fg_next_deadline, fg_get_extension }
+      fg_on_outcome, fg_on_transition, fg_on_hold, fg_on_tick, fg_next_deadline, fg_get_extension, NULL }
 
 static const ng_plugin_descriptor g_fuzz_desc[3] = {
     FUZZ_DESCRIPTOR("org.navguard.fuzz.a"),

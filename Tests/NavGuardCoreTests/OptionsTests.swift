@@ -210,6 +210,16 @@ struct CoreRules02Tests {
         #expect(rec.transitions.count == 2 && e.inFlight(S) == r2.requestID)
     }
 
+    @Test func aSnapshotWithADuplicateKeyIsRefused() {
+        let (e, _) = makeEngine()
+        var bytes = Array(#"{"navguard_snapshot":1,"screens":[{"id":1,"route":"home","route":"menu"}]}"#.utf8)
+        let st = statusOf { () throws(EngineError) in
+            try bytes.withUnsafeMutableBufferPointer { b throws(EngineError) in try e.restore(snapshot: UnsafeBufferPointer(b)) }
+        }
+        #expect(st == NG_E_PARSE)
+        #expect(e.ids == [1])
+    }
+
     @Test func pushingAStackedIdIsADuplicate() {
         let (e, _) = makeEngine()
         e.push(2)

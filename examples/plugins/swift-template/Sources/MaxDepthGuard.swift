@@ -13,9 +13,12 @@
 //     {"max_depth": 5}
 //
 // Rules the Swift side must keep (the same as for C guards, plus two):
-//  - Validate the configuration in init?(host:) and return nil (after
-//    host.log) on a bad one; nothing may trap in a hook: a Swift runtime
-//    error there kills the host.
+//  - Declare the options (OptionDeclaring): the host then checks every
+//    configuration before init?(host:) runs (a misspelt key, a wrong type or
+//    a value out of range never reaches it) and answers a key that is absent
+//    with its declared default. Check anything else in init?(host:) and
+//    return nil (after host.log) on a bad value; nothing may trap in a hook:
+//    a Swift runtime error there kills the host.
 //  - Verdict messages are string literals (StaticString): static storage, as
 //    plugin.h requires, and no allocation on the vote path.
 //  - Per-context state lives in the instance; the kit passes it to the host
@@ -28,14 +31,17 @@ import NavGuardPluginKit
 
 /// One instance per context. Conforming to RequestVoting sets on_request in
 /// the descriptor; every hook the guard does not implement stays NULL.
-final class MaxDepth: RequestVoting {
+final class MaxDepth: RequestVoting, OptionDeclaring {
+    static let options: [GuardOption] = [
+        .int("max_depth", default: 8, range: 1...4096, doc: "the deepest stack a push may make"),
+    ]
     let host: GuardHost
     let maxDepth: Int
 
     init?(host: GuardHost) {
-        // A missing key takes the default; a key of the wrong type is an error.
-        guard let maxDepth = host.int("max_depth", default: 8), (1...4096).contains(maxDepth) else {
-            host.log(.error, "max-depth: \"max_depth\" must be an integer in 1...4096")
+        // Declared with a default and a range, checked by the host: it reads.
+        guard let maxDepth = host.int("max_depth") else {
+            host.log(.error, "max-depth: \"max_depth\" is missing (a host older than plugin ABI 1.1?)")
             return nil
         }
         self.host = host
