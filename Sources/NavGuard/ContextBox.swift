@@ -12,7 +12,7 @@ final class ContextBox: EngineObserver {
     /// pthread_self() of the thread inside an API call, or 0.
     let owner = Atomic<UInt>(0)
     let errbuf: UnsafeMutablePointer<CChar>
-    static let errCapacity = 512
+    static let errCapacity = 2048
     /// Requests posted from other threads, applied at the next tick.
     let mailboxLock = Lock()
     var mailbox: [Request] = []
@@ -33,12 +33,23 @@ final class ContextBox: EngineObserver {
 
     deinit { errbuf.deallocate() }
 
+    /// The text ng_errmsg returns; a longer one is cut on a UTF-8 character
+    /// boundary and ends with "...".
     func setError(_ message: String) {
         var m = message
         m.withUTF8 { buf in
-            let n = min(buf.count, ContextBox.errCapacity - 1)
+            var n = buf.count
+            let cut = n > ContextBox.errCapacity - 1
+            if cut {
+                n = ContextBox.errCapacity - 4
+                while n > 0 && buf[n] & 0xC0 == 0x80 { n -= 1 }   // not inside a character
+            }
             if let base = buf.baseAddress {
                 UnsafeMutableRawPointer(errbuf).copyMemory(from: base, byteCount: n)
+            }
+            if cut {
+                errbuf[n] = 46; errbuf[n + 1] = 46; errbuf[n + 2] = 46
+                n += 3
             }
             errbuf[n] = 0
         }

@@ -325,7 +325,8 @@ private func locate(_ id: String) -> Result<String, EngineError> {
     let dirs = pluginSearchPath()
     for dir in dirs where access("\(dir)/\(file)", F_OK) == 0 { return .success("\(dir)/\(file)") }
     let known = availableGuards(limit: 64).map(\.id)
-    let list = known.isEmpty ? "none found" : "guards found: " + known.joined(separator: ", ")
+    let shown = known.prefix(24).joined(separator: ", ") + (known.count > 24 ? ", and \(known.count - 24) more" : "")
+    let list = known.isEmpty ? "none found" : "guards found: " + shown
     return .failure(EngineError(NG_E_LOAD, "unknown guard id \"\(id)\": no \(file) in \(dirs.joined(separator: ":")) (NAVGUARD_PLUGIN_PATH, then the built-in directory); \(list)"))
 }
 

@@ -544,6 +544,18 @@ struct ABITests {
         #expect(!all.contains(0))
     }
 
+    @Test("a long ng_errmsg is cut on a UTF-8 character boundary and marked")
+    func longErrmsg() {
+        let c = Ctx()
+        let path = "/nonexistent/" + String(repeating: "é", count: 1500) + ".so"
+        #expect(ng_chain_configure(c.h, "{\"guards\":[{\"path\":\"\(path)\"}]}") == NG_E_LOAD)
+        let m = ng_errmsg(c.h)!
+        let n = strlen(m)
+        #expect(n > 1000 && n <= 2047)
+        #expect(String(validatingCString: m) != nil, "valid UTF-8")
+        #expect(String(cString: m).hasSuffix("..."))
+    }
+
     @Test("a whole flow through the C functions")
     func flow() {
         let c = Ctx()

@@ -1026,7 +1026,7 @@ static void test_search_path(void) {
     EXPECT_ST(ctx, ng_chain_configure(ctx, "{\"guards\":[{\"id\":\"org.example.nowhere\"}]}"), NG_E_LOAD);
     const char *m = ng_errmsg(ctx);
     EXPECT(strstr(m, "no nowhere.so in /nonexistent/a:" NAVGUARD_TEST_BAD_PLUGIN_DIR ":") && strstr(m, "org.navguard.test.good")
-           && strstr(m, "org.navguard.watchdog"), "the error lists the search path and the ids found: %s", m);
+           && strstr(m, "org.navguard.bar-should"), "the error lists the search path and the ids found: %s", m);
     EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
     unsetenv("NAVGUARD_PLUGIN_PATH");
     ctx = new_ctx(&r);
