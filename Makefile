@@ -1,7 +1,8 @@
 # NavGuard — the project's front door.
 #
 #   make / make all      configure build/ (CMake + Ninja, Release) and build it
-#   make test            SwiftPM build + swift test, then CMake build + ctest
+#   make test            SwiftPM build + swift test (and the thread stress tests
+#                        under AddressSanitizer), then CMake build + ctest
 #   make install         install to $(PREFIX) (default /usr/local)
 #   make demo            stage-install to build/stage, build examples/kiosk-sim
 #                        against the installed copy (pkg-config) and run it
@@ -45,7 +46,7 @@ FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/
 FUZZ_FLAGS   ?=
 FUZZ_OUT     := $(FUZZ_DIR)/fuzz
 
-.PHONY: all tools test-tools configure build test swift-test install demo demo-window bench fuzz docs clean
+.PHONY: all tools test-tools configure build test swift-test swift-test-asan install demo demo-window bench fuzz docs clean
 
 all: build
 
@@ -93,7 +94,16 @@ swift-test: test-tools
 	$(SWIFT) build
 	$(SWIFT) test --no-parallel
 
-test: test-tools swift-test build
+# The thread stress tests again under AddressSanitizer (a separate SwiftPM
+# build in .build-asan): a use-after-free between a destroy and another
+# thread's call must be caught, not only a crash. Leak checking is off: the
+# test runner itself keeps a few objects to exit.
+swift-test-asan: test-tools
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
+	  --no-parallel --filter ThreadStressTests
+
+test: test-tools swift-test swift-test-asan build
 	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure
 
 install: build
@@ -167,5 +177,5 @@ fuzz: tools
 	  $(FUZZ_OUT)/corpus fuzz/corpus
 
 clean:
-	rm -rf $(BUILD_DIR) $(FUZZ_DIR) .build-cmake-helper
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR) .build-cmake-helper .build-asan
 	-$(SWIFT) package clean

@@ -23,8 +23,15 @@ endif()
 string(REPLACE "\n" ";" nm_lines "${nm_out}")
 set(exported "")
 foreach(line IN LISTS nm_lines)
-  if(line MATCHES "^[0-9a-fA-F]* *[A-Za-z] +([^ ]+)$")
-    set(sym "${CMAKE_MATCH_1}")
+  # Lowercase types are LOCAL symbols that .dynsym may still list (the GOT
+  # entries of a Swift module's public type metadata): not exported. Weak
+  # ones (w, v) are.
+  set(type "")
+  if(line MATCHES "^[0-9a-fA-F]* *([A-Za-z]) +([^ ]+)$")
+    set(type "${CMAKE_MATCH_1}")
+    set(sym "${CMAKE_MATCH_2}")
+  endif()
+  if(type AND NOT type MATCHES "^[a-uxyz]$")
     string(REGEX REPLACE "@.*$" "" sym "${sym}")  # strip a symbol version
     list(APPEND exported "${sym}")
     if(NOT sym MATCHES "${PATTERN}")

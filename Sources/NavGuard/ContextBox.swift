@@ -3,22 +3,37 @@ import Glibc
 import NavGuardCore
 import Synchronization
 
-/// What the ABI layer keeps per context: the engine, the C delegate, the
-/// owner-thread guard, the last error text and the cross-thread mailbox.
+/// What the ABI layer keeps per context: the engine, the C delegate, its
+/// registry slot (which records the owner thread), the last error text and
+/// the cross-thread mailbox.
 final class ContextBox: EngineObserver {
     let engine: Engine
     let delegate: ng_delegate
     var handle: OpaquePointer?
-    /// pthread_self() of the thread inside an API call, or 0.
-    let owner = Atomic<UInt>(0)
+    /// The registry slot (set at insert).
+    var slot = 0
+    /// Set by destroy, under the registry lock: posts are refused from then on.
+    var closing = false
     let errbuf: UnsafeMutablePointer<CChar>
     static let errCapacity = 2048
     /// Requests posted from other threads, applied at the next tick.
     let mailboxLock = Lock()
     var mailbox: [Request] = []
+    var mailboxBytes = 0
     let mailboxCount = Atomic<Int>(0)
     let nextPostedID = Atomic<UInt64>(0)
     static let maxPosted = 4096
+    /// Pending posts are capped in memory too: 4096 replace-stacks of 4096
+    /// screens each would otherwise hold tens of gigabytes.
+    static let maxPostedBytes = 16 << 20
+
+    /// About the memory a posted request holds (its screens and strings).
+    static func footprint(_ r: Request) -> Int {
+        var n = MemoryLayout<Request>.stride
+        if let s = r.screen { n += s.route.count + s.identity.count + 2 }
+        for s in r.screens { n += MemoryLayout<Screen>.stride + s.route.count + s.identity.count + 2 }
+        return n
+    }
     /// Posted ids come from the top half of the id space so that they never
     /// collide with the owner thread's ids (which count up from 1).
     static let postedIDBase: UInt64 = 1 << 63
@@ -105,7 +120,7 @@ final class ContextBox: EngineObserver {
     /// Posted requests that never reached a tick: dropped at destroy.
     func destroyEngine() {
         let posted = mailboxLock.withLock { () -> [Request] in
-            defer { mailbox.removeAll() }
+            defer { mailbox.removeAll(); mailboxBytes = 0 }
             return mailbox
         }
         engine.destroy(dropping: posted)
@@ -115,7 +130,7 @@ final class ContextBox: EngineObserver {
     func drainMailbox() {
         guard mailboxCount.load(ordering: .acquiring) > 0 else { return }
         let posted = mailboxLock.withLock { () -> [Request] in
-            defer { mailbox.removeAll() }
+            defer { mailbox.removeAll(); mailboxBytes = 0 }
             mailboxCount.store(0, ordering: .releasing)
             return mailbox
         }
@@ -130,22 +145,19 @@ func monotonicNow() -> Int64 {
     return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
 }
 
-/// Enter a context on the calling thread: look up the handle, claim the
-/// context for this thread (nested calls from callbacks are allowed), run
-/// `body`, release. Bad handles and concurrent use get a status.
+/// Run `body` with the context when the calling thread owns it (the thread
+/// that created it, or the one it was attached to); otherwise NG_E_HANDLE or
+/// NG_E_THREAD, and no error text (writing it would race with the owner).
 @inline(__always)
 func withContext(_ handle: OpaquePointer?, _ body: (ContextBox) -> ng_status) -> ng_status {
-    guard let box = registry.lookup(handle) else { return NG_E_HANDLE }
-    let me = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
-    let (claimed, current) = box.owner.compareExchange(expected: 0, desired: me, ordering: .acquiring)
-    if !claimed && current != me {
-        // No error text: writing it would race with the owner thread.
-        return NG_E_THREAD
-    }
-    let status = body(box)
-    if claimed { box.owner.store(0, ordering: .releasing) }
-    return status
+    var status = NG_OK
+    guard let box = registry.owned(handle, &status) else { return status }
+    return body(box)
 }
+
+/// The engine's owner check: host-table calls from a guard's own thread are
+/// refused (the argument is the registry slot).
+let ownerCheck: @convention(c) (Int) -> Bool = { slot in registry.isOwner(slot: slot) }
 
 extension ContextBox {
     func engineTouchCancelled(_ touch: ng_touch_info) {

@@ -110,6 +110,7 @@ public func ng_context_create(_ options: UnsafePointer<ng_options>?, _ out: Unsa
     guard let handle = registry.insert(box) else { return NG_E_NO_MEMORY }
     box.handle = handle
     engine.observer = box
+    engine.ownerCheck = OwnerCheck(check: ownerCheck, arg: box.slot)
     out.pointee = handle
     return NG_OK
 }
@@ -117,24 +118,40 @@ public func ng_context_create(_ options: UnsafePointer<ng_options>?, _ out: Unsa
 @c @implementation
 public func ng_context_destroy(_ ctx: OpaquePointer?) -> ng_status {
     guard let ctx else { return NG_OK }
-    // The claim is held through the teardown, so a thread that raced in gets
-    // NG_E_THREAD instead of a half-destroyed engine. (A host that keeps using
-    // a handle after destroy returned breaks the contract; the generation
-    // check then answers NG_E_HANDLE.)
+    // Only the owner thread gets here, and only it can destroy: no other
+    // thread's call can be inside the context (they get NG_E_THREAD).
     return withContext(ctx) { box in
         if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "a context cannot be destroyed from its own callback") }
-        // From here the handle is dead for every thread, posters included.
-        guard let unmanaged = registry.remove(ctx) else { return NG_E_HANDLE }
-        let owned = unmanaged.takeRetainedValue()
+        // Posts are refused from here; the handle stays valid for the
+        // owner's callbacks until the teardown is done.
+        registry.close(box)
         // Posted requests not yet applied still get their outcome (dropped).
-        owned.destroyEngine()
+        box.destroyEngine()
+        registry.remove(box).release()
         return NG_OK
     }
 }
 
 @c @implementation
+public func ng_context_detach(_ ctx: OpaquePointer?) -> ng_status {
+    withContext(ctx) { box in
+        if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "a context cannot be detached from its own callback") }
+        registry.detach(box)
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_context_attach(_ ctx: OpaquePointer?) -> ng_status { registry.attach(ctx) }
+
+@c @implementation
 public func ng_errmsg(_ ctx: OpaquePointer?) -> UnsafePointer<CChar>! {
-    guard let box = registry.lookup(ctx) else { return staticC("invalid context handle (NULL, destroyed or foreign)") }
+    var st = NG_OK
+    guard let box = registry.owned(ctx, &st) else {
+        // The owner's text is not read from another thread (it may be writing it).
+        return st == NG_E_THREAD ? staticC("the context belongs to another thread (NG_E_THREAD)")
+                                 : staticC("invalid context handle (NULL, destroyed or foreign)")
+    }
     return UnsafePointer(box.errbuf)
 }
 
@@ -253,7 +270,7 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
 
 @c @implementation
 public func ng_request_post(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng_request>?, _ outID: UnsafeMutablePointer<UInt64>?) -> ng_status {
-    guard registry.lookup(ctx) != nil else { return NG_E_HANDLE }
+    guard registry.isLive(ctx) else { return NG_E_HANDLE }
     guard let request else { return NG_E_NULL }
     var c = ng_request()
     let declared = copySized(request, into: &c)
@@ -263,10 +280,13 @@ public func ng_request_post(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng_r
     case .success(let x): r = x
     case .failure(let e): return e.status
     }
+    let bytes = ContextBox.footprint(r)
     return registry.withLocked(ctx) { box in
         guard let box else { return NG_E_HANDLE }
         return box.mailboxLock.withLock { () -> ng_status in
-            guard box.mailbox.count < ContextBox.maxPosted else { return NG_E_NO_MEMORY }
+            guard box.mailbox.count < ContextBox.maxPosted,
+                  box.mailboxBytes + bytes <= ContextBox.maxPostedBytes else { return NG_E_NO_MEMORY }
+            box.mailboxBytes += bytes
             r.id = ContextBox.postedIDBase | box.nextPostedID.wrappingAdd(1, ordering: .relaxed).newValue
             box.mailbox.append(r)
             box.mailboxCount.store(box.mailbox.count, ordering: .releasing)

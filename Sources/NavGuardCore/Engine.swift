@@ -75,6 +75,8 @@ public final class Engine {
     var nextRequestID: UInt64 = 1
 
     public var observer: (any EngineObserver)?
+    /// Host-table calls are served only on the owner thread.
+    public var ownerCheck = OwnerCheck.always
 
     // Recently used strings, reused so that a push of a known route (or a
     // hold with a known label) allocates nothing.

@@ -3,10 +3,21 @@ import CNavGuard
 // The host-services table of plugin.h: a guard's only view of and handle on
 // the engine. Each function finds its slot through `host_data`.
 
+/// The guard's slot, when the call comes from the context's owner thread: a
+/// guard's own thread gets nothing (NG_E_THREAD, zero, false; log drops the
+/// message), since the owner may be changing the state it would read.
 @inline(__always)
 private func slotOf(_ h: UnsafePointer<ng_guard_host>?) -> GuardSlot? {
     guard let h, let d = h.pointee.host_data else { return nil }
-    return Unmanaged<GuardSlot>.fromOpaque(d).takeUnretainedValue()
+    let s = Unmanaged<GuardSlot>.fromOpaque(d).takeUnretainedValue()
+    return s.engine.ownerCheck() ? s : nil
+}
+
+/// The status for a call that got no slot: NULL table, or a foreign thread.
+@inline(__always)
+private func refusal(_ h: UnsafePointer<ng_guard_host>?) -> Int32 {
+    guard let h, h.pointee.host_data != nil else { return NG_E_NULL }
+    return NG_E_THREAD
 }
 
 /// Copy a guard-supplied string after checking it; nil with a status on
@@ -66,7 +77,7 @@ extension Engine {
         h.pointee.now = { h in slotOf(h)?.engine.now ?? 0 }
         h.pointee.stack_count = { h in slotOf(h)?.engine.stack.count ?? 0 }
         h.pointee.stack_get = { h, index, out in
-            guard let s = slotOf(h) else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
             guard let out else { return NG_E_NULL }
             guard let sc = s.engine.screen(at: index) else { return NG_E_NOT_FOUND }
             var info = ng_screen_info()
@@ -85,14 +96,16 @@ extension Engine {
         h.pointee.hold_mask = { h in slotOf(h)?.engine.holdMaskCache ?? 0 }
         h.pointee.hold_count = { h in slotOf(h)?.engine.holds.count ?? 0 }
         h.pointee.hold_get = { h, index, out in
-            guard let e = slotOf(h)?.engine, let out else { return NG_E_NULL }
+            guard let e = slotOf(h)?.engine else { return refusal(h) }
+            guard let out else { return NG_E_NULL }
             guard let v = e.holdView(at: index) else { return NG_E_NOT_FOUND }
             writeSized(v, to: out)
             return NG_OK
         }
         h.pointee.deferred_count = { h in slotOf(h)?.engine.deferred.count ?? 0 }
         h.pointee.deferred_get = { h, index, out in
-            guard let s = slotOf(h), let out else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
+            guard let out else { return NG_E_NULL }
             guard let r = s.engine.deferredRequest(at: index) else { return NG_E_NOT_FOUND }
             writeSized(s.engine.guardRequest(r, slot: s), to: out)
             return NG_OK
@@ -100,25 +113,28 @@ extension Engine {
 
         h.pointee.touch_count = { h in slotOf(h)?.engine.touchCount ?? 0 }
         h.pointee.touch_get = { h, index, out in
-            guard let e = slotOf(h)?.engine, let out else { return NG_E_NULL }
+            guard let e = slotOf(h)?.engine else { return refusal(h) }
+            guard let out else { return NG_E_NULL }
             guard let t = e.touch(at: index) else { return NG_E_NOT_FOUND }
             writeSized(t, to: out)
             return NG_OK
         }
         h.pointee.view_touch_count = { h, view in slotOf(h)?.engine.deliveredTouches(on: view) ?? 0 }
         h.pointee.view_flags = { h, view, out in
-            guard let e = slotOf(h)?.engine, let out else { return NG_E_NULL }
+            guard let e = slotOf(h)?.engine else { return refusal(h) }
+            guard let out else { return NG_E_NULL }
             guard let v = e.views.view(view) else { return NG_E_NOT_FOUND }
             out.pointee = e.viewFlagsC(v.flags)
             return NG_OK
         }
         h.pointee.touch_cancel = { h, id in
-            guard let s = slotOf(h) else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
             return s.engine.guardCancelTouch(id) ? NG_OK : NG_E_NOT_FOUND
         }
 
         h.pointee.hold_begin = { h, label, mask, duration, out in
-            guard let s = slotOf(h), let out else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
+            guard let out else { return NG_E_NULL }
             let (l, st) = guardString(label, allowNull: true, intern: s.engine)
             if st != NG_OK { return st }
             return status { () throws(EngineError) in
@@ -126,29 +142,29 @@ extension Engine {
             }
         }
         h.pointee.hold_end = { h, token in
-            guard let s = slotOf(h) else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
             return status { () throws(EngineError) in try s.engine.endHold(token, byGuard: s.index) }
         }
         h.pointee.transition_finish = { h, track in
-            guard let s = slotOf(h) else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
             return status { () throws(EngineError) in try s.engine.finishTransition(track, forced: true) }
         }
         h.pointee.interactive_cancel = { h in
-            guard let s = slotOf(h) else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
             return status { () throws(EngineError) in try s.engine.cancelInteractive(forced: true) }
         }
         h.pointee.deferred_apply = { h, id in
-            guard let s = slotOf(h) else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
             return s.engine.deferredApply(id, slot: s.index) ? NG_OK : NG_E_NOT_FOUND
         }
         h.pointee.deferred_drop = { h, id, reason, message in
-            guard let s = slotOf(h) else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
             let (m, st) = guardString(message, allowNull: true)
             if st != NG_OK { return st }
             return s.engine.deferredDrop(id, slot: s.index, reason: reason, message: m) ? NG_OK : NG_E_NOT_FOUND
         }
         h.pointee.report = { h, text in
-            guard let s = slotOf(h) else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
             let (t, st) = guardString(text, allowNull: false, limit: Limits.maxReport)
             guard st == NG_OK, let t else { return st }
             s.engine.post(report: t, slot: s.index)
@@ -164,7 +180,8 @@ extension Engine {
         }
 
         h.pointee.config_int = { h, key, out in
-            guard let s = slotOf(h), let out else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
+            guard let out else { return NG_E_NULL }
             let (v, st) = configValue(s, key)
             guard let v else { return st }
             guard let i = v.int64 else { return NG_E_RANGE }
@@ -172,7 +189,8 @@ extension Engine {
             return NG_OK
         }
         h.pointee.config_bool = { h, key, out in
-            guard let s = slotOf(h), let out else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
+            guard let out else { return NG_E_NULL }
             let (v, st) = configValue(s, key)
             guard let v else { return st }
             guard let b = v.bool else { return NG_E_RANGE }
@@ -180,7 +198,8 @@ extension Engine {
             return NG_OK
         }
         h.pointee.config_double = { h, key, out in
-            guard let s = slotOf(h), let out else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
+            guard let out else { return NG_E_NULL }
             let (v, st) = configValue(s, key)
             guard let v else { return st }
             guard let d = v.double else { return NG_E_RANGE }
@@ -188,7 +207,8 @@ extension Engine {
             return NG_OK
         }
         h.pointee.config_string = { h, key, out in
-            guard let s = slotOf(h), let out, let key else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
+            guard let out, let key else { return NG_E_NULL }
             let (v, st) = configValue(s, key)
             guard let v else { return st }
             guard let str = v.string else { return NG_E_RANGE }
@@ -196,7 +216,8 @@ extension Engine {
             return NG_OK
         }
         h.pointee.config_list_count = { h, key, out in
-            guard let s = slotOf(h), let out else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
+            guard let out else { return NG_E_NULL }
             let (v, st) = configValue(s, key)
             guard let v else { return st }
             guard let a = v.array, a.allSatisfy({ $0.string != nil }) else { return NG_E_RANGE }
@@ -204,7 +225,8 @@ extension Engine {
             return NG_OK
         }
         h.pointee.config_list_get = { h, key, index, out in
-            guard let s = slotOf(h), let out, let key else { return NG_E_NULL }
+            guard let s = slotOf(h) else { return refusal(h) }
+            guard let out, let key else { return NG_E_NULL }
             let (v, st) = configValue(s, key)
             guard let v else { return st }
             guard let a = v.array else { return NG_E_RANGE }

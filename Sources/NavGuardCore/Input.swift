@@ -92,6 +92,9 @@ extension Engine {
         switch e.phase {
         case NG_TOUCH_BEGAN:
             if input.index(of: e.touch_id) != nil { return .drop(NG_REASON_INVALID, 0) }
+            // Destroy cancels every touch until none is live: a callback
+            // starting new ones meanwhile would keep it going forever.
+            if destroying { return .drop(NG_REASON_IGNORING, 0) }
             let target = e.flags & UInt32(NG_EVF_HAS_TARGET) != 0 ? e.target_view
                 : (views.hitTest(Point(x: e.x, y: e.y)) ?? 0)
             if input.touches.count >= maxLiveTouches { return .drop(NG_REASON_INVALID, target) }

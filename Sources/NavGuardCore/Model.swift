@@ -139,6 +139,21 @@ public struct EngineError: Error, Sendable {
     }
 }
 
+/// Whether the calling thread may use the engine: injected by the ABI layer
+/// (which knows the context's owner thread); the core has no threads. A
+/// guard's host-table call from another thread is refused with it.
+public struct OwnerCheck: Sendable {
+    public var check: @convention(c) (Int) -> Bool
+    public var arg: Int
+    public init(check: @convention(c) (Int) -> Bool, arg: Int) {
+        self.check = check
+        self.arg = arg
+    }
+    @inline(__always) public func callAsFunction() -> Bool { check(arg) }
+    /// Every call comes from the owner (an engine driven directly, in tests).
+    public static var always: OwnerCheck { OwnerCheck(check: { _ in true }, arg: 0) }
+}
+
 /// The clock, injected: the core never reads the system time itself.
 public enum ClockSource {
     case manual(startNs: Int64)

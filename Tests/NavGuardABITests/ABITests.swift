@@ -258,6 +258,8 @@ func everyContextCall() -> [(String, (OpaquePointer?) -> ng_status)] {
         ("ng_plugin_load", { h in ng_plugin_load(h, "/nonexistent/navguard-test-plugin.so", nil) }),
         ("ng_chain_configure", { h in ng_chain_configure(h, "{\"guards\":[]}") }),
         ("ng_chain_configure_file", { h in ng_chain_configure_file(h, "/nonexistent/navguard-chain.json") }),
+        ("ng_context_detach", { h in ng_context_detach(h) }),
+        ("ng_context_attach", { h in ng_context_attach(h) }),
         ("ng_context_destroy", { h in ng_context_destroy(h) }),
     ]
 }
@@ -785,11 +787,87 @@ struct ABITests {
         // The posted pop runs at the next tick on the owner.
         #expect(ng_tick(c.h) == NG_OK)
         #expect(c.rec.outcome(postedInside).count == 1)
-        // When nobody is inside the context, another thread may use it.
+        // Not even when the owner is idle: the context belongs to its owner.
         var later: ng_status = -1
         let h = c.h
         onOtherThread { var n = 0; later = ng_stack_count(h, &n) }
-        #expect(later == NG_OK)
+        #expect(later == NG_E_THREAD)
+    }
+
+    @Test("a context belongs to its creator, or to the thread that attaches it after a detach")
+    func ownershipHandoff() {
+        let c = Ctx()
+        let h = c.h
+        var seen: [String: ng_status] = [:]
+        var text = ""
+        onOtherThread {
+            var n = 0
+            seen["count"] = ng_stack_count(h, &n)
+            seen["attach while owned"] = ng_context_attach(h)
+            seen["detach"] = ng_context_detach(h)
+            text = String(cString: ng_errmsg(h))
+        }
+        #expect(seen["count"] == NG_E_THREAD && seen["attach while owned"] == NG_E_THREAD && seen["detach"] == NG_E_THREAD)
+        #expect(text.contains("another thread"), "errmsg from another thread is a static text: \(text)")
+        #expect(ng_context_attach(h) == NG_OK, "the owner attaching its own context")
+        // Hand off: the creator detaches, a worker attaches and runs it.
+        #expect(ng_context_detach(h) == NG_OK)
+        var n = 0
+        #expect(ng_stack_count(h, &n) == NG_E_THREAD, "detached: nobody owns it")
+        var r = request(NG_REQ_POP)
+        #expect(ng_request_post(h, &r, nil) == NG_OK, "posting still works")
+        onOtherThread {
+            seen["attach"] = ng_context_attach(h)
+            var n = 0
+            seen["worker count"] = ng_stack_count(h, &n)
+            seen["worker tick"] = ng_tick(h)
+        }
+        #expect(seen["attach"] == NG_OK && seen["worker count"] == NG_OK && seen["worker tick"] == NG_OK)
+        #expect(ng_stack_count(h, &n) == NG_E_THREAD, "the worker owns it now")
+        #expect(ng_context_attach(h) == NG_E_THREAD)
+        #expect(ng_context_destroy(h) == NG_E_THREAD, "only the owner destroys")
+        onOtherThread { seen["worker destroy"] = ng_context_destroy(h) }
+        #expect(seen["worker destroy"] == NG_OK)
+        c.h = nil
+        #expect(ng_stack_count(h, &n) == NG_E_HANDLE)
+    }
+
+    @Test("a guard's own thread gets nothing from the host table")
+    func hostTableFromAnotherThread() {
+        let c = Ctx()
+        ThreadProbe.host = nil
+        #expect(ng_chain_add(c.h, threadProbeDescriptor, nil) == NG_OK)
+        let host = ThreadProbe.host!
+        var results: [String: Int64] = [:]
+        onOtherThread {
+            var t: UInt64 = 0
+            results["hold_begin"] = Int64(host.pointee.hold_begin(host, "worker", UInt32(NG_MASK_TOUCH), 0, &t))
+            results["report"] = Int64(host.pointee.report(host, "from a worker"))
+            var ti = ng_touch_info()
+            ti.size = UInt32(MemoryLayout<ng_touch_info>.size)
+            results["touch_get"] = Int64(host.pointee.touch_get(host, 0, &ti))
+            results["stack_count"] = Int64(host.pointee.stack_count(host))
+            results["now"] = host.pointee.now(host)
+            host.pointee.log(host, NG_LOG_ERROR, "from a worker")
+        }
+        #expect(results["hold_begin"] == Int64(NG_E_THREAD) && results["report"] == Int64(NG_E_THREAD)
+                && results["touch_get"] == Int64(NG_E_THREAD))
+        #expect(results["stack_count"] == 0 && results["now"] == 0)
+        var mask: UInt32 = 0
+        #expect(ng_hold_state(c.h, &mask, nil) == NG_OK && mask == 0, "no hold was begun")
+        #expect(!c.rec.logs.contains { $0.contains("from a worker") }, "the log line was dropped")
+        // On the owner thread the same table works.
+        #expect(host.pointee.stack_count(host) == 1)
+        _ = c.destroy()
+    }
+}
+
+/// A guard that keeps its host table where a test can reach it.
+enum ThreadProbe { nonisolated(unsafe) static var host: UnsafePointer<ng_guard_host>? }
+nonisolated(unsafe) let threadProbeDescriptor: UnsafePointer<ng_plugin_descriptor> = abiGuardDescriptor(id: "abi.thread-probe") {
+    $0.create = { host, _ in
+        ThreadProbe.host = host
+        return UnsafeMutableRawPointer(bitPattern: 0x1)
     }
 }
 

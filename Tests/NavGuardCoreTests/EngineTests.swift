@@ -1010,6 +1010,7 @@ struct ChainTests {
             ("ABI major 0", { $0.abi_major = 0 }),
             ("newer minor", { $0.abi_minor = UInt32(NG_PLUGIN_ABI_MINOR) + 1 }),
             ("smaller than ABI 1.0's", { $0.size = UInt32(NG_PLUGIN_DESCRIPTOR_MIN_SIZE) - 8 }),
+            ("size 0xFFFFFFFF but no name", { $0.size = UInt32.max; $0.name = nil }),
             ("size 0", { $0.size = 0 }),
             ("id without dots", { $0.id = leakedCString("noDots") }),
             ("empty label", { $0.id = leakedCString("a..b") }),
@@ -1040,6 +1041,13 @@ struct ChainTests {
         #expect(statusOf { () throws(EngineError) in try other.add(to: e) } == NG_OK)
         #expect(add(g.descriptor) == NG_OK)
         #expect(e.guardCount == 2)
+        // A size claiming more than the host knows is read up to the host's
+        // own sizeof, never past it.
+        let (e2, _) = makeEngine()
+        let huge = TestGuard(descriptor: makeDescriptor(id: "test.huge-size") { $0.size = UInt32.max })
+        #expect(statusOf { () throws(EngineError) in try huge.add(to: e2) } == NG_OK)
+        #expect(e2.push(2).status == NG_OUTCOME_APPLIED)
+        e2.destroy()
         let dup = TestGuard(id: "test.valid")
         #expect(statusOf { () throws(EngineError) in try dup.add(to: e) } == NG_E_GUARD, "duplicate id")
         #expect(statusOf { () throws(EngineError) in try g.add(to: e) } == NG_E_GUARD, "same descriptor twice")

@@ -11,9 +11,12 @@
  *  - Every function returns an ng_status; NG_OK (0) is success. ng_strstatus()
  *    names each status; ng_errmsg() gives the detail of the last failure on a
  *    context.
- *  - Thread rule: [owner] means "the thread currently using the context":
- *    a context is used from one thread at a time. Concurrent use from a second
- *    thread is detected and refused with NG_E_THREAD (never a crash).
+ *  - Thread rule: a context belongs to one thread, its owner: the thread that
+ *    created it, or the one that attached it after its owner detached it
+ *    (ng_context_detach / ng_context_attach, for hosts that create on one
+ *    thread and run on another). [owner] functions called from any other
+ *    thread get NG_E_THREAD, whether the owner is busy or idle, and touch
+ *    nothing (never a crash, even while the owner destroys the context).
  *    [any-thread] functions may be called from any thread at any time.
  *  - [callback-safe] functions may be called from inside a delegate callback.
  *    Requests made inside a callback are queued and evaluated after the
@@ -440,25 +443,41 @@ typedef struct ng_event {
 /* ------------------------------------------------------------------------ */
 
 /* [any-thread] Create a context. `options` may be NULL (all defaults); it is
- * read during the call only. The calling thread becomes a valid user.
+ * read during the call only. The calling thread becomes its owner.
  * Returns NG_OK, NG_E_NULL (out), NG_E_SIZE, NG_E_RANGE (clock kind,
  * negative time or duration), NG_E_NO_MEMORY (NG_MAX_CONTEXTS reached). */
 NG_API ng_status ng_context_create(const ng_options *options, ng_context **out);
 
-/* [owner] Destroy a context. Every request still deferred, queued or posted
- * gets its on_outcome (DROPPED, NG_REASON_DESTROYED), live holds end
- * (on_hold_end, NG_HOLD_RELEASED) and delivered live touches are cancelled
+/* [owner] Destroy a context. Posting to it fails from the start of the call
+ * (NG_E_HANDLE). Every request still deferred, queued or posted gets its
+ * on_outcome (DROPPED, NG_REASON_DESTROYED), live holds end (on_hold_end,
+ * NG_HOLD_RELEASED) and delivered live touches are cancelled
  * (on_touch_cancel), all before this returns; then guards are destroyed in
- * reverse chain order. A transition in flight ends silently. Callbacks made
- * meanwhile may not create requests that survive: those are dropped too.
+ * reverse chain order. A transition in flight ends silently. The handle stays
+ * valid for the owner's callbacks meanwhile ([callback-safe] reads work);
+ * requests they make are dropped too, holds they begin are refused
+ * (NG_E_STATE) and touches they begin are dropped (NG_REASON_IGNORING).
  * NULL is a no-op (NG_OK). Returns NG_OK,
  * NG_E_HANDLE, NG_E_THREAD, NG_E_CALLBACK (called from one of its own
  * callbacks). The handle is invalid afterwards (later use: NG_E_HANDLE). */
 NG_API ng_status ng_context_destroy(ng_context *ctx);
 
+/* [owner] Give the context up: from now on no thread owns it, and every
+ * [owner] function gets NG_E_THREAD until a thread calls ng_context_attach.
+ * Posting keeps working. Returns NG_OK, NG_E_HANDLE, NG_E_THREAD,
+ * NG_E_CALLBACK (from one of its own callbacks). */
+NG_API ng_status ng_context_detach(ng_context *ctx);
+
+/* [any-thread] Make the calling thread the owner of a detached context (or
+ * of a context it owns already: NG_OK). Returns NG_OK, NG_E_HANDLE,
+ * NG_E_THREAD (another thread owns it). */
+NG_API ng_status ng_context_attach(ng_context *ctx);
+
 /* [owner, callback-safe] Detail of the last failed call on this context
- * (not cleared by success). Never NULL; static text for a bad handle. Valid
- * until the next failing call on the context. */
+ * (not cleared by success). Never NULL: a static text for a bad handle, or
+ * when called from a thread that does not own the context. The text is owned
+ * by the context: valid until the next failing call on it, and never after
+ * ng_context_destroy (it is freed with the context): copy it to keep it. */
 NG_API const char *ng_errmsg(ng_context *ctx);
 
 /* ------------------------------------------------------------------------ */
@@ -526,9 +545,9 @@ NG_API ng_status ng_request_submit(ng_context *ctx, const ng_request *request,
  * context returns NG_E_HANDLE. Posted ids are unique within the context and
  * never 0 (they come from a separate range than ng_request_submit's). The
  * host learns of a deferral only through the final outcome.
- * Returns NG_OK, NG_E_HANDLE, NG_E_NULL,
- * NG_E_SIZE, NG_E_RANGE, NG_E_UTF8, NG_E_TOO_LONG, NG_E_NO_MEMORY (more than
- * 4096 posts pending). */
+ * Returns NG_OK, NG_E_HANDLE (also once ng_context_destroy has begun),
+ * NG_E_NULL, NG_E_SIZE, NG_E_RANGE, NG_E_UTF8, NG_E_TOO_LONG, NG_E_NO_MEMORY
+ * (4096 posts pending, or 16 MiB of pending requests' screens and strings). */
 NG_API ng_status ng_request_post(ng_context *ctx, const ng_request *request,
                                  uint64_t *out_id);
 
@@ -606,7 +625,7 @@ NG_API ng_status ng_track_get(ng_context *ctx, ng_track track, ng_track_info *ou
  * *out_token is never 0 and never reused within a context.
  * Returns NG_OK, NG_E_HANDLE, NG_E_NULL (out_token), NG_E_RANGE (mask bits or
  * negative duration), NG_E_UTF8, NG_E_TOO_LONG, NG_E_NO_MEMORY (1024 live
- * holds), NG_E_THREAD. */
+ * holds), NG_E_STATE (from a callback of ng_context_destroy), NG_E_THREAD. */
 NG_API ng_status ng_hold_begin(ng_context *ctx, const char *label, uint32_t mask,
                                int64_t max_duration_ns, uint64_t *out_token);
 

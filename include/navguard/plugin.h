@@ -134,7 +134,12 @@ typedef struct ng_hold_notice {
 /* The host-services table: a guard's only view of and handle on the context.
  * Every function takes the table itself as its first argument. Functions
  * returning ng_status return NG_OK or the status named; actions requested from
- * inside a hook are applied after the hook returns. */
+ * inside a hook are applied after the hook returns.
+ * Threads: every function is for the context's owner thread (where hooks
+ * run). Called from any other thread (a guard's own worker) it does nothing:
+ * functions returning ng_status return NG_E_THREAD, the others 0 or false,
+ * and log drops the message. A guard with work on its own thread hands the
+ * result to its next hook (on_tick with a next_deadline of "now"). */
 typedef struct ng_guard_host ng_guard_host;
 struct ng_guard_host {
     uint32_t size;

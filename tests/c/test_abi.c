@@ -1017,14 +1017,20 @@ static void test_rules(void) {
     EXPECT_ST(ng_request_submit(ctx, &pop, NULL), NG_OK);
     EXPECT(r.other_thread_status == NG_E_THREAD, "a second thread during a call: %s",
            ng_strstatus(r.other_thread_status));
-    /* and from another thread while nobody is inside: allowed */
+    /* and from another thread while nobody is inside: still refused (the
+     * context belongs to its creator), until the creator detaches it */
     pthread_t th;
     void *ret = NULL;
     if (pthread_create(&th, NULL, other_thread, ctx) == 0 && pthread_join(th, &ret) == 0 && ret) {
-        EXPECT(*(ng_status *)ret == NG_OK, "a second thread when the context is free: %s",
+        EXPECT(*(ng_status *)ret == NG_E_THREAD, "a second thread when the context is idle: %s",
                ng_strstatus(*(ng_status *)ret));
         free(ret);
     }
+    EXPECT_ST(ng_context_detach(ctx), NG_OK);
+    size_t count = 0;
+    EXPECT_ST(ng_stack_count(ctx, &count), NG_E_THREAD);
+    EXPECT_ST(ng_context_attach(ctx), NG_OK);
+    EXPECT_ST(ng_stack_count(ctx, &count), NG_OK);
 
     EXPECT_ST(ng_context_destroy(ctx), NG_OK);
 }
