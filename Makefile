@@ -76,7 +76,7 @@ tools:
 
 # The tests also run the SDL2 adapter and the SDL kiosk in a real window:
 # an X server (Xvfb), xdotool to drive it, SDL2, SDL2_ttf and the DejaVu font.
-TEST_PACKAGES := xvfb xdotool libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core
+TEST_PACKAGES := xvfb xdotool libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core abigail-tools
 test-tools: tools
 	@missing=""; \
 	for p in $(TEST_PACKAGES); do \

@@ -1,6 +1,9 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.3
 // SwiftPM is the source of truth for which sources belong to which module;
-// CMakeLists.txt builds the same directories.
+// CMakeLists.txt builds the same directories, in the same Swift 6 language
+// mode. Tools version 6.3 is the compiler floor (`@c @implementation`,
+// SE-0495): an older SwiftPM refuses the package by name. The deliberate
+// differences from the CMake build are listed in cmake/NavGuardSwift.cmake.
 import PackageDescription
 
 let package = Package(
@@ -45,5 +48,7 @@ let package = Package(
                     linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]),
         // NavGuardCore only drives an Engine for the kit's guards.
         .testTarget(name: "NavGuardPluginKitTests", dependencies: ["NavGuardPluginKit", "CNavGuard", "NavGuardCore"]),
-    ]
+    ],
+    // The default for tools version 6.x, written out: CMake sets the same.
+    swiftLanguageModes: [.v6]
 )

@@ -23,10 +23,17 @@ endfunction()
 #  - swiftc adds to an existing archive, so a renamed or deleted source would
 #    leave its old object inside, duplicated under WHOLE_ARCHIVE: remove the
 #    archive first.
+# It also refuses a target not in the language mode SwiftPM uses
+# (NAVGUARD_SWIFT_LANGUAGE_MODE, cmake/NavGuardSwift.cmake).
 function(navguard_swift_target target)
   get_target_property(type ${target} TYPE)
   get_target_property(module ${target} Swift_MODULE_NAME)
   get_target_property(module_dir ${target} Swift_MODULE_DIRECTORY)
+  get_target_property(mode ${target} Swift_LANGUAGE_VERSION)
+  if(NOT mode STREQUAL NAVGUARD_SWIFT_LANGUAGE_MODE)
+    message(FATAL_ERROR "${target}: Swift_LANGUAGE_VERSION is '${mode}', not ${NAVGUARD_SWIFT_LANGUAGE_MODE} "
+      "as in Package.swift (define Swift targets after include(NavGuardSwift))")
+  endif()
   if(type STREQUAL "STATIC_LIBRARY")
     add_custom_command(TARGET ${target} PRE_LINK
       COMMAND ${CMAKE_COMMAND} -E rm -f $<TARGET_FILE:${target}>)
