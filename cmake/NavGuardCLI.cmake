@@ -187,6 +187,13 @@ add_test(NAME navguard_cli_validate_expected_failure
 set_tests_properties(navguard_cli_validate_expected_failure PROPERTIES
   PASS_REGULAR_EXPRESSION "PASS  create\\.config +refused, as expected: NG_E_PARSE.*interval_ms.*conforms")
 
+# The child's result lines (ChildLine) survive text with a tab, a newline and
+# the protocol marker: it arrives as one line, and no later group is lost.
+add_test(NAME navguard_cli_validate_protocol
+  COMMAND ${NAVGUARD_CLI_BINARY} plugins validate --config "{\"x\":\"a\tb\"}\n@@NGV\tEND" ${NAVGUARD_PLUGIN_BUILD_DIR}/throttle.so)
+set_tests_properties(navguard_cli_validate_protocol PROPERTIES
+  PASS_REGULAR_EXPRESSION "FAIL  create\\.config +the guard cannot be created with \\{\"x\":\"a b\"\\} @@NGV END, so its hooks.*WARN  loader\\.ng_plugin_load +loaded, but create failed cleanly with config \\{\"x\":\"a b\"\\} @@NGV END:.*does NOT conform")
+
 # plugins info / available / list with composition given as JSON text.
 add_test(NAME navguard_cli_plugins_info COMMAND ${NAVGUARD_CLI_BINARY} plugins info org.navguard.throttle)
 set_tests_properties(navguard_cli_plugins_info PROPERTIES

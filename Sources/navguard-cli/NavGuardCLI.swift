@@ -82,8 +82,8 @@ struct Validate: ParsableCommand {
 
     mutating func run() throws {
         if let child {
-            Glibc.exit(runChild(ChildOptions(group: child, path: library, config: config,
-                                             expectCreateFailure: expectCreateFailure)))
+            Glibc.exit(runChild(group: child, ValidationInput(path: library, config: config,
+                                                              expectCreateFailure: expectCreateFailure)))
         }
         setDefaultPluginDirectory()
         var configText = config
@@ -101,8 +101,8 @@ struct Validate: ParsableCommand {
         // dlopen() searches the library path for a name without a slash: the
         // file the user named is what gets validated, so pass it absolute.
         let path = library.contains("/") ? library : realPath("./" + library)
-        let report = runValidation(path: path, config: configText, expectCreateFailure: expectCreateFailure,
-                                   timeout: timeout, verbose: verbose) { r in
+        let input = ValidationInput(path: path, config: configText, expectCreateFailure: expectCreateFailure)
+        let report = runValidation(input, timeout: timeout, verbose: verbose) { r in
             if !json {
                 print(formatRecord(r))
                 fflush(nil)
@@ -211,7 +211,8 @@ struct List: ParsableCommand {
 }
 
 /// The descriptor of a plugin the chain already loaded (RTLD_NOLOAD: the
-/// same copy), or of a plugin file opened now.
+/// same copy), or of a plugin file opened now. Unchecked: pass it to
+/// GuardDescriptor.read.
 func openLoaded(_ path: String) -> UnsafePointer<ng_plugin_descriptor>? {
     let h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE | RTLD_NOLOAD) ?? dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)
     guard let h, let sym = dlsym(h, NG_PLUGIN_ENTRY_SYMBOL) else { return nil }
@@ -320,9 +321,7 @@ struct Docs: ParsableCommand {
 }
 
 func hookNames(_ d: ng_plugin_descriptor) -> [String] {
-    [("on_request", d.on_request != nil), ("on_event", d.on_event != nil), ("on_outcome", d.on_outcome != nil),
-     ("on_transition", d.on_transition != nil), ("on_hold", d.on_hold != nil), ("on_tick", d.on_tick != nil),
-     ("next_deadline", d.next_deadline != nil), ("get_extension", d.get_extension != nil)].filter(\.1).map(\.0)
+    withUnsafePointer(to: d) { p in Hook.optional.filter { $0.isSet(in: p) }.map(\.name) }
 }
 
 func rangeText(_ o: OptionDecl) -> String {

@@ -5,13 +5,6 @@ import Glibc
 // (this executable again, through /proc/self/exe), reads the child's result
 // lines, and turns a crash, a hang or a bad exit into a failed check.
 
-struct CheckRecord {
-    var status: CheckStatus
-    var name: String
-    var ns: Int64
-    var detail: String
-}
-
 struct ChildRun {
     var exitCode: Int32?       // normal exit
     var signal: Int32?         // killed by a signal
@@ -119,11 +112,10 @@ func childEnvironment() -> [String] {
     return env
 }
 
-/// Run one group; its checks, with a crash or hang turned into a FAIL.
-func runGroup(_ group: String, path: String, config: String, expectCreateFailure: Bool, timeout: Double,
-              verbose: Bool) -> [CheckRecord] {
-    let argv = ["/proc/self/exe", "plugins", "validate", "--child", group, "--config", config]
-        + (expectCreateFailure ? ["--expect-create-failure"] : []) + [path]
+/// Run one group in a child; its checks, with a crash or hang turned into a FAIL.
+func runGroup(_ group: String, _ input: ValidationInput, timeout: Double, verbose: Bool) -> [CheckRecord] {
+    let argv = ["/proc/self/exe", "plugins", "validate", "--child", group, "--config", input.config]
+        + (input.expectCreateFailure ? ["--expect-create-failure"] : []) + [input.path]
     let run: ChildRun
     switch runProcess(argv, environment: childEnvironment(), timeout: timeout) {
     case .success(let r): run = r
@@ -134,24 +126,18 @@ func runGroup(_ group: String, path: String, config: String, expectCreateFailure
     var lastStep: String?
     var ended = false
     for rawLine in run.stdout.split(separator: "\n", omittingEmptySubsequences: true) {
-        // The marker may follow stray output on the same line.
-        guard let r = rawLine.firstRange(of: protocolPrefix + "\t") else { continue }
-        let fields = rawLine[r.upperBound...].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        guard let kind = fields.first else { continue }
-        switch kind {
-        case "BEGIN" where fields.count >= 2:
-            begun = fields[1]
+        switch ChildLine.decode(rawLine) {
+        case .begin(let name):
+            begun = name
             lastStep = nil
-        case "STEP" where fields.count >= 2:
-            lastStep = fields[1]
-        case "RESULT" where fields.count >= 5:
-            let status = CheckStatus(rawValue: fields[1]) ?? .fail
-            records.append(CheckRecord(status: status, name: fields[2], ns: Int64(fields[3]) ?? 0,
-                                       detail: fields[4...].joined(separator: " ")))
+        case .step(let what):
+            lastStep = what
+        case .result(let r):
+            records.append(r)
             begun = nil
-        case "END":
+        case .end:
             ended = true
-        default:
+        case nil:
             continue
         }
     }
@@ -184,62 +170,22 @@ func formatSeconds(_ s: Double) -> String {
     s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
 }
 
-/// Checks whose failure stops the run: nothing after them can be exercised.
-let gateChecks: Set<String> = [
-    "file.exists", "load.dlopen", "load.entry-symbol", "load.entry", "descriptor.abi", "descriptor.size",
-    "descriptor.id", "descriptor.lifecycle", "load",
-]
-
-struct ValidationReport {
-    var path: String
-    var records: [CheckRecord] = []
-    var notRun: [String] = []
-    var ns: Int64 = 0
-    var failed: Int { records.filter { $0.status == .fail }.count }
-    var warned: Int { records.filter { $0.status == .warn }.count }
-    var passed: Int { records.filter { $0.status == .pass }.count }
-}
-
-func runValidation(path: String, config: String, expectCreateFailure: Bool = false, timeout: Double, verbose: Bool,
+/// Every group of the table in order, each in its own child, until a gate fails.
+func runValidation(_ input: ValidationInput, timeout: Double, verbose: Bool,
                    progress: ((CheckRecord) -> Void)?) -> ValidationReport {
-    var report = ValidationReport(path: path)
+    var report = ValidationReport(path: input.path)
     let t0 = monotonicNS()
     var stop = false
     for group in checkGroups {
         if stop {
-            report.notRun.append(group)
+            report.notRun.append(group.name)
             continue
         }
-        let recs = runGroup(group, path: path, config: config, expectCreateFailure: expectCreateFailure,
-                            timeout: timeout, verbose: verbose)
+        let recs = runGroup(group.name, input, timeout: timeout, verbose: verbose)
         for r in recs { progress?(r) }
         report.records += recs
-        if recs.contains(where: { $0.status == .fail && gateChecks.contains($0.name) }) { stop = true }
+        if recs.contains(where: { $0.status == .fail && group.gates.contains($0.name) }) { stop = true }
     }
     report.ns = monotonicNS() - t0
     return report
-}
-
-func formatRecord(_ r: CheckRecord, nameWidth: Int = 30) -> String {
-    let pad = max(nameWidth - r.name.count, 1)
-    return "\(r.status.rawValue)  \(r.name)\(String(repeating: " ", count: pad))\(r.detail)  [\(formatMS(r.ns))]"
-}
-
-func msValue(_ ns: Int64) -> String {
-    let us = ns / 1000
-    let frac = us % 1000
-    return "\(us / 1000).\(String(repeating: "0", count: 3 - String(frac).count))\(frac)"
-}
-
-func reportJSON(_ rep: ValidationReport) -> String {
-    var s = "{\n  \"plugin\": \(jsonString(rep.path)),\n  \"ok\": \(rep.failed == 0),\n"
-    s += "  \"passed\": \(rep.passed),\n  \"failed\": \(rep.failed),\n  \"warnings\": \(rep.warned),\n"
-    s += "  \"time_ms\": \(msValue(rep.ns)),\n"
-    s += "  \"not_run\": [" + rep.notRun.map(jsonString).joined(separator: ", ") + "],\n"
-    s += "  \"checks\": [\n"
-    s += rep.records.map {
-        "    {\"name\": \(jsonString($0.name)), \"status\": \(jsonString($0.status.rawValue)), \"time_ms\": \(msValue($0.ns)), \"detail\": \(jsonString($0.detail))}"
-    }.joined(separator: ",\n")
-    s += "\n  ]\n}"
-    return s
 }

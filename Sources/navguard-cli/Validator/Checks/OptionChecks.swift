@@ -1,30 +1,10 @@
 import CNavGuard
-import Glibc
 import NavGuardCore
 
-// Validator checks about configuration: the guard is created with the
-// configuration the user gave (or refuses it, when that is the point), and
-// every declared option is exercised at its boundary values.
-
-/// create.config: hooks can only be exercised if the guard can be created.
-func createConfigCheck(_ proxy: UnsafePointer<ng_plugin_descriptor>, config: String, expectFailure: Bool) {
-    check("create.config") {
-        let h = Harness()
-        step("ng_chain_add with config \(config)")
-        let (st, why) = h.addGuard(proxy, config: config)
-        h.destroy()
-        if expectFailure {
-            if st == NG_OK { return .fail("created with \(config), though --expect-create-failure says it must be refused") }
-            if !cleanFailures.contains(st) { return .fail("ng_chain_add: unexpected \(why)") }
-            return .pass("refused, as expected: \(why)")
-        }
-        if st != NG_OK {
-            return .fail("the guard cannot be created with \(config), so its hooks cannot run: \(why) "
-                         + "(pass a configuration it accepts with --config, or --expect-create-failure when refusing it is the point)")
-        }
-        return .pass("created with \(config)")
-    }
-}
+// The options group: every option the guard declares (descriptor `options`,
+// read by the loader's OptionTable) at its boundary values. Values inside the
+// declaration must create (or be refused by the guard itself); values outside
+// it must be refused by the host with NG_E_PARSE before create.
 
 /// The values to try for one option: valid ones (create should work, or
 /// fail only for a reason of the guard's own) and invalid ones (the host
@@ -66,13 +46,14 @@ func boundaryValues(_ o: OptionDecl) -> (valid: [JSONValue], invalid: [JSONValue
 }
 
 /// options: every declared option at its boundary values.
-func optionChecks(_ proxy: UnsafePointer<ng_plugin_descriptor>, config: String) {
-    guard case .success(let g) = GuardDescriptor.read(Proxy.real), g.options.declared, !g.options.options.isEmpty else {
+func optionChecks(_ input: ValidationInput, _ plugin: PluginUnderTest) {
+    let table = plugin.descriptor.options
+    guard table.declared, !table.options.isEmpty else {
         check("options.boundaries") { .pass("not applicable: the guard declares no options") }
         return
     }
-    let base: [(String, JSONValue)] = (try? JSON.parse(config).get())?.object ?? []
-    for o in g.options.options {
+    let base: [(String, JSONValue)] = (try? JSON.parse(input.config).get())?.object ?? []
+    for o in table.options {
         check("options.\(o.name)") {
             let (valid, invalid) = boundaryValues(o)
             var created: [String] = [], refusedByGuard: [String] = [], problems: [String] = []
@@ -83,7 +64,7 @@ func optionChecks(_ proxy: UnsafePointer<ng_plugin_descriptor>, config: String) 
                 let text = JSON.serialize(.object(members))
                 let h = Harness()
                 step("ng_chain_add with \(o.name) = \(shown)")
-                let (st, why) = h.addGuard(proxy, config: text)
+                let (st, why) = h.addGuard(plugin.proxy, config: text)
                 let isValid = valid.contains { JSON.serialize($0) == shown }
                 if isValid {
                     if st == NG_OK {

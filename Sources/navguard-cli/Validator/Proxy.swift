@@ -1,5 +1,6 @@
 import CNavGuard
 import Glibc
+import NavGuardCore
 
 // The validator's descriptor proxy: a copy of the plugin's descriptor whose
 // hooks forward to the plugin's own and record what happened, so that the
@@ -26,6 +27,25 @@ enum Hook: Int, CaseIterable {
         case .getExtension: return "get_extension"
         }
     }
+
+    /// The hooks a guard may leave NULL, in descriptor order.
+    static let optional: [Hook] = allCases.filter { $0 != .create && $0 != .destroy }
+
+    /// Whether the descriptor at `d` has this hook (reads that field only).
+    func isSet(in d: UnsafePointer<ng_plugin_descriptor>) -> Bool {
+        switch self {
+        case .create: return d.pointee.create != nil
+        case .destroy: return d.pointee.destroy != nil
+        case .onRequest: return d.pointee.on_request != nil
+        case .onEvent: return d.pointee.on_event != nil
+        case .onOutcome: return d.pointee.on_outcome != nil
+        case .onTransition: return d.pointee.on_transition != nil
+        case .onHold: return d.pointee.on_hold != nil
+        case .onTick: return d.pointee.on_tick != nil
+        case .nextDeadline: return d.pointee.next_deadline != nil
+        case .getExtension: return d.pointee.get_extension != nil
+        }
+    }
 }
 
 struct InstanceRecord {
@@ -36,7 +56,8 @@ struct InstanceRecord {
 }
 
 enum Proxy {
-    nonisolated(unsafe) static var real: UnsafePointer<ng_plugin_descriptor>!
+    /// The plugin's descriptor as the loader reads it: the hooks forwarded to.
+    nonisolated(unsafe) static var plugin: GuardDescriptor!
     nonisolated(unsafe) static var proxy: UnsafeMutablePointer<ng_plugin_descriptor>!
     nonisolated(unsafe) static var calls = [Int](repeating: 0, count: Hook.allCases.count)
     nonisolated(unsafe) static var instances: [InstanceRecord] = []
@@ -56,28 +77,22 @@ enum Proxy {
         if warnings.count - warningsMark < 16 && !warnings[warningsMark...].contains(s) { warnings.append(s) }
     }
 
-    /// Build the proxy for `d` (its `size` and the fields inside it are kept).
-    static func install(_ d: UnsafePointer<ng_plugin_descriptor>) -> UnsafePointer<ng_plugin_descriptor> {
-        real = d
+    /// Build the proxy from the loader's reading of the plugin's descriptor
+    /// (its `size` is kept; fields past it read as zero, so stay NULL).
+    static func install(_ g: GuardDescriptor) -> UnsafePointer<ng_plugin_descriptor> {
+        plugin = g
         let p = UnsafeMutablePointer<ng_plugin_descriptor>.allocate(capacity: 1)
-        p.initialize(to: ng_plugin_descriptor())
-        let n = min(Int(d.pointee.size), MemoryLayout<ng_plugin_descriptor>.size)
-        UnsafeMutableRawPointer(p).copyMemory(from: UnsafeRawPointer(d), byteCount: max(n, 0))
-        // Only hooks the plugin has (and that lie inside its size) are wrapped.
-        func has(_ keyPath: PartialKeyPath<ng_plugin_descriptor>) -> Bool {
-            guard let off = MemoryLayout<ng_plugin_descriptor>.offset(of: keyPath) else { return false }
-            return off + MemoryLayout<UnsafeRawPointer>.size <= n
-        }
-        if has(\.create), p.pointee.create != nil { p.pointee.create = proxyCreate }
-        if has(\.destroy), p.pointee.destroy != nil { p.pointee.destroy = proxyDestroy }
-        if has(\.on_request), p.pointee.on_request != nil { p.pointee.on_request = proxyOnRequest }
-        if has(\.on_event), p.pointee.on_event != nil { p.pointee.on_event = proxyOnEvent }
-        if has(\.on_outcome), p.pointee.on_outcome != nil { p.pointee.on_outcome = proxyOnOutcome }
-        if has(\.on_transition), p.pointee.on_transition != nil { p.pointee.on_transition = proxyOnTransition }
-        if has(\.on_hold), p.pointee.on_hold != nil { p.pointee.on_hold = proxyOnHold }
-        if has(\.on_tick), p.pointee.on_tick != nil { p.pointee.on_tick = proxyOnTick }
-        if has(\.next_deadline), p.pointee.next_deadline != nil { p.pointee.next_deadline = proxyNextDeadline }
-        if has(\.get_extension), p.pointee.get_extension != nil { p.pointee.get_extension = proxyGetExtension }
+        p.initialize(to: g.d)
+        if p.pointee.create != nil { p.pointee.create = proxyCreate }
+        if p.pointee.destroy != nil { p.pointee.destroy = proxyDestroy }
+        if p.pointee.on_request != nil { p.pointee.on_request = proxyOnRequest }
+        if p.pointee.on_event != nil { p.pointee.on_event = proxyOnEvent }
+        if p.pointee.on_outcome != nil { p.pointee.on_outcome = proxyOnOutcome }
+        if p.pointee.on_transition != nil { p.pointee.on_transition = proxyOnTransition }
+        if p.pointee.on_hold != nil { p.pointee.on_hold = proxyOnHold }
+        if p.pointee.on_tick != nil { p.pointee.on_tick = proxyOnTick }
+        if p.pointee.next_deadline != nil { p.pointee.next_deadline = proxyNextDeadline }
+        if p.pointee.get_extension != nil { p.pointee.get_extension = proxyGetExtension }
         proxy = p
         return UnsafePointer(p)
     }
@@ -130,7 +145,7 @@ enum Proxy {
 private let proxyCreate: @convention(c) (UnsafePointer<ng_guard_host>?, UnsafePointer<CChar>?) -> UnsafeMutableRawPointer? = { host, config in
     Proxy.calls[Hook.create.rawValue] += 1
     let snap = host.map { Proxy.snapshot($0) } ?? []
-    let inst = Proxy.real.pointee.create!(host, config)
+    let inst = Proxy.plugin.d.create!(host, config)
     if let inst, let host {
         let r = InstanceRecord(instance: inst, host: host, snapshot: snap, destroyed: 0)
         Proxy.compare(r)
@@ -148,13 +163,13 @@ private let proxyDestroy: @convention(c) (UnsafeMutableRawPointer?) -> Void = { 
     } else if Proxy.instances.contains(where: { $0.instance == inst }) {
         Proxy.violation("destroy called twice for one instance (core)")
     }
-    Proxy.real.pointee.destroy!(inst)
+    Proxy.plugin.d.destroy!(inst)
     if let i = index { Proxy.instances[i].destroyed += 1 }
 }
 
 private let proxyOnRequest: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_guard_request>?, UnsafeMutablePointer<ng_verdict>?) -> ng_vote = { inst, request, verdict in
     Proxy.calls[Hook.onRequest.rawValue] += 1
-    let vote = Proxy.real.pointee.on_request!(inst, request, verdict)
+    let vote = Proxy.plugin.d.on_request!(inst, request, verdict)
     switch vote {
     case NG_VOTE_ALLOW, NG_VOTE_DEFER: break
     case NG_VOTE_REFUSE: Proxy.checkVerdict("on_request", verdict)
@@ -165,7 +180,7 @@ private let proxyOnRequest: @convention(c) (UnsafeMutableRawPointer?, UnsafePoin
 
 private let proxyOnEvent: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_guard_event>?, UnsafeMutablePointer<ng_verdict>?) -> ng_vote = { inst, event, verdict in
     Proxy.calls[Hook.onEvent.rawValue] += 1
-    let vote = Proxy.real.pointee.on_event!(inst, event, verdict)
+    let vote = Proxy.plugin.d.on_event!(inst, event, verdict)
     let final = event.map { $0.pointee.flags & NG_GEVF_FINAL != 0 } ?? false
     switch vote {
     case NG_VOTE_ALLOW: break
@@ -178,30 +193,30 @@ private let proxyOnEvent: @convention(c) (UnsafeMutableRawPointer?, UnsafePointe
 
 private let proxyOnOutcome: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_outcome>?) -> Void = { inst, outcome in
     Proxy.calls[Hook.onOutcome.rawValue] += 1
-    Proxy.real.pointee.on_outcome!(inst, outcome)
+    Proxy.plugin.d.on_outcome!(inst, outcome)
 }
 
 private let proxyOnTransition: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_transition_event>?) -> Void = { inst, event in
     Proxy.calls[Hook.onTransition.rawValue] += 1
-    Proxy.real.pointee.on_transition!(inst, event)
+    Proxy.plugin.d.on_transition!(inst, event)
 }
 
 private let proxyOnHold: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_hold_notice>?) -> Void = { inst, notice in
     Proxy.calls[Hook.onHold.rawValue] += 1
-    Proxy.real.pointee.on_hold!(inst, notice)
+    Proxy.plugin.d.on_hold!(inst, notice)
 }
 
 private let proxyOnTick: @convention(c) (UnsafeMutableRawPointer?, Int64) -> Void = { inst, now in
     Proxy.calls[Hook.onTick.rawValue] += 1
-    Proxy.real.pointee.on_tick!(inst, now)
+    Proxy.plugin.d.on_tick!(inst, now)
 }
 
 private let proxyNextDeadline: @convention(c) (UnsafeMutableRawPointer?) -> Int64 = { inst in
     Proxy.calls[Hook.nextDeadline.rawValue] += 1
-    return Proxy.real.pointee.next_deadline!(inst)
+    return Proxy.plugin.d.next_deadline!(inst)
 }
 
 private let proxyGetExtension: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> UnsafeRawPointer? = { inst, id in
     Proxy.calls[Hook.getExtension.rawValue] += 1
-    return Proxy.real.pointee.get_extension!(inst, id)
+    return Proxy.plugin.d.get_extension!(inst, id)
 }
