@@ -75,7 +75,7 @@ extension Engine {
         h.pointee.host_data = Unmanaged.passUnretained(slot).toOpaque()
 
         h.pointee.now = { h in slotOf(h)?.engine.now ?? 0 }
-        h.pointee.stack_count = { h in slotOf(h)?.engine.stack.count ?? 0 }
+        h.pointee.stack_count = { h in slotOf(h)?.engine.stackCount ?? 0 }
         h.pointee.stack_get = { h, index, out in
             guard let s = slotOf(h) else { return refusal(h) }
             guard let out else { return NG_E_NULL }
@@ -93,8 +93,8 @@ extension Engine {
             if let out { writeSized(info, to: out) }
             return true
         }
-        h.pointee.hold_mask = { h in slotOf(h)?.engine.holdMaskCache ?? 0 }
-        h.pointee.hold_count = { h in slotOf(h)?.engine.holds.count ?? 0 }
+        h.pointee.hold_mask = { h in slotOf(h)?.engine.holdMask ?? 0 }
+        h.pointee.hold_count = { h in slotOf(h)?.engine.holdCount ?? 0 }
         h.pointee.hold_get = { h, index, out in
             guard let e = slotOf(h)?.engine else { return refusal(h) }
             guard let out else { return NG_E_NULL }
@@ -102,7 +102,7 @@ extension Engine {
             writeSized(v, to: out)
             return NG_OK
         }
-        h.pointee.deferred_count = { h in slotOf(h)?.engine.deferred.count ?? 0 }
+        h.pointee.deferred_count = { h in slotOf(h)?.engine.deferredCount ?? 0 }
         h.pointee.deferred_get = { h, index, out in
             guard let s = slotOf(h) else { return refusal(h) }
             guard let out else { return NG_E_NULL }
@@ -138,12 +138,12 @@ extension Engine {
             let (l, st) = guardString(label, allowNull: true, intern: s.engine)
             if st != NG_OK { return st }
             return status { () throws(EngineError) in
-                out.pointee = try s.engine.beginHold(label: l, mask: mask, maxDurationNs: duration, owner: s.index)
+                out.pointee = try s.engine.beginHold(label: l, mask: mask, maxDurationNs: duration, by: .guardSlot(s.index))
             }
         }
         h.pointee.hold_end = { h, token in
             guard let s = slotOf(h) else { return refusal(h) }
-            return status { () throws(EngineError) in try s.engine.endHold(token, byGuard: s.index) }
+            return status { () throws(EngineError) in try s.engine.endHold(token, by: .guardSlot(s.index)) }
         }
         h.pointee.transition_finish = { h, track in
             guard let s = slotOf(h) else { return refusal(h) }
@@ -167,7 +167,7 @@ extension Engine {
             guard let s = slotOf(h) else { return refusal(h) }
             let (t, st) = guardString(text, allowNull: false, limit: Limits.maxReport)
             guard st == NG_OK, let t else { return st }
-            s.engine.post(report: t, slot: s.index)
+            s.engine.post(.report(guardID: s.guardID, text: t))
             return NG_OK
         }
         h.pointee.log = { h, severity, message in
@@ -176,7 +176,7 @@ extension Engine {
             let text = m ?? CStr(st == NG_E_NULL ? "(null log message)" : "(log message was not valid UTF-8 or too long)")
             let sev = severity < NG_LOG_DEBUG || severity > NG_LOG_ERROR ? NG_LOG_ERROR : severity
             if s.creating && sev >= NG_LOG_WARN { s.createReason = text.string }
-            s.engine.post(log: text, severity: sev, slot: s.index)
+            s.engine.post(.log(guardID: s.guardID, severity: sev, message: text))
         }
 
         h.pointee.config_int = { h, key, out in

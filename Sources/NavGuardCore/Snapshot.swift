@@ -9,7 +9,7 @@ extension Engine {
     public func snapshot() -> String {
         var screens: [JSONValue] = []
         screens.reserveCapacity(stack.count)
-        for s in stack {
+        for s in stack.screens {
             screens.append(.object([("id", .integer(Int64(bitPattern: s.id))),
                                     ("route", .string(s.route.string)),
                                     ("identity", .string(s.identity.string))]))
@@ -62,7 +62,7 @@ extension Engine {
             if route.isEmpty { return .failure(EngineError(NG_E_RANGE, "screens[\(i)].route is empty")) }
             out.append(Screen(id: UInt64(bitPattern: idv), route: route, identity: identity))
         }
-        if let m = validateStack(out) { return .failure(EngineError(NG_E_RANGE, "snapshot: \(m)")) }
+        if let m = ScreenStack.problem(out) { return .failure(EngineError(NG_E_RANGE, "snapshot: \(m)")) }
         return .success(out)
     }
 

@@ -17,7 +17,7 @@ struct Swipe {
 
     let requestID: UInt64
     /// The stack before the back was applied: a cancel restores it exactly.
-    let before: [Screen]
+    let before: ScreenStack
     var progress: Double = 0
     /// The touch the request named (NG_REQF_TOUCH_DRIVEN), live or not.
     let namedTouch: UInt64?
@@ -26,7 +26,7 @@ struct Swipe {
     private(set) var decision: Decision = .none
     private(set) var sinceNs: Int64
 
-    init(requestID: UInt64, before: [Screen], touch: UInt64?, at t: Int64) {
+    init(requestID: UInt64, before: ScreenStack, touch: UInt64?, at t: Int64) {
         self.requestID = requestID
         self.before = before
         namedTouch = touch

@@ -1041,6 +1041,19 @@ struct ChainTests {
         #expect(statusOf { () throws(EngineError) in try other.add(to: e) } == NG_OK)
         #expect(add(g.descriptor) == NG_OK)
         #expect(e.guardCount == 2)
+        // A size ending inside `options` covers none of it: the partly
+        // covered pointer is not read (NG_HAS_FIELD), so no declarations.
+        for extra in 1..<MemoryLayout<UnsafeRawPointer>.size {
+            let p = makeDescriptor(id: "test.partial-options") {
+                $0.size = UInt32(NG_PLUGIN_DESCRIPTOR_MIN_SIZE) + UInt32(extra)
+                $0.options = UnsafePointer(bitPattern: 0x10)
+            }
+            guard case .success(let read) = GuardDescriptor.read(p) else {
+                Issue.record("size MIN+\(extra) was refused")
+                continue
+            }
+            #expect(read.d.options == nil, "size MIN+\(extra)")
+        }
         // A size claiming more than the host knows is read up to the host's
         // own sizeof, never past it.
         let (e2, _) = makeEngine()

@@ -224,7 +224,7 @@ private final class Run {
         case 40..<55:
             let track = Int32(rng.int(0...2))
             let busy = track == NG_TRACK_ALL ? (e.inFlight(S) != 0 || e.inFlight(B) != 0) : e.inFlight(track) != 0
-            let releasedToCancel = e.interactive?.decision == .cancel
+            let releasedToCancel = e.transitions.swipe?.decision == .cancel
             let st = statusOf { () throws(EngineError) in try e.finishTransition(track) }
             opLog.append("finish \(track) -> \(st)")
             if st != (!busy ? NG_E_NOT_FOUND : releasedToCancel ? NG_E_STATE : NG_OK) { fail("finish(\(track)) busy \(busy) -> \(st)") }
@@ -237,7 +237,7 @@ private final class Run {
         case 60..<67:
             let inFlight = e.isInteractive ? e.inFlight(S) : 0
             let hadArmed = !armed.isEmpty
-            let releasedToFinish = e.interactive?.decision == .finish
+            let releasedToFinish = e.transitions.swipe?.decision == .finish
             let st = statusOf { () throws(EngineError) in try e.cancelInteractive() }
             opLog.append("cancel -> \(st)")
             if st != (inFlight == 0 ? NG_E_NOT_FOUND : releasedToFinish ? NG_E_STATE : NG_OK) { fail("cancel -> \(st)") }
@@ -256,7 +256,7 @@ private final class Run {
             if st != NG_OK { fail("tick -> \(st)") }
             let now = e.now
             // A timed transition past its deadline has ended; so has every hold.
-            if !e.isInteractive, let t = e.screenTrack ?? e.barTrack, t.deadlineNs <= now {
+            if !e.isInteractive, let t = e.transitions.current, t.deadlineNs <= now {
                 fail("transition \(t.requestID) past its deadline still in flight")
             }
             var i = 0
@@ -307,13 +307,13 @@ private final class Run {
             drivenSwipe()
         case 121..<125:
             let finish = rng.chance(50)
-            let expected = !e.isInteractive ? NG_E_NOT_FOUND : (e.interactive!.decision == .none ? NG_OK : NG_E_STATE)
+            let expected = !e.isInteractive ? NG_E_NOT_FOUND : (e.transitions.swipe!.decision == .none ? NG_OK : NG_E_STATE)
             let st = statusOf { () throws(EngineError) in try e.releaseInteractive(finish: finish) }
             opLog.append("release finish \(finish) -> \(st)")
             if st != expected { fail("release -> \(st), expected \(expected)") }
             if st == NG_OK && e.trackView(S)?.swipe != (finish ? NG_SWIPE_FINISHING : NG_SWIPE_CANCELLING) { fail("release not kept") }
         default:
-            let decision = e.interactive?.decision
+            let decision = e.transitions.swipe?.decision
             let expected = decision == nil ? NG_E_NOT_FOUND : (decision == Swipe.Decision.none ? NG_E_STATE : NG_OK)
             let id = e.inFlight(S)
             let st = statusOf { () throws(EngineError) in try e.completeInteractive() }

@@ -460,7 +460,7 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
         #expect(e.nextDeadline() == 20_000_000)
 
         let d = heartbeatDescriptor().pointee
-        let inst = e.slots[0].instance
+        let inst = e.chain.slots[0].instance
         let known = "org.example.heartbeat/1".withCString { d.get_extension!(inst, $0) }
         #expect(known?.load(as: Int32.self) == 7)
         #expect("org.example.heartbeat/2".withCString { d.get_extension!(inst, $0) } == nil)
@@ -539,7 +539,7 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
 
 /// The Swift guard instance behind chain slot `i` (through the kit's box).
 func instance<G: AnyObject>(of: G.Type, in e: Engine, at i: Int) -> G? {
-    guard i < e.slots.count, let inst = e.slots[i].instance else { return nil }
+    guard i < e.chain.slots.count, let inst = e.chain.slots[i].instance else { return nil }
     return GuardBox.from(inst).instance as? G
 }
 

@@ -1,35 +1,5 @@
 import CNavGuard
 
-/// A touch from its began until its ended/cancelled arrives from the host.
-struct LiveTouch {
-    var id: UInt64
-    var view: UInt64
-    var state: Int32     // NG_TOUCH_STATE_*
-    var beganNs: Int64
-}
-
-/// Live touches, kept in a small array: a UI has a handful at most, and a
-/// linear scan beats hashing while allocating nothing in steady state.
-struct InputState {
-    var touches: [LiveTouch] = []
-    /// The touch whose began is being decided: a cancel of it while its
-    /// began's work drains turns the verdict into a drop instead of a
-    /// callback the host would get before the began itself.
-    var beganInProgress: UInt64?
-    var beganCancelled = false
-    init() { touches.reserveCapacity(16) }
-
-    @inline(__always)
-    func index(of id: UInt64) -> Int? {
-        var i = 0
-        while i < touches.count {
-            if touches[i].id == id { return i }
-            i += 1
-        }
-        return nil
-    }
-}
-
 /// The verdict on one event.
 public struct EventVerdict {
     public var verdict: Int32        // NG_VERDICT_*
@@ -48,7 +18,6 @@ public struct EventVerdict {
     }
 }
 
-public let maxLiveTouches = 64
 
 extension Engine {
     // MARK: Events
@@ -59,20 +28,14 @@ extension Engine {
         var v = route(ev)
         // What guards did through the host table in their on_event (cancel a
         // touch, finish a track, log) is applied before the verdict returns.
-        if queueHead < queue.count {
+        if run.hasWork {
             let began = ev.pointee.type == NG_EVENT_TOUCH && ev.pointee.phase == NG_TOUCH_BEGAN
-                && v.verdict == NG_VERDICT_DELIVER && depth == 0
-            if began {
-                input.beganInProgress = ev.pointee.touch_id
-                input.beganCancelled = false
-            }
+                && v.verdict == NG_VERDICT_DELIVER && run.depth == 0
+            if began { touches.startDeciding(ev.pointee.touch_id) }
             drain()
-            if began {
-                // Cancelled by what its own began set off: the host never
-                // saw it begin, so it is dropped, with no on_touch_cancel.
-                if input.beganCancelled { v = .drop(NG_REASON_CANCELLED, v.target) }
-                input.beganInProgress = nil
-            }
+            // Cancelled by what its own began set off: the host never saw it
+            // begin, so it is dropped, with no on_touch_cancel.
+            if began && touches.endDeciding() { v = .drop(NG_REASON_CANCELLED, v.target) }
         }
         return v
     }
@@ -81,7 +44,7 @@ extension Engine {
     func route(_ ev: UnsafePointer<ng_event>) -> EventVerdict {
         let e = ev.pointee
         let typeBit = UInt32(1) << UInt32(e.type)
-        let blocked = holdMaskCache & typeBit != 0
+        let blocked = holds.mask & typeBit != 0
         guard e.type == NG_EVENT_TOUCH else {
             var target: UInt64 = 0
             if e.flags & UInt32(NG_EVF_HAS_TARGET) != 0 { target = e.target_view }
@@ -91,67 +54,61 @@ extension Engine {
         }
         switch e.phase {
         case NG_TOUCH_BEGAN:
-            if input.index(of: e.touch_id) != nil { return .drop(NG_REASON_INVALID, 0) }
+            if touches.index(of: e.touch_id) != nil { return .drop(NG_REASON_INVALID, 0) }
             // Destroy cancels every touch until none is live: a callback
             // starting new ones meanwhile would keep it going forever.
             if destroying { return .drop(NG_REASON_IGNORING, 0) }
             let target = e.flags & UInt32(NG_EVF_HAS_TARGET) != 0 ? e.target_view
                 : (views.hitTest(Point(x: e.x, y: e.y)) ?? 0)
-            if input.touches.count >= maxLiveTouches { return .drop(NG_REASON_INVALID, target) }
+            if touches.isFull { return .drop(NG_REASON_INVALID, target) }
             var v: EventVerdict
             if blocked {
                 v = .drop(NG_REASON_IGNORING, target)
             } else {
                 v = vote(ev, target: target, flags: 0)
                 // A guard's hold begun inside this very vote blocks this touch too.
-                if v.verdict == NG_VERDICT_DELIVER && holdMaskCache & typeBit != 0 { v = .drop(NG_REASON_IGNORING, target) }
+                if v.verdict == NG_VERDICT_DELIVER && holds.mask & typeBit != 0 { v = .drop(NG_REASON_IGNORING, target) }
             }
             // A touch withheld at began stays withheld for its whole life.
-            input.touches.append(LiveTouch(id: e.touch_id, view: target,
-                                           state: v.verdict == NG_VERDICT_DELIVER ? NG_TOUCH_STATE_DELIVERED : NG_TOUCH_STATE_WITHHELD,
-                                           beganNs: now))
+            touches.began(LiveTouch(id: e.touch_id, view: target,
+                                    state: v.verdict == NG_VERDICT_DELIVER ? NG_TOUCH_STATE_DELIVERED : NG_TOUCH_STATE_WITHHELD,
+                                    beganNs: now))
             return v
         case NG_TOUCH_MOVED:
-            guard let i = input.index(of: e.touch_id) else { return .drop(NG_REASON_INVALID, 0) }
-            let t = input.touches[i]
+            guard let i = touches.index(of: e.touch_id) else { return .drop(NG_REASON_INVALID, 0) }
+            let t = touches[i]
             if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(NG_REASON_WITHHELD, t.view) }
             if t.state == NG_TOUCH_STATE_CANCELLED { return .drop(NG_REASON_CANCELLED, t.view) }
             // The finger driving a swipe back is followed through the
             // transition's own hold.
-            if blocked && interactive?.isDriving(t.id) != true { return .drop(NG_REASON_IGNORING, t.view) }
+            if blocked && transitions.swipe?.isDriving(t.id) != true { return .drop(NG_REASON_IGNORING, t.view) }
             return vote(ev, target: t.view, flags: 0)
         default: // ended, cancelled
-            guard let i = input.index(of: e.touch_id) else { return .drop(NG_REASON_INVALID, 0) }
-            let t = input.touches.remove(at: i)
+            guard let i = touches.index(of: e.touch_id) else { return .drop(NG_REASON_INVALID, 0) }
+            let t = touches.remove(at: i)
             if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(NG_REASON_WITHHELD, t.view) }
             if t.state == NG_TOUCH_STATE_CANCELLED { return .drop(NG_REASON_CANCELLED, t.view) }
-            if interactive?.isDriving(t.id) == true { interactive!.touchEnded(at: now) }
+            if transitions.swipe?.isDriving(t.id) == true { transitions.swipe!.touchEnded(at: now) }
             // A delivered touch always gets its end, at the view it began on.
             _ = vote(ev, target: t.view, flags: UInt32(NG_GEVF_FINAL))
             return .deliver(t.view)
         }
     }
 
-    @inline(__always)
-    func drainIfIdle() {
-        if queueHead < queue.count { drain() }
-    }
-
     /// Walk the event hooks; the first drop wins.
     @inline(__always)
     func vote(_ ev: UnsafePointer<ng_event>, target: UInt64, flags: UInt32) -> EventVerdict {
-        if eventHookCount == 0 { return .deliver(target) }
+        if chain.eventHookCount == 0 { return .deliver(target) }
         var g = ng_guard_event()
         g.size = UInt32(MemoryLayout<ng_guard_event>.size)
         g.flags = flags
         g.event = ev
         g.target_view = target
         var verdict = ng_verdict()
-        inVote = true
-        depth += 1
-        defer { inVote = false; depth -= 1 }
-        let hooks = eventHooks
-        let count = eventHookCount
+        run.beginVote()
+        defer { run.endVote() }
+        let hooks = chain.eventHooks
+        let count = chain.eventHookCount
         var i = 0
         while i < count {
             let h = hooks[i]
@@ -161,7 +118,7 @@ extension Engine {
             if v != NG_VOTE_ALLOW && flags & UInt32(NG_GEVF_FINAL) == 0 {
                 var reason = verdict.reason
                 if v != NG_VOTE_REFUSE || reason <= NG_REASON_NONE || reason >= NG_REASON_COUNT { reason = NG_REASON_POLICY }
-                return .drop(reason, target, slots[h.slot].guardID)
+                return .drop(reason, target, chain[h.slot].guardID)
             }
             i += 1
         }
@@ -177,20 +134,15 @@ extension Engine {
     @discardableResult
     public func cancelTouches(_ id: UInt64) -> Int {
         var n = 0
-        for i in input.touches.indices where input.touches[i].state == NG_TOUCH_STATE_DELIVERED && (id == 0 || input.touches[i].id == id) {
-            if interactive?.isDriving(input.touches[i].id) == true {
+        for i in touches.indices where touches[i].state == NG_TOUCH_STATE_DELIVERED && (id == 0 || touches[i].id == id) {
+            if transitions.swipe?.isDriving(touches[i].id) == true {
                 if id == 0 { continue }
-                interactive!.touchEnded(at: now)
+                transitions.swipe!.touchEnded(at: now)
             }
             n += 1
-            if input.touches[i].id == input.beganInProgress {
-                // Its began becomes a drop: withheld, as any dropped began, no callback.
-                input.touches[i].state = NG_TOUCH_STATE_WITHHELD
-                input.beganCancelled = true
-                continue
-            }
-            input.touches[i].state = NG_TOUCH_STATE_CANCELLED
-            queue.append(.note(.touchCancelled(touchInfo(input.touches[i]))))
+            // The touch whose began is being decided becomes a drop:
+            // withheld, as any dropped began, with no callback.
+            if touches.cancel(at: i) { run.append(.note(.touchCancelled(touches.info(at: i)))) }
         }
         return n
     }
@@ -198,31 +150,17 @@ extension Engine {
     /// Called by a guard through touch_cancel.
     func guardCancelTouch(_ id: UInt64) -> Bool {
         let n = cancelTouches(id)
-        if !inVote { drain() }
+        drain()
         return n > 0
     }
 
-    func touchInfo(_ t: LiveTouch) -> ng_touch_info {
-        var info = ng_touch_info()
-        info.size = UInt32(MemoryLayout<ng_touch_info>.size)
-        info.state = t.state
-        info.touch_id = t.id
-        info.view_id = t.view
-        info.began_ns = t.beganNs
-        return info
-    }
-
-    public var touchCount: Int { input.touches.count }
+    public var touchCount: Int { touches.count }
     public func touch(at i: Int) -> ng_touch_info? {
-        i >= 0 && i < input.touches.count ? touchInfo(input.touches[i]) : nil
+        i >= 0 && i < touches.count ? touches.info(at: i) : nil
     }
 
     /// Delivered live touches bound to a view.
-    public func deliveredTouches(on view: UInt64) -> Int {
-        var n = 0
-        for t in input.touches where t.view == view && t.state == NG_TOUCH_STATE_DELIVERED { n += 1 }
-        return n
-    }
+    public func deliveredTouches(on view: UInt64) -> Int { touches.delivered(on: view) }
 
     // MARK: Views
 
@@ -235,16 +173,15 @@ extension Engine {
     /// screens' views under the finger).
     public func removeView(_ id: UInt64) throws(ViewTreeError) {
         var gone: [Int] = []
-        for i in input.touches.indices where input.touches[i].state == NG_TOUCH_STATE_DELIVERED
-            && interactive?.isDriving(input.touches[i].id) != true {
-            let v = input.touches[i].view
+        for i in touches.indices where touches[i].state == NG_TOUCH_STATE_DELIVERED
+            && transitions.swipe?.isDriving(touches[i].id) != true {
+            let v = touches[i].view
             if v == id || views.isAncestor(id, of: v) { gone.append(i) }
         }
         try views.remove(id)
         var cancelled = false
-        for i in gone {
-            input.touches[i].state = NG_TOUCH_STATE_CANCELLED
-            queue.append(.note(.touchCancelled(touchInfo(input.touches[i]))))
+        for i in gone where touches.cancel(at: i) {
+            run.append(.note(.touchCancelled(touches.info(at: i))))
             cancelled = true
         }
         if cancelled { drain() }

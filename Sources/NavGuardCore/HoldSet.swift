@@ -1,0 +1,134 @@
+import CNavGuard
+
+struct Hold {
+    var token: UInt64
+    var label: CStr?
+    var mask: UInt32
+    var beganNs: Int64
+    var deadlineNs: Int64
+    var owner: Actor
+
+    /// The one rule for how a hold ends when someone ends it: by its owner
+    /// (or the host, which may end any hold) it ENDED; by another guard it
+    /// was RELEASED from under its owner.
+    func endReason(by actor: Actor) -> Int32 {
+        actor == .host || actor == owner ? NG_HOLD_ENDED : NG_HOLD_RELEASED
+    }
+}
+
+/// The live holds (input blocks) and the union of their masks.
+///
+/// Invariants:
+///  * `mask` is the union of the live holds' masks: every event reads it,
+///    so it is kept, not computed;
+///  * tokens are unique and increase; an ended hold's token is never reused;
+///  * at most `Limits.maxHolds` holds, each with a non-zero mask.
+struct HoldSet {
+    private(set) var holds: [Hold] = []
+    private(set) var mask: UInt32 = 0
+    private var nextToken: UInt64 = 1
+
+    init() { holds.reserveCapacity(16) }
+
+    var count: Int { holds.count }
+    var isEmpty: Bool { holds.isEmpty }
+    subscript(i: Int) -> Hold { holds[i] }
+
+    /// Add a hold; `mask` 0 means NG_MASK_DEFAULT, `maxDurationNs` 0 no limit.
+    mutating func begin(label: CStr?, mask requested: UInt32, maxDurationNs: Int64, at t: Int64,
+                        owner: Actor) throws(EngineError) -> Hold {
+        guard requested & ~UInt32(NG_MASK_ALL) == 0 else { throw EngineError(NG_E_RANGE, "unknown bits in the event mask") }
+        guard maxDurationNs >= 0 else { throw EngineError(NG_E_RANGE, "negative hold duration") }
+        guard holds.count < Limits.maxHolds else { throw EngineError(NG_E_NO_MEMORY, "too many live holds (\(Limits.maxHolds))") }
+        let m = requested == 0 ? UInt32(NG_MASK_DEFAULT) : requested
+        var deadline = Limits.noDeadline
+        if maxDurationNs > 0 {
+            let (sum, o) = t.addingReportingOverflow(maxDurationNs)
+            deadline = o ? Limits.noDeadline - 1 : sum
+        }
+        let h = Hold(token: nextToken, label: label, mask: m, beganNs: t, deadlineNs: deadline, owner: owner)
+        nextToken += 1
+        holds.append(h)
+        mask |= m
+        return h
+    }
+
+    func index(of token: UInt64) -> Int? { holds.firstIndex { $0.token == token } }
+    func index(ownedBy actor: Actor) -> Int? { holds.firstIndex { $0.owner == actor } }
+
+    mutating func remove(at i: Int) -> Hold {
+        let h = holds.remove(at: i)
+        var m: UInt32 = 0
+        for x in holds { m |= x.mask }
+        mask = m
+        return h
+    }
+
+    /// The expired hold with the earliest deadline (ties: the older), or nil.
+    func earliestExpired(at t: Int64) -> Int? {
+        var best: Int?
+        for (i, h) in holds.enumerated() where h.deadlineNs <= t {
+            if best == nil || h.deadlineNs < holds[best!].deadlineNs { best = i }
+        }
+        return best
+    }
+
+    var earliestDeadline: Int64 {
+        var d = Limits.noDeadline
+        for h in holds { d = min(d, h.deadlineNs) }
+        return d
+    }
+
+    /// A live hold as hosts and guards see it (ng_hold_view).
+    func view(at i: Int) -> ng_hold_view? {
+        guard i >= 0 && i < holds.count else { return nil }
+        let h = holds[i]
+        var v = ng_hold_view()
+        v.size = UInt32(MemoryLayout<ng_hold_view>.size)
+        v.token = h.token
+        v.label = h.label.map { UnsafePointer($0.pointer) }
+        v.mask = h.mask
+        v.began_ns = h.beganNs
+        v.deadline_ns = h.deadlineNs
+        return v
+    }
+}
+
+extension Engine {
+    // MARK: Holds
+
+    public var holdMask: UInt32 { holds.mask }
+    public var holdCount: Int { holds.count }
+
+    public func holdInfo(at i: Int) -> (token: UInt64, label: CStr?, mask: UInt32, began: Int64, deadline: Int64)? {
+        guard i >= 0 && i < holds.count else { return nil }
+        let h = holds[i]
+        return (h.token, h.label, h.mask, h.beganNs, h.deadlineNs)
+    }
+
+    public func holdView(at i: Int) -> ng_hold_view? { holds.view(at: i) }
+
+    public func beginHold(label: CStr?, mask: UInt32, maxDurationNs: Int64, by actor: Actor = .host) throws(EngineError) -> UInt64 {
+        guard !destroying else { throw EngineError(NG_E_STATE, "the context is being destroyed") }
+        let h = try holds.begin(label: label, mask: mask, maxDurationNs: maxDurationNs, at: now, owner: actor)
+        run.append(.note(.holdBegan(token: h.token, label: label, mask: h.mask)))
+        // Input became blocked for touches: every delivered live touch gets
+        // its cancel now, so no control stays highlighted (seed 000).
+        if h.mask & UInt32(NG_MASK_TOUCH) != 0 { cancelTouches(0) }
+        drain()
+        return h.token
+    }
+
+    public func endHold(_ token: UInt64, by actor: Actor = .host) throws(EngineError) {
+        guard holds.index(of: token) != nil else {
+            throw EngineError(NG_E_NOT_FOUND, "hold \(token) is not live (unknown or already ended)")
+        }
+        act(.holdEnd(token: token, by: actor))
+    }
+
+    func removeHold(at i: Int, reason: Int32) {
+        let h = holds.remove(at: i)
+        run.append(.note(.holdEnded(HoldEndRecord(token: h.token, label: h.label, mask: h.mask, reason: reason,
+                                                  beganNs: h.beganNs, endedNs: now))))
+    }
+}

@@ -1,0 +1,189 @@
+import CNavGuard
+
+extension Engine {
+    // MARK: Requests
+
+    public func allocateRequestID() -> UInt64 {
+        defer { nextRequestID &+= 1 }
+        return nextRequestID
+    }
+
+    public func setRoot(_ root: Screen) throws(EngineError) {
+        guard stack.isEmpty else { throw EngineError(NG_E_STATE, "the stack already has a root; use a replace-stack request to change it") }
+        guard root.id != 0 else { throw EngineError(NG_E_RANGE, "screen id 0 is reserved") }
+        stack.push(root)
+    }
+
+    /// Replace the stack without transitions (snapshot restore).
+    public func restore(_ screens: [Screen]) throws(EngineError) {
+        guard run.depth == 0 else { throw EngineError(NG_E_CALLBACK, "restore is not allowed inside a callback") }
+        guard transitions.isIdle else { throw EngineError(NG_E_STATE, "a transition is in flight") }
+        if let msg = ScreenStack.problem(screens) { throw EngineError(NG_E_RANGE, msg) }
+        stack.replace(with: screens)
+    }
+
+
+    /// Submit a request. Inside a callback it is queued (NG_OUTCOME_QUEUED).
+    @discardableResult
+    public func submit(_ request: Request) -> SubmitResult {
+        var r = request
+        if r.id == 0 { r.id = allocateRequestID() }
+        // After destroy() nothing drains again: evaluate() drops at once.
+        if run.isBusy {
+            run.append(.evaluate(r))
+            return SubmitResult(status: NG_OUTCOME_QUEUED, requestID: r.id, reason: NG_REASON_NONE, guardID: nil, message: nil)
+        }
+        let res = evaluate(r)
+        drain()
+        return res
+    }
+
+    /// Core rules that do not depend on guards.
+    func coreRule(_ r: Request) -> (reason: Int32, message: String)? {
+        if let m = r.invalidMessage { return (NG_REASON_INVALID, m) }
+        // A swipe released to cancel is judged by the stack it settles back to.
+        let stack = settledStack
+        if stack.isEmpty { return (NG_REASON_INVALID, "the stack has no root yet") }
+        switch r.kind {
+        case NG_REQ_PUSH:
+            guard let s = r.screen else { return (NG_REASON_INVALID, "push without a screen") }
+            if s.id == 0 { return (NG_REASON_INVALID, "screen id 0 is reserved") }
+            if stack.contains(id: s.id) { return (NG_REASON_DUPLICATE, "screen id \(s.id) is already in the stack") }
+            if stack.count >= Limits.maxStack { return (NG_REASON_INVALID, "the stack is full (\(Limits.maxStack) screens)") }
+        case NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK, NG_REQ_POP_TO_ROOT:
+            if stack.count <= 1 { return (NG_REASON_AT_ROOT, "only the root is on the stack") }
+            if let id = r.drivingTouch, let m = drivingTouchProblem(id) { return (NG_REASON_INVALID, m) }
+        case NG_REQ_POP_TO:
+            guard let i = stack.lastIndex(of: r.targetID) else {
+                return (NG_REASON_NOT_FOUND, "screen \(r.targetID) is not in the stack")
+            }
+            if i == stack.count - 1 { return (NG_REASON_INVALID, "screen \(r.targetID) is already on top") }
+        case NG_REQ_REPLACE_STACK:
+            if let m = ScreenStack.problem(r.screens) { return (NG_REASON_INVALID, m) }
+        default:
+            return (NG_REASON_INVALID, "unknown request kind \(r.kind)")
+        }
+        return nil
+    }
+
+    /// The stack once the swipe in flight (if any) settles as decided.
+    var settledStack: ScreenStack {
+        if let s = transitions.swipe, s.decision == .cancel { return s.before }
+        return stack
+    }
+
+    /// Why a touch cannot drive an interactive back, or nil.
+    func drivingTouchProblem(_ id: UInt64) -> String? {
+        guard let i = touches.index(of: id) else { return "driving touch \(id) is not a live touch (submit its began first)" }
+        switch touches[i].state {
+        case NG_TOUCH_STATE_DELIVERED: return nil
+        case NG_TOUCH_STATE_WITHHELD: return "driving touch \(id) was withheld at began (its began was dropped)"
+        default: return "driving touch \(id) was cancelled"
+        }
+    }
+
+    /// Decide a request (fresh or re-evaluated after deferral) and apply it.
+    func evaluate(_ r: Request) -> SubmitResult {
+        let reevaluation = r.attempt > 0
+        if destroying {
+            finish(r, outcome: NG_OUTCOME_DROPPED, reason: NG_REASON_DESTROYED, by: .host, message: nil)
+            return SubmitResult(status: NG_OUTCOME_DROPPED, requestID: r.id, reason: NG_REASON_DESTROYED, guardID: nil, message: nil)
+        }
+        if let (reason, msg) = coreRule(r) {
+            let out = reevaluation ? NG_OUTCOME_DROPPED : NG_OUTCOME_REFUSED
+            let m = CStr(msg)
+            finish(r, outcome: out, reason: reason, by: .host, message: m)
+            return SubmitResult(status: out, requestID: r.id, reason: reason, guardID: nil, message: m)
+        }
+        let v = runRequestChain(r)
+        guard let slot = v.slot else {
+            apply(r)
+            return SubmitResult(status: NG_OUTCOME_APPLIED, requestID: r.id, reason: NG_REASON_NONE, guardID: nil, message: nil)
+        }
+        if v.vote == NG_VOTE_DEFER {
+            deferred.append(r, slot: slot)
+            return SubmitResult(status: NG_OUTCOME_DEFERRED, requestID: r.id, reason: NG_REASON_NONE,
+                                guardID: chain[slot].guardID, message: nil)
+        }
+        let out = reevaluation ? NG_OUTCOME_DROPPED : NG_OUTCOME_REFUSED
+        finish(r, outcome: out, reason: v.reason, by: .guardSlot(slot), message: v.message)
+        return SubmitResult(status: out, requestID: r.id, reason: v.reason, guardID: chain[slot].guardID, message: v.message)
+    }
+
+    /// Queue the request's one outcome. `actor` is who decided it (a guard's
+    /// id is reported; the core's own rules and the host report none).
+    func finish(_ r: Request, outcome: Int32, reason: Int32, by actor: Actor, message: CStr?) {
+        let rec = OutcomeRecord(requestID: r.id, kind: r.kind, outcome: outcome, reason: reason,
+                                source: r.source, guardID: actor.slot.map { chain[$0].guardID },
+                                message: message)
+        run.append(.note(.outcome(rec)))
+    }
+
+    /// Apply an allowed request: change the stack and start its transition.
+    func apply(_ r: Request) {
+        interruptInFlight()
+        let from = stack.topID
+        // Only an interactive back keeps the old stack (to roll back); a copy
+        // for every request would make the mutation below reallocate.
+        let before = r.kind == NG_REQ_INTERACTIVE_BACK ? stack : ScreenStack()
+        switch r.kind {
+        case NG_REQ_PUSH: stack.push(r.screen!)
+        case NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK: stack.pop()
+        case NG_REQ_POP_TO:
+            if let i = stack.lastIndex(of: r.targetID) { stack.pop(after: i) }
+        case NG_REQ_POP_TO_ROOT: stack.pop(after: 0)
+        case NG_REQ_REPLACE_STACK: stack.replace(with: r.screens)
+        default: break
+        }
+        finish(r, outcome: NG_OUTCOME_APPLIED, reason: NG_REASON_NONE, by: .host, message: nil)
+        let to = stack.topID
+        // The screen on display stays: nothing to show (UIKit runs no
+        // transition for setViewControllers with the same top either).
+        if r.kind == NG_REQ_REPLACE_STACK && to == from { return }
+        let t = now
+        var track = Track(requestID: r.id, kind: r.kind, flags: 0, beganNs: t, deadlineNs: Limits.noDeadline,
+                          fromID: from, toID: to)
+        if r.kind == NG_REQ_INTERACTIVE_BACK {
+            track.flags = UInt32(NG_TRANSF_ANIMATED | NG_TRANSF_INTERACTIVE)
+            if r.drivingTouch != nil { track.flags |= UInt32(NG_TRANSF_TOUCH_DRIVEN) }
+            let swipe = Swipe(requestID: r.id, before: before, touch: r.drivingTouch, at: t)
+            transitions.start(track, swipe: swipe, into: &run)
+        } else if r.animated {
+            if r.timed {
+                let d = r.durationNs > 0 ? r.durationNs : defaultDurationNs
+                let (sum, o) = t.addingReportingOverflow(d)
+                track.deadlineNs = o ? Limits.noDeadline - 1 : sum
+            }
+            track.flags = UInt32(NG_TRANSF_ANIMATED)
+            transitions.start(track, swipe: nil, into: &run)
+        } else {
+            // Non-animated: the whole transition completes synchronously.
+            run.noteTransition(NG_TRACK_SCREEN, NG_PHASE_WILL, flags: 0, track)
+            run.noteTransition(NG_TRACK_BAR, NG_PHASE_WILL, flags: 0, track)
+            run.noteTransition(NG_TRACK_BAR, NG_PHASE_DID, flags: 0, track)
+            run.noteTransition(NG_TRACK_SCREEN, NG_PHASE_DID, flags: 0, track)
+        }
+    }
+
+    // MARK: Deferred requests (host services of the deferring guard)
+
+    public var deferredCount: Int { deferred.count }
+    public func deferredRequest(at i: Int) -> Request? { i >= 0 && i < deferred.count ? deferred[i] : nil }
+
+    /// The deferring guard re-submits its request: evaluated in order, after
+    /// the work already queued.
+    func deferredApply(_ id: UInt64, slot: Int) -> Bool {
+        guard var r = deferred.take(id, slot: slot) else { return false }
+        r.attempt += 1
+        run.append(.evaluate(r))
+        drain()
+        return true
+    }
+
+    func deferredDrop(_ id: UInt64, slot: Int, reason: Int32, message: CStr?) -> Bool {
+        guard deferred.contains(id, slot: slot) else { return false }
+        let rs = reason > NG_REASON_NONE && reason < NG_REASON_COUNT ? reason : NG_REASON_POLICY
+        act(.deferredDrop(requestID: id, slot: slot, reason: rs, message: message))
+        return true
+    }
+}

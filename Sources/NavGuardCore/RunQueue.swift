@@ -1,0 +1,102 @@
+import CNavGuard
+
+/// A notification waiting to be delivered to guards and the observer.
+enum Note {
+    case outcome(OutcomeRecord)
+    case transition(ng_transition_event)
+    case holdBegan(token: UInt64, label: CStr?, mask: UInt32)
+    case holdEnded(HoldEndRecord)
+    // The guard id is kept, not the slot: a guard whose create failed is
+    // gone from the chain by the time its log is delivered.
+    case report(guardID: UnsafePointer<CChar>?, text: CStr)
+    case log(guardID: UnsafePointer<CChar>?, severity: Int32, message: CStr)
+    case touchCancelled(ng_touch_info)
+}
+
+/// An action a guard asked for. Inside a vote it is queued and applied after
+/// the vote (a guard may not change what the chain is deciding); elsewhere it
+/// is applied at once. `Engine.act` is the one place that chooses.
+enum GuardAction {
+    case finish(track: Int32, requestID: UInt64)
+    case cancelInteractive(requestID: UInt64)
+    case holdEnd(token: UInt64, by: Actor)
+    case deferredDrop(requestID: UInt64, slot: Int, reason: Int32, message: CStr?)
+}
+
+/// Work run to completion, in order, after the callback that caused it.
+enum Work {
+    case note(Note)
+    case evaluate(Request)
+    case action(GuardAction)
+}
+
+/// The run-to-completion queue and the re-entrancy state around it.
+///
+/// Invariants:
+///  * work runs in the order it was queued, each item once;
+///  * nothing runs while `depth > 0` (a callback or guard hook is on the
+///    stack) or while a drain is already running: callbacks never nest
+///    inside work, work waits for the callback that caused it to return;
+///  * `inVote` implies `depth > 0`: a vote is a guard hook.
+struct RunQueue {
+    private var items: [Work] = []
+    private var head = 0
+    /// > 0 while a callback or guard hook runs.
+    var depth = 0
+    var draining = false
+    /// A guard's on_request or on_event runs: its actions wait for the verdict.
+    private(set) var inVote = false
+
+    init() { items.reserveCapacity(64) }
+
+    var hasWork: Bool { head < items.count }
+    /// Inside a callback, a hook or a drain: work queued now runs later.
+    var isBusy: Bool { depth > 0 || draining }
+
+    mutating func append(_ w: Work) { items.append(w) }
+
+    /// The next item, consumed; the storage is kept for the next burst.
+    mutating func take() -> Work? {
+        guard head < items.count else {
+            if head > 0 {
+                items.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return nil
+        }
+        let w = items[head]
+        items[head] = .action(.finish(track: 0, requestID: 0))   // drop references early
+        head += 1
+        return w
+    }
+
+    mutating func beginVote() {
+        inVote = true
+        depth += 1
+    }
+
+    mutating func endVote() {
+        inVote = false
+        depth -= 1
+    }
+
+    mutating func noteTransition(_ track: Int32, _ phase: Int32, flags: UInt32, _ t: Track, to: UInt64? = nil) {
+        var e = ng_transition_event()
+        e.size = UInt32(MemoryLayout<ng_transition_event>.size)
+        e.track = track
+        e.phase = phase
+        e.flags = flags
+        e.request_id = t.requestID
+        e.kind = t.kind
+        e.from_id = t.fromID
+        e.to_id = to ?? t.toID
+        items.append(.note(.transition(e)))
+    }
+
+    /// Destroy resets the flags: nothing above it is still running.
+    mutating func resetForDestroy() {
+        depth = 0
+        draining = false
+        inVote = false
+    }
+}

@@ -1,0 +1,211 @@
+import CNavGuard
+
+/// One transition track in flight.
+struct Track {
+    var requestID: UInt64
+    var kind: Int32
+    var flags: UInt32
+    var beganNs: Int64
+    var deadlineNs: Int64
+    var fromID: UInt64
+    var toID: UInt64
+}
+
+/// The two transition tracks (screen and bar) and the swipe back, if any.
+///
+/// Invariants:
+///  * a request starts both tracks together; each then ends on its own
+///    (the bar's DID before the screen's when both end at once);
+///  * `swipe` is non-nil only while a track is in flight, and an interactive
+///    back's tracks end (or roll back) together;
+///  * an interactive back has no deadline: only its release and completion,
+///    a newer request or a guard end it.
+struct Transitions {
+    private(set) var screen: Track?
+    private(set) var bar: Track?
+    var swipe: Swipe?
+
+    var isIdle: Bool { screen == nil && bar == nil }
+    /// The transition in flight on either track.
+    var current: Track? { screen ?? bar }
+
+    func track(_ which: Int32) -> Track? {
+        switch which {
+        case NG_TRACK_SCREEN: return screen
+        case NG_TRACK_BAR: return bar
+        default: return current
+        }
+    }
+
+    /// When a timed transition in flight is due, or NG_NO_DEADLINE.
+    var deadline: Int64 {
+        guard swipe == nil, let t = current else { return Limits.noDeadline }
+        return t.deadlineNs
+    }
+
+    /// Whether a timed transition in flight has reached its deadline.
+    func isDue(at t: Int64) -> Bool {
+        guard swipe == nil, let c = current else { return false }
+        return c.deadlineNs <= t
+    }
+
+    /// Start both tracks (WILL on each).
+    mutating func start(_ t: Track, swipe s: Swipe?, into q: inout RunQueue) {
+        screen = t
+        bar = t
+        swipe = s
+        q.noteTransition(NG_TRACK_SCREEN, NG_PHASE_WILL, flags: t.flags, t)
+        q.noteTransition(NG_TRACK_BAR, NG_PHASE_WILL, flags: t.flags, t)
+    }
+
+    /// End a track (or both: NG_TRACK_ALL, and always for a swipe). Returns
+    /// false when nothing was in flight there.
+    @discardableResult
+    mutating func end(_ which: Int32, extraFlags: UInt32, into q: inout RunQueue) -> Bool {
+        let both = which == NG_TRACK_ALL || swipe != nil
+        var ended = false
+        if both || which == NG_TRACK_BAR, let t = bar {
+            bar = nil
+            q.noteTransition(NG_TRACK_BAR, NG_PHASE_DID, flags: t.flags | extraFlags, t)
+            ended = true
+        }
+        if both || which == NG_TRACK_SCREEN, let t = screen {
+            screen = nil
+            q.noteTransition(NG_TRACK_SCREEN, NG_PHASE_DID, flags: t.flags | extraFlags, t)
+            ended = true
+        }
+        if isIdle { swipe = nil }
+        return ended
+    }
+
+    /// Roll a swipe back: CANCELLED on both tracks (to = from). Returns the
+    /// stack to restore, or nil when no swipe is in flight.
+    mutating func rollBack(extraFlags: UInt32, into q: inout RunQueue) -> ScreenStack? {
+        guard let s = swipe else { return nil }
+        swipe = nil
+        if let t = bar {
+            bar = nil
+            q.noteTransition(NG_TRACK_BAR, NG_PHASE_CANCELLED, flags: t.flags | extraFlags, t, to: t.fromID)
+        }
+        if let t = screen {
+            screen = nil
+            q.noteTransition(NG_TRACK_SCREEN, NG_PHASE_CANCELLED, flags: t.flags | extraFlags, t, to: t.fromID)
+        }
+        return s.before
+    }
+
+    /// Forget everything in flight without a notice (destroy).
+    mutating func clear() {
+        screen = nil
+        bar = nil
+        swipe = nil
+    }
+
+    /// A track in flight as hosts and guards see it (ng_track_info).
+    func view(_ which: Int32) -> ng_track_info? {
+        guard let t = track(which) else { return nil }
+        var info = ng_track_info()
+        info.size = UInt32(MemoryLayout<ng_track_info>.size)
+        info.request_id = t.requestID
+        info.kind = t.kind
+        info.flags = t.flags
+        info.began_ns = t.beganNs
+        info.deadline_ns = swipe == nil ? t.deadlineNs : Limits.noDeadline
+        if let s = swipe {
+            info.progress = s.progress
+            info.driving_touch = s.namedTouch ?? 0
+            info.swipe_since_ns = s.sinceNs
+            info.swipe = s.state
+        }
+        return info
+    }
+}
+
+extension Engine {
+    // MARK: Transitions
+
+    public var isInteractive: Bool { transitions.swipe != nil }
+    public var interactiveProgress: Double { transitions.swipe?.progress ?? 0 }
+
+    /// The request id of the transition in flight on a track, or 0.
+    public func inFlight(_ track: Int32) -> UInt64 {
+        (track == NG_TRACK_SCREEN ? transitions.screen : transitions.bar)?.requestID ?? 0
+    }
+
+    /// A track in flight as hosts and guards see it (ng_track_info).
+    public func trackView(_ track: Int32) -> ng_track_info? {
+        guard track == NG_TRACK_SCREEN || track == NG_TRACK_BAR else { return nil }
+        return transitions.view(track)
+    }
+
+    /// The host (or a guard, `forced`) ends a track. Inside a guard's vote
+    /// the effect is applied after the vote.
+    public func finishTransition(_ track: Int32, forced: Bool = false) throws(EngineError) {
+        guard track >= NG_TRACK_SCREEN && track <= NG_TRACK_ALL else { throw EngineError(NG_E_RANGE, "track \(track) is not NG_TRACK_SCREEN, NG_TRACK_BAR or NG_TRACK_ALL") }
+        guard let t = transitions.track(track) else { throw EngineError(NG_E_NOT_FOUND, "no transition in flight on that track") }
+        if transitions.swipe?.decision == .cancel {
+            throw EngineError(NG_E_STATE, "the interactive back was released to cancel; complete it with ng_interactive_complete")
+        }
+        if forced {
+            act(.finish(track: track, requestID: t.requestID))
+        } else {
+            transitions.end(track, extraFlags: 0, into: &run)
+            drain()
+        }
+    }
+
+    public func updateInteractive(_ progress: Double) throws(EngineError) {
+        guard progress.isFinite, progress >= 0, progress <= 1 else { throw EngineError(NG_E_RANGE, "progress must be within 0...1") }
+        guard transitions.swipe != nil else { throw EngineError(NG_E_NOT_FOUND, "no interactive back in flight") }
+        transitions.swipe!.progress = progress
+    }
+
+    /// The host (or, `forced`, a guard) cancels the swipe: it rolls back.
+    public func cancelInteractive(forced: Bool = false) throws(EngineError) {
+        guard let s = transitions.swipe else { throw EngineError(NG_E_NOT_FOUND, "no interactive back in flight") }
+        if s.decision == .finish {
+            throw EngineError(NG_E_STATE, "the interactive back was released to finish; complete it with ng_interactive_complete")
+        }
+        if forced {
+            act(.cancelInteractive(requestID: s.requestID))
+        } else {
+            rollBack(extraFlags: 0)
+            drain()
+        }
+    }
+
+    /// The host let go: record the decided direction (nothing fires yet).
+    public func releaseInteractive(finish: Bool) throws(EngineError) {
+        guard transitions.swipe != nil else { throw EngineError(NG_E_NOT_FOUND, "no interactive back in flight") }
+        try transitions.swipe!.release(finish: finish, at: now)
+    }
+
+    /// The settle animation ended: complete in the decided direction.
+    public func completeInteractive() throws(EngineError) {
+        guard let s = transitions.swipe else { throw EngineError(NG_E_NOT_FOUND, "no interactive back in flight (a late completion after the watchdog's is harmless)") }
+        switch s.decision {
+        case .none:
+            throw EngineError(NG_E_STATE, "the interactive back is not released; call ng_interactive_release first (or end it with ng_transition_finish / ng_interactive_cancel)")
+        case .finish:
+            try finishTransition(NG_TRACK_ALL)
+        case .cancel:
+            try cancelInteractive()
+        }
+    }
+
+    func rollBack(extraFlags: UInt32) {
+        if let before = transitions.rollBack(extraFlags: extraFlags, into: &run) { stack = before }
+    }
+
+    /// Without a guard that refuses or defers, a request applied while a
+    /// transition is in flight first ends it: an interactive back ends in its
+    /// decided direction (an undecided one commits).
+    func interruptInFlight() {
+        if transitions.isIdle { return }
+        if transitions.swipe?.decision == .cancel {
+            rollBack(extraFlags: UInt32(NG_TRANSF_INTERRUPTED))
+        } else {
+            transitions.end(NG_TRACK_ALL, extraFlags: UInt32(NG_TRANSF_INTERRUPTED), into: &run)
+        }
+    }
+}
