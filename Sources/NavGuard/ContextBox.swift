@@ -152,12 +152,17 @@ func monotonicNow() -> Int64 {
 func withContext(_ handle: OpaquePointer?, _ body: (ContextBox) -> ng_status) -> ng_status {
     var status = NG_OK
     guard let box = registry.owned(handle, &status) else { return status }
-    return body(box)
+    // Borrowed, not retained: the owner's call cannot race its destruction.
+    return box._withUnsafeGuaranteedRef(body)
 }
 
 /// The engine's owner check: host-table calls from a guard's own thread are
-/// refused (the argument is the registry slot).
-let ownerCheck: @convention(c) (Int) -> Bool = { slot in registry.isOwner(slot: slot) }
+/// refused. The argument is the address of the slot's owner word (registry
+/// memory is never freed): every host-table call makes this check, so it
+/// reads one word and pthread_self, nothing more.
+let ownerCheck: @convention(c) (Int) -> Bool = { word in
+    UnsafePointer<Atomic<UInt>>(bitPattern: word)!.pointee.load(ordering: .relaxed) == currentThread()
+}
 
 extension ContextBox {
     func engineTouchCancelled(_ touch: ng_touch_info) {

@@ -110,7 +110,7 @@ public func ng_context_create(_ options: UnsafePointer<ng_options>?, _ out: Unsa
     guard let handle = registry.insert(box) else { return NG_E_NO_MEMORY }
     box.handle = handle
     engine.observer = box
-    engine.ownerCheck = OwnerCheck(check: ownerCheck, arg: box.slot)
+    engine.ownerCheck = OwnerCheck(check: ownerCheck, arg: registry.ownerWord(slot: box.slot))
     out.pointee = handle
     return NG_OK
 }
@@ -152,7 +152,7 @@ public func ng_errmsg(_ ctx: OpaquePointer?) -> UnsafePointer<CChar>! {
         return st == NG_E_THREAD ? staticC("the context belongs to another thread (NG_E_THREAD)")
                                  : staticC("invalid context handle (NULL, destroyed or foreign)")
     }
-    return UnsafePointer(box.errbuf)
+    return UnsafePointer(box.takeUnretainedValue().errbuf)
 }
 
 // MARK: Stack

@@ -64,7 +64,7 @@ final class Registry: @unchecked Sendable {
     /// The box of a live handle whose owner is the calling thread; otherwise
     /// nil and NG_E_HANDLE or NG_E_THREAD. Lock-free.
     @inline(__always)
-    func owned(_ handle: OpaquePointer?, _ status: inout ng_status) -> ContextBox? {
+    func owned(_ handle: OpaquePointer?, _ status: inout ng_status) -> Unmanaged<ContextBox>? {
         guard let (slot, gen) = decode(handle) else { status = NG_E_HANDLE; return nil }
         let owner = owners[slot].load(ordering: .acquiring)
         guard generations[slot].load(ordering: .acquiring) == gen else { status = NG_E_HANDLE; return nil }
@@ -75,7 +75,7 @@ final class Registry: @unchecked Sendable {
             status = NG_E_HANDLE
             return nil
         }
-        return Unmanaged<ContextBox>.fromOpaque(p).takeUnretainedValue()
+        return Unmanaged<ContextBox>.fromOpaque(p)
     }
 
     /// Whether a handle names a live context (any thread; reads only the
@@ -85,12 +85,9 @@ final class Registry: @unchecked Sendable {
         return generations[slot].load(ordering: .acquiring) == gen
     }
 
-    /// Whether the calling thread owns the context in `slot` (host-table
-    /// calls from a guard's own thread are refused with this).
-    @inline(__always)
-    func isOwner(slot: Int) -> Bool {
-        owners[slot].load(ordering: .relaxed) == currentThread()
-    }
+
+    /// The address of the slot's owner word, for the engine's owner check.
+    func ownerWord(slot: Int) -> Int { Int(bitPattern: UnsafeRawPointer(owners + slot)) }
 
     /// The owner gives the context up; no thread owns it until one attaches.
     func detach(_ box: ContextBox) {

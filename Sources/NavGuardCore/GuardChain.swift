@@ -11,7 +11,10 @@ struct HookEntry {
 
 /// A guard instance in the chain and the host-services table it was given.
 final class GuardSlot {
-    unowned(unsafe) let engine: Engine
+    /// The engine outlives its slots; kept unmanaged so that host calls
+    /// borrow it instead of retaining it around every call.
+    let engineRef: Unmanaged<Engine>
+    var engine: Engine { engineRef.takeUnretainedValue() }
     let index: Int
     let descriptor: UnsafePointer<ng_plugin_descriptor>
     let d: ng_plugin_descriptor
@@ -33,7 +36,7 @@ final class GuardSlot {
     var guardID: UnsafePointer<CChar> { d.id! }
 
     init(engine: Engine, index: Int, descriptor: GuardDescriptor, config: JSONValue, configText: CStr) {
-        self.engine = engine
+        self.engineRef = Unmanaged.passUnretained(engine)
         self.index = index
         self.descriptor = descriptor.pointer
         self.d = descriptor.d

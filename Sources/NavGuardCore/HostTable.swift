@@ -3,22 +3,25 @@ import CNavGuard
 // The host-services table of plugin.h: a guard's only view of and handle on
 // the engine. Each function finds its slot through `host_data`.
 
-/// The guard's slot, when the call comes from the context's owner thread: a
+/// Run `body` with the guard's slot when the call comes from the context's
+/// owner thread; otherwise answer `refused(NG_E_NULL or NG_E_THREAD)`: a
 /// guard's own thread gets nothing (NG_E_THREAD, zero, false; log drops the
-/// message), since the owner may be changing the state it would read.
+/// message), since the owner may be changing the state it would read. The
+/// slot is borrowed, not retained: every guard's every host call passes here.
 @inline(__always)
-private func slotOf(_ h: UnsafePointer<ng_guard_host>?) -> GuardSlot? {
-    guard let h, let d = h.pointee.host_data else { return nil }
-    let s = Unmanaged<GuardSlot>.fromOpaque(d).takeUnretainedValue()
-    return s.engine.ownerCheck() ? s : nil
+private func withSlot<T>(_ h: UnsafePointer<ng_guard_host>?, _ refused: (Int32) -> T,
+                         _ body: (GuardSlot, Engine) -> T) -> T {
+    guard let h, let d = h.pointee.host_data else { return refused(NG_E_NULL) }
+    return Unmanaged<GuardSlot>.fromOpaque(d)._withUnsafeGuaranteedRef { s in
+        s.engineRef._withUnsafeGuaranteedRef { e in
+            e.ownerCheck() ? body(s, e) : refused(NG_E_THREAD)
+        }
+    }
 }
 
-/// The status for a call that got no slot: NULL table, or a foreign thread.
+/// The answer of a status-returning call that got no slot.
 @inline(__always)
-private func refusal(_ h: UnsafePointer<ng_guard_host>?) -> Int32 {
-    guard let h, h.pointee.host_data != nil else { return NG_E_NULL }
-    return NG_E_THREAD
-}
+private func refusal(_ status: Int32) -> Int32 { status }
 
 /// Copy a guard-supplied string after checking it; nil with a status on
 /// failure. With an engine, a recently used string is reused (no allocation).
@@ -74,167 +77,188 @@ extension Engine {
         h.pointee.abi_minor = UInt32(NG_PLUGIN_ABI_MINOR)
         h.pointee.host_data = Unmanaged.passUnretained(slot).toOpaque()
 
-        h.pointee.now = { h in slotOf(h)?.engine.now ?? 0 }
-        h.pointee.stack_count = { h in slotOf(h)?.engine.stackCount ?? 0 }
+        h.pointee.now = { h in withSlot(h, { _ in 0 }) { $1.now } }
+        h.pointee.stack_count = { h in withSlot(h, { _ in 0 }) { $1.stackCount } }
         h.pointee.stack_get = { h, index, out in
-            guard let s = slotOf(h) else { return refusal(h) }
-            guard let out else { return NG_E_NULL }
-            guard let sc = s.engine.screen(at: index) else { return NG_E_NOT_FOUND }
-            var info = ng_screen_info()
-            info.id = sc.id
-            info.route = UnsafePointer(sc.route.pointer)
-            info.identity = UnsafePointer(sc.identity.pointer)
-            writeSized(info, to: out)
-            return NG_OK
+            withSlot(h, refusal) { s, e in
+                guard let out else { return NG_E_NULL }
+                guard let sc = e.screen(at: index) else { return NG_E_NOT_FOUND }
+                var info = ng_screen_info()
+                info.id = sc.id
+                info.route = UnsafePointer(sc.route.pointer)
+                info.identity = UnsafePointer(sc.identity.pointer)
+                writeSized(info, to: out)
+                return NG_OK
+            }
         }
         h.pointee.track_get = { h, track, out in
-            guard let e = slotOf(h)?.engine, track == NG_TRACK_SCREEN || track == NG_TRACK_BAR,
-                  let info = e.trackView(track) else { return false }
-            if let out { writeSized(info, to: out) }
-            return true
+            withSlot(h, { _ in false }) { s, e in
+                guard let info = e.trackView(track) else { return false }
+                if let out { writeSized(info, to: out) }
+                return true
+            }
         }
-        h.pointee.hold_mask = { h in slotOf(h)?.engine.holdMask ?? 0 }
-        h.pointee.hold_count = { h in slotOf(h)?.engine.holdCount ?? 0 }
+        h.pointee.hold_mask = { h in withSlot(h, { _ in 0 }) { $1.holdMask } }
+        h.pointee.hold_count = { h in withSlot(h, { _ in 0 }) { $1.holdCount } }
         h.pointee.hold_get = { h, index, out in
-            guard let e = slotOf(h)?.engine else { return refusal(h) }
-            guard let out else { return NG_E_NULL }
-            guard let v = e.holdView(at: index) else { return NG_E_NOT_FOUND }
-            writeSized(v, to: out)
-            return NG_OK
+            withSlot(h, refusal) { s, e in
+                guard let out else { return NG_E_NULL }
+                guard let v = e.holdView(at: index) else { return NG_E_NOT_FOUND }
+                writeSized(v, to: out)
+                return NG_OK
+            }
         }
-        h.pointee.deferred_count = { h in slotOf(h)?.engine.deferredCount ?? 0 }
+        h.pointee.deferred_count = { h in withSlot(h, { _ in 0 }) { $1.deferredCount } }
         h.pointee.deferred_get = { h, index, out in
-            guard let s = slotOf(h) else { return refusal(h) }
-            guard let out else { return NG_E_NULL }
-            guard let r = s.engine.deferredRequest(at: index) else { return NG_E_NOT_FOUND }
-            writeSized(s.engine.guardRequest(r, slot: s), to: out)
-            return NG_OK
+            withSlot(h, refusal) { s, e in
+                guard let out else { return NG_E_NULL }
+                guard let r = e.deferredRequest(at: index) else { return NG_E_NOT_FOUND }
+                writeSized(e.guardRequest(r, slot: s), to: out)
+                return NG_OK
+            }
         }
 
-        h.pointee.touch_count = { h in slotOf(h)?.engine.touchCount ?? 0 }
+        h.pointee.touch_count = { h in withSlot(h, { _ in 0 }) { $1.touchCount } }
         h.pointee.touch_get = { h, index, out in
-            guard let e = slotOf(h)?.engine else { return refusal(h) }
-            guard let out else { return NG_E_NULL }
-            guard let t = e.touch(at: index) else { return NG_E_NOT_FOUND }
-            writeSized(t, to: out)
-            return NG_OK
+            withSlot(h, refusal) { s, e in
+                guard let out else { return NG_E_NULL }
+                guard let t = e.touch(at: index) else { return NG_E_NOT_FOUND }
+                writeSized(t, to: out)
+                return NG_OK
+            }
         }
-        h.pointee.view_touch_count = { h, view in slotOf(h)?.engine.deliveredTouches(on: view) ?? 0 }
+        h.pointee.view_touch_count = { h, view in withSlot(h, { _ in 0 }) { $1.deliveredTouches(on: view) } }
         h.pointee.view_flags = { h, view, out in
-            guard let e = slotOf(h)?.engine else { return refusal(h) }
-            guard let out else { return NG_E_NULL }
-            guard let v = e.views.view(view) else { return NG_E_NOT_FOUND }
-            out.pointee = e.viewFlagsC(v.flags)
-            return NG_OK
+            withSlot(h, refusal) { s, e in
+                guard let out else { return NG_E_NULL }
+                guard let v = e.views.view(view) else { return NG_E_NOT_FOUND }
+                out.pointee = e.viewFlagsC(v.flags)
+                return NG_OK
+            }
         }
         h.pointee.touch_cancel = { h, id in
-            guard let s = slotOf(h) else { return refusal(h) }
-            return s.engine.guardCancelTouch(id) ? NG_OK : NG_E_NOT_FOUND
+            withSlot(h, refusal) { s, e in
+                return e.guardCancelTouch(id) ? NG_OK : NG_E_NOT_FOUND
+            }
         }
 
         h.pointee.hold_begin = { h, label, mask, duration, out in
-            guard let s = slotOf(h) else { return refusal(h) }
-            guard let out else { return NG_E_NULL }
-            let (l, st) = guardString(label, allowNull: true, intern: s.engine)
-            if st != NG_OK { return st }
-            return status { () throws(EngineError) in
-                out.pointee = try s.engine.beginHold(label: l, mask: mask, maxDurationNs: duration, by: .guardSlot(s.index))
+            withSlot(h, refusal) { s, e in
+                guard let out else { return NG_E_NULL }
+                let (l, st) = guardString(label, allowNull: true, intern: e)
+                if st != NG_OK { return st }
+                return status { () throws(EngineError) in
+                    out.pointee = try e.beginHold(label: l, mask: mask, maxDurationNs: duration, by: .guardSlot(s.index))
+                }
             }
         }
         h.pointee.hold_end = { h, token in
-            guard let s = slotOf(h) else { return refusal(h) }
-            return status { () throws(EngineError) in try s.engine.endHold(token, by: .guardSlot(s.index)) }
+            withSlot(h, refusal) { s, e in
+                return status { () throws(EngineError) in try e.endHold(token, by: .guardSlot(s.index)) }
+            }
         }
         h.pointee.transition_finish = { h, track in
-            guard let s = slotOf(h) else { return refusal(h) }
-            return status { () throws(EngineError) in try s.engine.finishTransition(track, forced: true) }
+            withSlot(h, refusal) { s, e in
+                return status { () throws(EngineError) in try e.finishTransition(track, forced: true) }
+            }
         }
         h.pointee.interactive_cancel = { h in
-            guard let s = slotOf(h) else { return refusal(h) }
-            return status { () throws(EngineError) in try s.engine.cancelInteractive(forced: true) }
+            withSlot(h, refusal) { s, e in
+                return status { () throws(EngineError) in try e.cancelInteractive(forced: true) }
+            }
         }
         h.pointee.deferred_apply = { h, id in
-            guard let s = slotOf(h) else { return refusal(h) }
-            return s.engine.deferredApply(id, slot: s.index) ? NG_OK : NG_E_NOT_FOUND
+            withSlot(h, refusal) { s, e in
+                return e.deferredApply(id, slot: s.index) ? NG_OK : NG_E_NOT_FOUND
+            }
         }
         h.pointee.deferred_drop = { h, id, reason, message in
-            guard let s = slotOf(h) else { return refusal(h) }
-            let (m, st) = guardString(message, allowNull: true)
-            if st != NG_OK { return st }
-            return s.engine.deferredDrop(id, slot: s.index, reason: reason, message: m) ? NG_OK : NG_E_NOT_FOUND
+            withSlot(h, refusal) { s, e in
+                let (m, st) = guardString(message, allowNull: true)
+                if st != NG_OK { return st }
+                return e.deferredDrop(id, slot: s.index, reason: reason, message: m) ? NG_OK : NG_E_NOT_FOUND
+            }
         }
         h.pointee.report = { h, text in
-            guard let s = slotOf(h) else { return refusal(h) }
-            let (t, st) = guardString(text, allowNull: false, limit: Limits.maxReport)
-            guard st == NG_OK, let t else { return st }
-            s.engine.post(.report(guardID: s.guardID, text: t))
-            return NG_OK
+            withSlot(h, refusal) { s, e in
+                let (t, st) = guardString(text, allowNull: false, limit: Limits.maxReport)
+                guard st == NG_OK, let t else { return st }
+                e.post(.report(guardID: s.guardID, text: t))
+                return NG_OK
+            }
         }
         h.pointee.log = { h, severity, message in
-            guard let s = slotOf(h) else { return }
-            let (m, st) = guardString(message, allowNull: false)
-            let text = m ?? CStr(st == NG_E_NULL ? "(null log message)" : "(log message was not valid UTF-8 or too long)")
-            let sev = severity < NG_LOG_DEBUG || severity > NG_LOG_ERROR ? NG_LOG_ERROR : severity
-            if s.creating && sev >= NG_LOG_WARN { s.createReason = text.string }
-            s.engine.post(.log(guardID: s.guardID, severity: sev, message: text))
+            withSlot(h, { _ in }) { s, e in
+                let (m, st) = guardString(message, allowNull: false)
+                let text = m ?? CStr(st == NG_E_NULL ? "(null log message)" : "(log message was not valid UTF-8 or too long)")
+                let sev = severity < NG_LOG_DEBUG || severity > NG_LOG_ERROR ? NG_LOG_ERROR : severity
+                if s.creating && sev >= NG_LOG_WARN { s.createReason = text.string }
+                e.post(.log(guardID: s.guardID, severity: sev, message: text))
+            }
         }
 
         h.pointee.config_int = { h, key, out in
-            guard let s = slotOf(h) else { return refusal(h) }
-            guard let out else { return NG_E_NULL }
-            let (v, st) = configValue(s, key)
-            guard let v else { return st }
-            guard let i = v.int64 else { return NG_E_RANGE }
-            out.pointee = i
-            return NG_OK
+            withSlot(h, refusal) { s, e in
+                guard let out else { return NG_E_NULL }
+                let (v, st) = configValue(s, key)
+                guard let v else { return st }
+                guard let i = v.int64 else { return NG_E_RANGE }
+                out.pointee = i
+                return NG_OK
+            }
         }
         h.pointee.config_bool = { h, key, out in
-            guard let s = slotOf(h) else { return refusal(h) }
-            guard let out else { return NG_E_NULL }
-            let (v, st) = configValue(s, key)
-            guard let v else { return st }
-            guard let b = v.bool else { return NG_E_RANGE }
-            out.pointee = b
-            return NG_OK
+            withSlot(h, refusal) { s, e in
+                guard let out else { return NG_E_NULL }
+                let (v, st) = configValue(s, key)
+                guard let v else { return st }
+                guard let b = v.bool else { return NG_E_RANGE }
+                out.pointee = b
+                return NG_OK
+            }
         }
         h.pointee.config_double = { h, key, out in
-            guard let s = slotOf(h) else { return refusal(h) }
-            guard let out else { return NG_E_NULL }
-            let (v, st) = configValue(s, key)
-            guard let v else { return st }
-            guard let d = v.double else { return NG_E_RANGE }
-            out.pointee = d
-            return NG_OK
+            withSlot(h, refusal) { s, e in
+                guard let out else { return NG_E_NULL }
+                let (v, st) = configValue(s, key)
+                guard let v else { return st }
+                guard let d = v.double else { return NG_E_RANGE }
+                out.pointee = d
+                return NG_OK
+            }
         }
         h.pointee.config_string = { h, key, out in
-            guard let s = slotOf(h) else { return refusal(h) }
-            guard let out, let key else { return NG_E_NULL }
-            let (v, st) = configValue(s, key)
-            guard let v else { return st }
-            guard let str = v.string else { return NG_E_RANGE }
-            out.pointee = s.cached(String(cString: key), str)
-            return NG_OK
+            withSlot(h, refusal) { s, e in
+                guard let out, let key else { return NG_E_NULL }
+                let (v, st) = configValue(s, key)
+                guard let v else { return st }
+                guard let str = v.string else { return NG_E_RANGE }
+                out.pointee = s.cached(String(cString: key), str)
+                return NG_OK
+            }
         }
         h.pointee.config_list_count = { h, key, out in
-            guard let s = slotOf(h) else { return refusal(h) }
-            guard let out else { return NG_E_NULL }
-            let (v, st) = configValue(s, key)
-            guard let v else { return st }
-            guard let a = v.array, a.allSatisfy({ $0.string != nil }) else { return NG_E_RANGE }
-            out.pointee = a.count
-            return NG_OK
+            withSlot(h, refusal) { s, e in
+                guard let out else { return NG_E_NULL }
+                let (v, st) = configValue(s, key)
+                guard let v else { return st }
+                guard let a = v.array, a.allSatisfy({ $0.string != nil }) else { return NG_E_RANGE }
+                out.pointee = a.count
+                return NG_OK
+            }
         }
         h.pointee.config_list_get = { h, key, index, out in
-            guard let s = slotOf(h) else { return refusal(h) }
-            guard let out, let key else { return NG_E_NULL }
-            let (v, st) = configValue(s, key)
-            guard let v else { return st }
-            guard let a = v.array else { return NG_E_RANGE }
-            // size_t arrives as Int: SIZE_MAX is negative here.
-            guard index >= 0, index < a.count else { return NG_E_NOT_FOUND }
-            guard let str = a[index].string else { return NG_E_RANGE }
-            out.pointee = s.cached("\(String(cString: key))[\(index)]", str)
-            return NG_OK
+            withSlot(h, refusal) { s, e in
+                guard let out, let key else { return NG_E_NULL }
+                let (v, st) = configValue(s, key)
+                guard let v else { return st }
+                guard let a = v.array else { return NG_E_RANGE }
+                // size_t arrives as Int: SIZE_MAX is negative here.
+                guard index >= 0, index < a.count else { return NG_E_NOT_FOUND }
+                guard let str = a[index].string else { return NG_E_RANGE }
+                out.pointee = s.cached("\(String(cString: key))[\(index)]", str)
+                return NG_OK
+            }
         }
     }
 }

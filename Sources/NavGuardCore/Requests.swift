@@ -68,7 +68,7 @@ extension Engine {
 
     /// The stack once the swipe in flight (if any) settles as decided.
     var settledStack: ScreenStack {
-        if let s = transitions.swipe, s.decision == .cancel { return s.before }
+        if transitions.swipe?.decision == .cancel, let before = transitions.before { return before }
         return stack
     }
 
@@ -146,8 +146,8 @@ extension Engine {
         if r.kind == NG_REQ_INTERACTIVE_BACK {
             track.flags = UInt32(NG_TRANSF_ANIMATED | NG_TRANSF_INTERACTIVE)
             if r.drivingTouch != nil { track.flags |= UInt32(NG_TRANSF_TOUCH_DRIVEN) }
-            let swipe = Swipe(requestID: r.id, before: before, touch: r.drivingTouch, at: t)
-            transitions.start(track, swipe: swipe, into: &run)
+            let swipe = Swipe(requestID: r.id, touch: r.drivingTouch, at: t)
+            transitions.start(track, swipe: (swipe, before), into: &run)
         } else if r.animated {
             if r.timed {
                 let d = r.durationNs > 0 ? r.durationNs : defaultDurationNs

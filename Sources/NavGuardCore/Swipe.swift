@@ -1,7 +1,9 @@
 import CNavGuard
 
-/// An interactive (swipe) back in flight: what a cancel restores, how far the
-/// finger got, which touch drives it and what the host decided at release.
+/// An interactive (swipe) back in flight: how far the finger got, which
+/// touch drives it and what the host decided at release. (The stack a cancel
+/// restores is kept by `Transitions`: this type holds no references, so the
+/// per-event "is this the driving touch" check copies nothing.)
 ///
 /// Invariants:
 ///  * `decision` is set at most once: a release is final, and completion
@@ -16,8 +18,6 @@ struct Swipe {
     enum Decision { case none, finish, cancel }
 
     let requestID: UInt64
-    /// The stack before the back was applied: a cancel restores it exactly.
-    let before: ScreenStack
     var progress: Double = 0
     /// The touch the request named (NG_REQF_TOUCH_DRIVEN), live or not.
     let namedTouch: UInt64?
@@ -26,9 +26,8 @@ struct Swipe {
     private(set) var decision: Decision = .none
     private(set) var sinceNs: Int64
 
-    init(requestID: UInt64, before: ScreenStack, touch: UInt64?, at t: Int64) {
+    init(requestID: UInt64, touch: UInt64?, at t: Int64) {
         self.requestID = requestID
-        self.before = before
         namedTouch = touch
         drivingTouch = touch
         sinceNs = t

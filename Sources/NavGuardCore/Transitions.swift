@@ -18,12 +18,15 @@ struct Track {
 ///    (the bar's DID before the screen's when both end at once);
 ///  * `swipe` is non-nil only while a track is in flight, and an interactive
 ///    back's tracks end (or roll back) together;
+///  * `before` (the stack a cancelled swipe restores) is set exactly while
+///    `swipe` is;
 ///  * an interactive back has no deadline: only its release and completion,
 ///    a newer request or a guard end it.
 struct Transitions {
     private(set) var screen: Track?
     private(set) var bar: Track?
     var swipe: Swipe?
+    private(set) var before: ScreenStack?
 
     var isIdle: Bool { screen == nil && bar == nil }
     /// The transition in flight on either track.
@@ -49,11 +52,12 @@ struct Transitions {
         return c.deadlineNs <= t
     }
 
-    /// Start both tracks (WILL on each).
-    mutating func start(_ t: Track, swipe s: Swipe?, into q: inout RunQueue) {
+    /// Start both tracks (WILL on each); a swipe keeps the stack before it.
+    mutating func start(_ t: Track, swipe s: (Swipe, before: ScreenStack)?, into q: inout RunQueue) {
         screen = t
         bar = t
-        swipe = s
+        swipe = s?.0
+        before = s?.before
         q.noteTransition(NG_TRACK_SCREEN, NG_PHASE_WILL, flags: t.flags, t)
         q.noteTransition(NG_TRACK_BAR, NG_PHASE_WILL, flags: t.flags, t)
     }
@@ -74,15 +78,19 @@ struct Transitions {
             q.noteTransition(NG_TRACK_SCREEN, NG_PHASE_DID, flags: t.flags | extraFlags, t)
             ended = true
         }
-        if isIdle { swipe = nil }
+        if isIdle {
+            swipe = nil
+            before = nil
+        }
         return ended
     }
 
     /// Roll a swipe back: CANCELLED on both tracks (to = from). Returns the
     /// stack to restore, or nil when no swipe is in flight.
     mutating func rollBack(extraFlags: UInt32, into q: inout RunQueue) -> ScreenStack? {
-        guard let s = swipe else { return nil }
+        guard swipe != nil, let restored = before else { return nil }
         swipe = nil
+        before = nil
         if let t = bar {
             bar = nil
             q.noteTransition(NG_TRACK_BAR, NG_PHASE_CANCELLED, flags: t.flags | extraFlags, t, to: t.fromID)
@@ -91,7 +99,7 @@ struct Transitions {
             screen = nil
             q.noteTransition(NG_TRACK_SCREEN, NG_PHASE_CANCELLED, flags: t.flags | extraFlags, t, to: t.fromID)
         }
-        return s.before
+        return restored
     }
 
     /// Forget everything in flight without a notice (destroy).
@@ -99,6 +107,7 @@ struct Transitions {
         screen = nil
         bar = nil
         swipe = nil
+        before = nil
     }
 
     /// A track in flight as hosts and guards see it (ng_track_info).
