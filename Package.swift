@@ -23,8 +23,11 @@ let package = Package(
         .target(name: "CNavGuard", path: "include", publicHeadersPath: "."),
         // Pure, deterministic core: no I/O, no dlopen, no globals, clock injected.
         .target(name: "NavGuardCore", dependencies: ["CNavGuard"]),
+        // The name functions (ng_strstatus, ng_*_name, ng_version_string),
+        // generated in C from the header's X-macro tables; part of libnavguard.
+        .target(name: "NavGuardNames", dependencies: ["CNavGuard"], publicHeadersPath: "."),
         // Thin C ABI: @c @implementation exports of include/navguard/*.h.
-        .target(name: "NavGuard", dependencies: ["NavGuardCore", "CNavGuard"]),
+        .target(name: "NavGuard", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardNames"]),
         // The built-in guards, written against plugin.h only. CMake also builds
         // each as its own shared library exporting only ng_plugin_entry.
         .target(name: "NavGuardBuiltins", dependencies: ["CNavGuard"], path: "plugins",

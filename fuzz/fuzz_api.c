@@ -107,11 +107,11 @@ static void ngf_fail(int line, const char *fmt, ...) {
         }                                                             \
     } while (0)
 
+/* "NG_E_NULL", ... from the header's table. */
 static const char *stname(ng_status st) {
-    static const char *const n[] = { "OK", "E_NULL", "E_HANDLE", "E_SIZE", "E_RANGE", "E_UTF8", "E_TOO_LONG",
-                                     "E_STATE", "E_NOT_FOUND", "E_THREAD", "E_NO_MEMORY", "E_PARSE", "E_CALLBACK",
-                                     "E_GUARD", "E_LOAD", "E_ENTRY", "E_ABI" };
-    return st >= 0 && st < (ng_status)(sizeof n / sizeof n[0]) ? n[st] : "?";
+#define STATUS_NAME(constant, text) case constant: return #constant;
+    switch (st) { NG_STATUS_MAP(STATUS_NAME) default: return "?"; }
+#undef STATUS_NAME
 }
 
 /* Statuses each function may return (navguard.h). */

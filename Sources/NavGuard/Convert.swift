@@ -22,15 +22,11 @@ func readString(_ p: UnsafePointer<CChar>?, _ what: String, allowNull: Bool = fa
     guard let p else {
         return allowNull ? .success(nil) : .failure(EngineError(NG_E_NULL, "\(what) is NULL"))
     }
-    var n = 0
-    while p[n] != 0 {
-        n += 1
-        if n > Limits.maxString {
-            return .failure(EngineError(NG_E_TOO_LONG, "\(what) is longer than \(Limits.maxString) bytes"))
-        }
-    }
-    guard isValidUTF8(UnsafeRawBufferPointer(start: p, count: n)) else {
-        return .failure(EngineError(NG_E_UTF8, "\(what) is not valid UTF-8"))
+    let n: Int
+    switch checkedLength(p, limit: Limits.maxString) {
+    case .success(let length): n = length
+    case .failure(.tooLong): return .failure(EngineError(NG_E_TOO_LONG, "\(what) is longer than \(Limits.maxString) bytes"))
+    case .failure(.notUTF8): return .failure(EngineError(NG_E_UTF8, "\(what) is not valid UTF-8"))
     }
     if let engine { return .success(engine.intern(p, n)) }
     return .success(CStr(bytes: p, count: n))

@@ -11,81 +11,9 @@ import NavGuardCore
 @c @implementation
 public func ng_version() -> Int32 { NG_VERSION_MAJOR * 1_000_000 + NG_VERSION_MINOR * 1_000 + NG_VERSION_PATCH }
 
-@c @implementation
-public func ng_version_string() -> UnsafePointer<CChar>! { staticC("0.2.0") }
-
-@c @implementation
-public func ng_strstatus(_ status: ng_status) -> UnsafePointer<CChar>! {
-    switch status {
-    case NG_OK: return staticC("NG_OK: success")
-    case NG_E_NULL: return staticC("NG_E_NULL: a required pointer is NULL")
-    case NG_E_HANDLE: return staticC("NG_E_HANDLE: NULL, destroyed or foreign context handle")
-    case NG_E_SIZE: return staticC("NG_E_SIZE: struct size too small")
-    case NG_E_RANGE: return staticC("NG_E_RANGE: value out of range")
-    case NG_E_UTF8: return staticC("NG_E_UTF8: string is not valid UTF-8")
-    case NG_E_TOO_LONG: return staticC("NG_E_TOO_LONG: string or list too long")
-    case NG_E_STATE: return staticC("NG_E_STATE: not allowed in the current state")
-    case NG_E_NOT_FOUND: return staticC("NG_E_NOT_FOUND: no such item")
-    case NG_E_THREAD: return staticC("NG_E_THREAD: context in use by another thread")
-    case NG_E_NO_MEMORY: return staticC("NG_E_NO_MEMORY: out of memory or limit reached")
-    case NG_E_PARSE: return staticC("NG_E_PARSE: malformed text")
-    case NG_E_CALLBACK: return staticC("NG_E_CALLBACK: not allowed inside a callback")
-    case NG_E_GUARD: return staticC("NG_E_GUARD: invalid guard, duplicate id or guard creation failed")
-    case NG_E_LOAD: return staticC("NG_E_LOAD: plugin file missing or not a loadable shared library")
-    case NG_E_ENTRY: return staticC("NG_E_ENTRY: plugin lacks the ng_plugin_entry symbol")
-    case NG_E_ABI: return staticC("NG_E_ABI: plugin built for an incompatible plugin ABI")
-    default: return staticC("unknown status")
-    }
-}
-
-@c @implementation
-public func ng_request_kind_name(_ kind: ng_request_kind) -> UnsafePointer<CChar>! {
-    switch kind {
-    case NG_REQ_PUSH: return staticC("push")
-    case NG_REQ_POP: return staticC("pop")
-    case NG_REQ_POP_TO: return staticC("pop-to")
-    case NG_REQ_POP_TO_ROOT: return staticC("pop-to-root")
-    case NG_REQ_REPLACE_STACK: return staticC("replace-stack")
-    case NG_REQ_BACK: return staticC("back")
-    case NG_REQ_INTERACTIVE_BACK: return staticC("interactive-back")
-    default: return staticC("unknown")
-    }
-}
-
-@c @implementation
-public func ng_reason_name(_ reason: ng_reason) -> UnsafePointer<CChar>! {
-    switch reason {
-    case NG_REASON_NONE: return staticC("none")
-    case NG_REASON_BUSY: return staticC("busy")
-    case NG_REASON_DUPLICATE: return staticC("duplicate")
-    case NG_REASON_THROTTLED: return staticC("throttled")
-    case NG_REASON_IGNORING: return staticC("ignoring")
-    case NG_REASON_AT_ROOT: return staticC("at-root")
-    case NG_REASON_NOT_FOUND: return staticC("not-found")
-    case NG_REASON_INVALID: return staticC("invalid")
-    case NG_REASON_SUPERSEDED: return staticC("superseded")
-    case NG_REASON_QUEUE_FULL: return staticC("queue-full")
-    case NG_REASON_DESTROYED: return staticC("destroyed")
-    case NG_REASON_POLICY: return staticC("policy")
-    case NG_REASON_EXCLUSIVE: return staticC("exclusive")
-    case NG_REASON_MULTI_TOUCH: return staticC("multi-touch")
-    case NG_REASON_WITHHELD: return staticC("withheld")
-    case NG_REASON_CANCELLED: return staticC("cancelled")
-    default: return staticC("unknown")
-    }
-}
-
-@c @implementation
-public func ng_outcome_name(_ outcome: ng_outcome_kind) -> UnsafePointer<CChar>! {
-    switch outcome {
-    case NG_OUTCOME_APPLIED: return staticC("applied")
-    case NG_OUTCOME_REFUSED: return staticC("refused")
-    case NG_OUTCOME_DEFERRED: return staticC("deferred")
-    case NG_OUTCOME_DROPPED: return staticC("dropped")
-    case NG_OUTCOME_QUEUED: return staticC("queued")
-    default: return staticC("unknown")
-    }
-}
+// ng_version_string, ng_strstatus and the ng_*_name functions are C
+// (Sources/NavGuardNames/names.c), generated from the header's NG_*_MAP
+// tables: the header is the one place each name and the version are written.
 
 // MARK: Context
 
@@ -347,7 +275,7 @@ public func ng_track_get(_ ctx: OpaquePointer?, _ track: ng_track, _ out: Unsafe
             return box.fail(NG_E_RANGE, "track \(track) is not NG_TRACK_SCREEN or NG_TRACK_BAR")
         }
         guard let info = box.engine.trackView(track) else {
-            return box.fail(NG_E_NOT_FOUND, "no transition in flight on the \(track == NG_TRACK_SCREEN ? "screen" : "bar") track")
+            return box.fail(NG_E_NOT_FOUND, "no transition in flight on the \(String(cString: ng_track_name(track))) track")
         }
         writeSized(info, to: out)
         return NG_OK

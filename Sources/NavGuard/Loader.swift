@@ -436,9 +436,9 @@ public func ng_default_chain() -> UnsafePointer<CChar>! {
 
 /// A NUL-terminated UTF-8 text of up to 1 MiB (configurations).
 func readStringUnbounded(_ p: UnsafePointer<CChar>, _ what: String) -> Result<String, EngineError> {
-    let n = strnlen(p, (1 << 20) + 1)
-    guard n <= 1 << 20 else { return .failure(EngineError(NG_E_TOO_LONG, "\(what) is larger than 1 MiB")) }
-    let buf = UnsafeRawBufferPointer(start: p, count: n)
-    guard isValidUTF8(buf) else { return .failure(EngineError(NG_E_UTF8, "\(what) is not valid UTF-8")) }
-    return .success(String(decoding: buf, as: UTF8.self))
+    switch checkedLength(p, limit: 1 << 20) {
+    case .success(let n): return .success(String(decoding: UnsafeRawBufferPointer(start: p, count: n), as: UTF8.self))
+    case .failure(.tooLong): return .failure(EngineError(NG_E_TOO_LONG, "\(what) is larger than 1 MiB"))
+    case .failure(.notUTF8): return .failure(EngineError(NG_E_UTF8, "\(what) is not valid UTF-8"))
+    }
 }

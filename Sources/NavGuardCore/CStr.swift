@@ -92,3 +92,22 @@ public func isValidUTF8(_ p: UnsafeRawBufferPointer) -> Bool {
     }
     return true
 }
+
+/// Why a C string from outside (a host or a guard) was refused.
+public enum StringProblem: Error {
+    case tooLong
+    case notUTF8
+}
+
+/// The one check of a C string crossing the boundary, from a host or a guard:
+/// its length, when at most `limit` bytes come before its NUL and they are
+/// valid UTF-8. Reads at most `limit + 1` bytes.
+@inline(__always)
+public func checkedLength(_ p: UnsafePointer<CChar>, limit: Int) -> Result<Int, StringProblem> {
+    var n = 0
+    while p[n] != 0 {
+        n += 1
+        if n > limit { return .failure(.tooLong) }
+    }
+    return isValidUTF8(UnsafeRawBufferPointer(start: p, count: n)) ? .success(n) : .failure(.notUTF8)
+}

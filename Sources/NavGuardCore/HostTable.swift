@@ -28,12 +28,12 @@ private func refusal(_ status: Int32) -> Int32 { status }
 private func guardString(_ p: UnsafePointer<CChar>?, allowNull: Bool, limit: Int = Limits.maxString,
                          intern engine: Engine? = nil) -> (CStr?, Int32) {
     guard let p else { return (nil, allowNull ? NG_OK : NG_E_NULL) }
-    var n = 0
-    while p[n] != 0 {
-        n += 1
-        if n > limit { return (nil, NG_E_TOO_LONG) }
+    let n: Int
+    switch checkedLength(p, limit: limit) {
+    case .success(let length): n = length
+    case .failure(.tooLong): return (nil, NG_E_TOO_LONG)
+    case .failure(.notUTF8): return (nil, NG_E_UTF8)
     }
-    guard isValidUTF8(UnsafeRawBufferPointer(start: p, count: n)) else { return (nil, NG_E_UTF8) }
     if let engine { return (engine.intern(p, n), NG_OK) }
     return (CStr(bytes: p, count: n), NG_OK)
 }

@@ -1,5 +1,6 @@
 import CNavGuard
 import Glibc
+import NavGuardCore
 
 // Small helpers shared by the subcommands: clocks, C strings, file reading,
 // text escaping and the plugin directory fallback.
@@ -42,19 +43,10 @@ func text(_ p: UnsafePointer<CChar>?, limit: Int = 4096) -> String? {
     return String(decoding: bytes, as: UTF8.self)
 }
 
-/// Whether the NUL-terminated bytes at `p` are valid UTF-8 (scans at most `limit` bytes).
+/// Whether the NUL-terminated bytes at `p` are valid UTF-8 (scans at most
+/// `limit` bytes), by the library's own rule (NavGuardCore.isValidUTF8).
 func isValidUTF8C(_ p: UnsafePointer<CChar>, limit: Int = 1 << 16) -> Bool {
-    let n = strnlen(p, limit)
-    let bytes = UnsafeRawBufferPointer(start: p, count: n)
-    var it = bytes.makeIterator()
-    var decoder = UTF8()
-    while true {
-        switch decoder.decode(&it) {
-        case .scalarValue: continue
-        case .emptyInput: return true
-        case .error: return false
-        }
-    }
+    isValidUTF8(UnsafeRawBufferPointer(start: p, count: strnlen(p, limit)))
 }
 
 /// The whole file, or an error text.

@@ -303,7 +303,7 @@ static const outcome_rec *final_outcome(sim *s, uint64_t id) {
 static void on_transition(void *user, ng_context *ctx, const ng_transition_event *e) {
     sim *s = user;
     (void)ctx;
-    const char *track = e->track == NG_TRACK_SCREEN ? "screen" : "bar";
+    const char *track = ng_track_name(e->track);
     char flags[96] = "";
     if (e->flags & NG_TRANSF_ANIMATED) strcat(flags, " animated");
     if (e->flags & NG_TRANSF_INTERACTIVE) strcat(flags, " interactive");
@@ -452,7 +452,6 @@ static void animation_done(sim *s, uint64_t id, ng_track track, const char *what
 typedef enum { ACT_NONE, ACT_NEXT, ACT_BACK } button_action;
 
 static bool touch(sim *s, uint64_t touch_id, int32_t phase, double x, double y, button_action *action) {
-    static const char *phases[] = { "began", "moved", "ended", "cancelled" };
     ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
     e.phase = phase;
     e.touch_id = touch_id;
@@ -473,11 +472,11 @@ static bool touch(sim *s, uint64_t touch_id, int32_t phase, double x, double y, 
             effect = r.target_view == VIEW_NEXT || r.target_view == VIEW_BACK ? "un-highlighted, ACTIVATED" : "";
             if (action) *action = r.target_view == VIEW_NEXT ? ACT_NEXT : r.target_view == VIEW_BACK ? ACT_BACK : ACT_NONE;
         }
-        say(s, "touch %-3" PRIu64 " %-7s (%4.0f,%3.0f)   -> deliver to %s%s%s", touch_id, phases[phase], x, y,
+        say(s, "touch %-3" PRIu64 " %-7s (%4.0f,%3.0f)   -> deliver to %s%s%s", touch_id, ng_touch_phase_name(phase), x, y,
             view_name(r.target_view), effect[0] ? ": " : "", effect);
     } else {
         if (phase == NG_TOUCH_ENDED && touch_id < 8) s->touch_live[touch_id] = false;
-        say(s, "touch %-3" PRIu64 " %-7s (%4.0f,%3.0f)   -> DROP reason=%s by %s (view %s)", touch_id, phases[phase],
+        say(s, "touch %-3" PRIu64 " %-7s (%4.0f,%3.0f)   -> DROP reason=%s by %s (view %s)", touch_id, ng_touch_phase_name(phase),
             x, y, reason_text(r.reason), r.guard_id ? r.guard_id : "core", view_name(r.target_view));
     }
     watch_holds(s);

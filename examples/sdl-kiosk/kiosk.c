@@ -177,15 +177,8 @@ static void add_verdict(app *ap, const char *fmt, ...) {
     if (ap->overlay) ap->dirty = true;
 }
 
-static const char *phase_name(int32_t p) {
-    static const char *const n[] = { "began", "moved", "ended", "cancelled" };
-    return p >= 0 && p < 4 ? n[p] : "?";
-}
-
-static const char *event_type_name(int32_t t) {
-    static const char *const n[] = { "touch", "motion", "remote", "key", "scroll", "hover" };
-    return t >= 0 && t < 6 ? n[t] : "?";
-}
+static const char *phase_name(int32_t p) { return ng_touch_phase_name(p); }
+static const char *event_type_name(int32_t t) { return ng_event_type_name(t); }
 
 /* ------------------------------------------------------------------------ */
 /* Views: the top screen's buttons are NavGuard views                        */
@@ -404,7 +397,6 @@ static void on_transition(void *user, ng_context *ctx, const ng_transition_event
     app *ap = user;
     (void)ctx;
     remember_stack(ap);
-    static const char *const phases[] = { "will", "did", "cancelled" };
     const char *flags[5];
     size_t nf = 0;
     if (e->flags & NG_TRANSF_ANIMATED) flags[nf++] = "animated";
@@ -413,8 +405,8 @@ static void on_transition(void *user, ng_context *ctx, const ng_transition_event
     if (e->flags & NG_TRANSF_FORCED) flags[nf++] = "forced";
     if (e->flags & NG_TRANSF_TOUCH_DRIVEN) flags[nf++] = "touch-driven";
     klog_begin("transition");
-    klog_str("track", e->track == NG_TRACK_SCREEN ? "screen" : "bar");
-    klog_str("phase", e->phase >= 0 && e->phase <= 2 ? phases[e->phase] : "?");
+    klog_str("track", ng_track_name(e->track));
+    klog_str("phase", ng_phase_name(e->phase));
     klog_str("kind", ng_request_kind_name(e->kind));
     klog_uint("id", e->request_id);
     klog_uint("from", e->from_id);
@@ -443,11 +435,10 @@ static void on_transition(void *user, ng_context *ctx, const ng_transition_event
 static void on_hold_end(void *user, ng_context *ctx, const ng_hold_info *h) {
     app *ap = user;
     (void)ctx;
-    static const char *const reasons[] = { "ended", "expired", "released" };
     klog_begin("hold_end");
     klog_uint("token", h->token);
     klog_str("label", h->label);
-    klog_str("reason", h->reason >= 0 && h->reason <= 2 ? reasons[h->reason] : "?");
+    klog_str("reason", ng_hold_end_reason_name(h->reason));
     klog_num("ms", (double)(h->ended_ns - h->began_ns) / 1e6);
     klog_end();
     if (ap->overlay) ap->dirty = true;

@@ -391,18 +391,14 @@ static void draw_bar(app *ap) {
 #define PANEL_W 392
 #define PANEL_H 524
 
-static const char *swipe_name(ng_swipe_state s) {
-    static const char *const n[] = { "", "driven", "undriven", "finishing", "cancelling" };
-    return s >= 0 && s <= 4 ? n[s] : "?";
-}
+static const char *swipe_name(ng_swipe_state s) { return s == NG_SWIPE_NONE ? "" : ng_swipe_state_name(s); }
 
 static void mask_text(uint32_t mask, char *buf, size_t cap) {
-    static const char *const names[] = { "touch", "motion", "remote", "key", "scroll", "hover" };
     buf[0] = '\0';
     size_t used = 0;
     for (int i = 0; i < NG_EVENT_TYPE_COUNT; i++)
         if (mask & NG_MASK(i)) {
-            int w = snprintf(buf + used, cap - used, "%s%s", used ? "+" : "", names[i]);
+            int w = snprintf(buf + used, cap - used, "%s%s", used ? "+" : "", ng_event_type_name(i));
             if (w < 0 || (size_t)w >= cap - used) break;
             used += (size_t)w;
         }
@@ -487,10 +483,10 @@ static void overlay_lines(pen *pp) {
         if (ng_track_get(ap->ctx, t, &ti) != NG_OK) continue;
         any = true;
         if (ti.swipe != NG_SWIPE_NONE)
-            line(&p, FONT_MONO, C_MONO, "  %-6s %s %s  %s  p=%.2f", t == NG_TRACK_SCREEN ? "screen" : "bar",
+            line(&p, FONT_MONO, C_MONO, "  %-6s %s %s  %s  p=%.2f", ng_track_name(t),
                  request_label(ti.request_id), ng_request_kind_name(ti.kind), swipe_name(ti.swipe), ti.progress);
         else
-            line(&p, FONT_MONO, C_MONO, "  %-6s %s %s%s", t == NG_TRACK_SCREEN ? "screen" : "bar",
+            line(&p, FONT_MONO, C_MONO, "  %-6s %s %s%s", ng_track_name(t),
                  request_label(ti.request_id), ng_request_kind_name(ti.kind), (ti.flags & NG_TRANSF_ANIMATED) ? "  animated" : "");
     }
     if (!any) line(&p, FONT_MONO, C_MONO2, "  none");

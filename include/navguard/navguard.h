@@ -67,7 +67,9 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------ */
-/* Versions. The SONAME is libnavguard.so.<NG_VERSION_MAJOR>.                */
+/* Versions. The SONAME is libnavguard.so.<NG_VERSION_MAJOR>. These lines   */
+/* are the one place the version is written: CMake reads the numbers, the   */
+/* built-in guards use NG_VERSION_STRING (a test checks it equals them).    */
 /* ------------------------------------------------------------------------ */
 #define NG_VERSION_MAJOR 0
 #define NG_VERSION_MINOR 2
@@ -107,6 +109,33 @@ typedef int32_t ng_status;
                                  or a newer minor than the host's */
 #define NG_STATUS_COUNT   17
 
+/* Name tables. Every enumeration below has one X-macro table, one row per
+ * value: XX(constant, "name"). The library's ng_*_name functions are
+ * generated from these tables (as libuv's UV_ERRNO_MAP), and C code can use
+ * them too, for a switch or an array:
+ *     #define XX(c, name) case c: return name;
+ *     switch (phase) { NG_PHASE_MAP(XX) }
+ *     #undef XX
+ * A value's row is added with the value, in the same header. */
+#define NG_STATUS_MAP(XX) \
+    XX(NG_OK,          "success") \
+    XX(NG_E_NULL,      "a required pointer is NULL") \
+    XX(NG_E_HANDLE,    "NULL, destroyed or foreign context handle") \
+    XX(NG_E_SIZE,      "struct size too small") \
+    XX(NG_E_RANGE,     "value out of range") \
+    XX(NG_E_UTF8,      "string is not valid UTF-8") \
+    XX(NG_E_TOO_LONG,  "string or list too long") \
+    XX(NG_E_STATE,     "not allowed in the current state") \
+    XX(NG_E_NOT_FOUND, "no such item") \
+    XX(NG_E_THREAD,    "context in use by another thread") \
+    XX(NG_E_NO_MEMORY, "out of memory or limit reached") \
+    XX(NG_E_PARSE,     "malformed text") \
+    XX(NG_E_CALLBACK,  "not allowed inside a callback") \
+    XX(NG_E_GUARD,     "invalid guard, duplicate id or guard creation failed") \
+    XX(NG_E_LOAD,      "plugin file missing or not a loadable shared library") \
+    XX(NG_E_ENTRY,     "plugin lacks the ng_plugin_entry symbol") \
+    XX(NG_E_ABI,       "plugin built for an incompatible plugin ABI")
+
 /* [any-thread] Static text naming a status ("NG_E_HANDLE: NULL, destroyed or
  * foreign context handle"). Never NULL: unknown values give "unknown status". */
 NG_API const char *ng_strstatus(ng_status status);
@@ -132,6 +161,14 @@ typedef int32_t ng_request_kind;
 #define NG_REQ_BACK              5  /* the bar's back button: an implicit pop */
 #define NG_REQ_INTERACTIVE_BACK  6  /* begin an interactive (swipe) back */
 #define NG_REQ_KIND_COUNT        7
+#define NG_REQUEST_KIND_MAP(XX) \
+    XX(NG_REQ_PUSH,             "push") \
+    XX(NG_REQ_POP,              "pop") \
+    XX(NG_REQ_POP_TO,           "pop-to") \
+    XX(NG_REQ_POP_TO_ROOT,      "pop-to-root") \
+    XX(NG_REQ_REPLACE_STACK,    "replace-stack") \
+    XX(NG_REQ_BACK,             "back") \
+    XX(NG_REQ_INTERACTIVE_BACK, "interactive-back")
 
 /* Request flags. */
 #define NG_REQF_ANIMATED   0x1u  /* run a transition the host (or a timer) ends */
@@ -148,6 +185,12 @@ typedef int32_t ng_outcome_kind;
 #define NG_OUTCOME_DROPPED   3  /* a deferred or queued request ended unapplied (final) */
 #define NG_OUTCOME_QUEUED    4  /* made inside a callback or posted: evaluated
                                    later; the outcome arrives by callback */
+#define NG_OUTCOME_MAP(XX) \
+    XX(NG_OUTCOME_APPLIED,  "applied") \
+    XX(NG_OUTCOME_REFUSED,  "refused") \
+    XX(NG_OUTCOME_DEFERRED, "deferred") \
+    XX(NG_OUTCOME_DROPPED,  "dropped") \
+    XX(NG_OUTCOME_QUEUED,   "queued")
 
 /* Reasons for a refusal or a drop. */
 typedef int32_t ng_reason;
@@ -173,22 +216,44 @@ typedef int32_t ng_reason;
 #define NG_REASON_CANCELLED  15  /* the touch was cancelled (input blocked, view
                                     removed, watchdog): its later phases are dropped */
 #define NG_REASON_COUNT      16
-
-/* [any-thread] Static names ("push", "busy", "applied"); "unknown" otherwise. */
-NG_API const char *ng_request_kind_name(ng_request_kind kind);
-NG_API const char *ng_reason_name(ng_reason reason);
-NG_API const char *ng_outcome_name(ng_outcome_kind outcome);
+#define NG_REASON_MAP(XX) \
+    XX(NG_REASON_NONE,        "none") \
+    XX(NG_REASON_BUSY,        "busy") \
+    XX(NG_REASON_DUPLICATE,   "duplicate") \
+    XX(NG_REASON_THROTTLED,   "throttled") \
+    XX(NG_REASON_IGNORING,    "ignoring") \
+    XX(NG_REASON_AT_ROOT,     "at-root") \
+    XX(NG_REASON_NOT_FOUND,   "not-found") \
+    XX(NG_REASON_INVALID,     "invalid") \
+    XX(NG_REASON_SUPERSEDED,  "superseded") \
+    XX(NG_REASON_QUEUE_FULL,  "queue-full") \
+    XX(NG_REASON_DESTROYED,   "destroyed") \
+    XX(NG_REASON_POLICY,      "policy") \
+    XX(NG_REASON_EXCLUSIVE,   "exclusive") \
+    XX(NG_REASON_MULTI_TOUCH, "multi-touch") \
+    XX(NG_REASON_WITHHELD,    "withheld") \
+    XX(NG_REASON_CANCELLED,   "cancelled")
+/* ng_request_kind_name, ng_reason_name, ng_outcome_name and the other name
+ * functions are declared with the name tables' section, below. */
 
 /* Transition tracks and phases. */
 typedef int32_t ng_track;
 #define NG_TRACK_SCREEN  0
 #define NG_TRACK_BAR     1
 #define NG_TRACK_ALL     2   /* only as an argument of ng_transition_finish */
+#define NG_TRACK_MAP(XX) \
+    XX(NG_TRACK_SCREEN, "screen") \
+    XX(NG_TRACK_BAR,    "bar") \
+    XX(NG_TRACK_ALL,    "all")
 
 typedef int32_t ng_phase;
 #define NG_PHASE_WILL       0  /* screen: will-show; bar: bar-will (push/pop item) */
 #define NG_PHASE_DID        1  /* screen: did-show;  bar: bar-did */
 #define NG_PHASE_CANCELLED  2  /* interactive back cancelled: no DID follows */
+#define NG_PHASE_MAP(XX) \
+    XX(NG_PHASE_WILL,      "will") \
+    XX(NG_PHASE_DID,       "did") \
+    XX(NG_PHASE_CANCELLED, "cancelled")
 
 /* Transition event flags. */
 #define NG_TRANSF_ANIMATED     0x1u
@@ -210,17 +275,42 @@ typedef int32_t ng_swipe_state;
                                    was named, or it ended or was cancelled) */
 #define NG_SWIPE_FINISHING   3  /* released to finish: settling to the pop */
 #define NG_SWIPE_CANCELLING  4  /* released to cancel: settling back */
+#define NG_SWIPE_STATE_MAP(XX) \
+    XX(NG_SWIPE_NONE,       "none") \
+    XX(NG_SWIPE_DRIVEN,     "driven") \
+    XX(NG_SWIPE_UNDRIVEN,   "undriven") \
+    XX(NG_SWIPE_FINISHING,  "finishing") \
+    XX(NG_SWIPE_CANCELLING, "cancelling")
 
 /* Clock kinds. */
 typedef int32_t ng_clock_kind;
 #define NG_CLOCK_MONOTONIC  0  /* CLOCK_MONOTONIC, nanoseconds */
 #define NG_CLOCK_MANUAL     1  /* the host sets time: tests, replay */
+#define NG_CLOCK_KIND_MAP(XX) \
+    XX(NG_CLOCK_MONOTONIC, "monotonic") \
+    XX(NG_CLOCK_MANUAL,    "manual")
 
 /* Hold end reasons. */
 typedef int32_t ng_hold_end_reason;
 #define NG_HOLD_ENDED      0  /* ng_hold_end */
 #define NG_HOLD_EXPIRED    1  /* its max duration passed */
 #define NG_HOLD_RELEASED   2  /* released by a guard (watchdog) or at destroy */
+#define NG_HOLD_END_REASON_MAP(XX) \
+    XX(NG_HOLD_ENDED,    "ended") \
+    XX(NG_HOLD_EXPIRED,  "expired") \
+    XX(NG_HOLD_RELEASED, "released")
+
+/* Log severities (delegate on_log; plugin.h host log). */
+typedef int32_t ng_severity;
+#define NG_LOG_DEBUG  0
+#define NG_LOG_INFO   1
+#define NG_LOG_WARN   2
+#define NG_LOG_ERROR  3
+#define NG_SEVERITY_MAP(XX) \
+    XX(NG_LOG_DEBUG, "debug") \
+    XX(NG_LOG_INFO,  "info") \
+    XX(NG_LOG_WARN,  "warn") \
+    XX(NG_LOG_ERROR, "error")
 
 /* Input event types, and masks built from them (NG_MASK(type)). */
 typedef int32_t ng_event_type;
@@ -231,6 +321,13 @@ typedef int32_t ng_event_type;
 #define NG_EVENT_SCROLL   4
 #define NG_EVENT_HOVER    5
 #define NG_EVENT_TYPE_COUNT 6
+#define NG_EVENT_TYPE_MAP(XX) \
+    XX(NG_EVENT_TOUCH,  "touch") \
+    XX(NG_EVENT_MOTION, "motion") \
+    XX(NG_EVENT_REMOTE, "remote") \
+    XX(NG_EVENT_KEY,    "key") \
+    XX(NG_EVENT_SCROLL, "scroll") \
+    XX(NG_EVENT_HOVER,  "hover")
 #define NG_MASK(type)     (1u << (type))
 #define NG_MASK_TOUCH     0x01u
 #define NG_MASK_MOTION    0x02u
@@ -339,8 +436,8 @@ typedef struct ng_delegate {
     void (*on_hold_end)(void *user, ng_context *ctx, const ng_hold_info *hold);
     /* A guard posted a report (e.g. the watchdog). Text valid during the call. */
     void (*on_report)(void *user, ng_context *ctx, const char *guard_id, const char *text);
-    /* A guard or the core logged a message; severity is NG_LOG_* (plugin.h:
-     * 0 debug, 1 info, 2 warn, 3 error). Text valid during the call. */
+    /* A guard or the core logged a message; severity is NG_LOG_* (an
+     * ng_severity). Text valid during the call. */
     void (*on_log)(void *user, ng_context *ctx, int32_t severity, const char *guard_id,
                    const char *message);
     /* A delivered, still-live touch was cancelled by NavGuard (input became
@@ -375,6 +472,11 @@ typedef struct ng_screen_info {
 #define NG_TOUCH_MOVED      1
 #define NG_TOUCH_ENDED      2
 #define NG_TOUCH_CANCELLED  3
+#define NG_TOUCH_PHASE_MAP(XX) \
+    XX(NG_TOUCH_BEGAN,     "began") \
+    XX(NG_TOUCH_MOVED,     "moved") \
+    XX(NG_TOUCH_ENDED,     "ended") \
+    XX(NG_TOUCH_CANCELLED, "cancelled")
 
 /* Event flags. */
 #define NG_EVF_HAS_TARGET   0x1u  /* the host hit-tested: `target_view` is set */
@@ -390,6 +492,10 @@ struct ng_touch_info {
 #define NG_TOUCH_STATE_DELIVERED  0  /* began was delivered; still live */
 #define NG_TOUCH_STATE_WITHHELD   1  /* began was dropped; later phases dropped */
 #define NG_TOUCH_STATE_CANCELLED  2  /* cancelled by NavGuard; awaiting its end */
+#define NG_TOUCH_STATE_MAP(XX) \
+    XX(NG_TOUCH_STATE_DELIVERED, "delivered") \
+    XX(NG_TOUCH_STATE_WITHHELD,  "withheld") \
+    XX(NG_TOUCH_STATE_CANCELLED, "cancelled")
 #define NG_TOUCH_INFO_INIT { sizeof(ng_touch_info), 0, 0u, 0u, 0 }
 
 /* A transition track in flight (ng_track_get; plugin.h track_get). */
@@ -680,6 +786,9 @@ NG_API ng_status ng_clock_advance(ng_context *ctx, int64_t delta_ns);
 typedef int32_t ng_verdict_kind;
 #define NG_VERDICT_DELIVER  0
 #define NG_VERDICT_DROP     1
+#define NG_VERDICT_MAP(XX) \
+    XX(NG_VERDICT_DELIVER, "deliver") \
+    XX(NG_VERDICT_DROP,    "drop")
 
 /* What ng_event_submit decided. */
 typedef struct ng_event_result {
@@ -735,6 +844,11 @@ typedef int32_t ng_shape_kind;
 #define NG_SHAPE_CIRCLE   2  /* center and radius */
 #define NG_SHAPE_POLYGON  3  /* points (copied), nonzero winding rule: non-convex
                                 and self-intersecting (a 5-point star) work */
+#define NG_SHAPE_KIND_MAP(XX) \
+    XX(NG_SHAPE_BOUNDS,  "bounds") \
+    XX(NG_SHAPE_INSETS,  "insets") \
+    XX(NG_SHAPE_CIRCLE,  "circle") \
+    XX(NG_SHAPE_POLYGON, "polygon")
 
 typedef struct ng_hit_shape {
     ng_shape_kind kind;
@@ -867,6 +981,28 @@ NG_API const char *ng_plugin_dir(void);
 #define NG_DEFAULT_CHAIN_ORDER \
     "watchdog, global-ignore, exclusive-touch, throttle, dedupe, transition, bar-should"
 NG_API const char *ng_default_chain(void);
+
+/* ------------------------------------------------------------------------ */
+/* Names                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* [any-thread] The name of a value, from its NG_*_MAP table ("push", "busy",
+ * "applied", "will", "began"...): static storage, never NULL; a value outside
+ * the table gives "unknown". */
+NG_API const char *ng_request_kind_name(ng_request_kind kind);
+NG_API const char *ng_reason_name(ng_reason reason);
+NG_API const char *ng_outcome_name(ng_outcome_kind outcome);
+NG_API const char *ng_track_name(ng_track track);
+NG_API const char *ng_phase_name(ng_phase phase);
+NG_API const char *ng_swipe_state_name(ng_swipe_state state);
+NG_API const char *ng_clock_kind_name(ng_clock_kind kind);
+NG_API const char *ng_hold_end_reason_name(ng_hold_end_reason reason);
+NG_API const char *ng_severity_name(ng_severity severity);
+NG_API const char *ng_event_type_name(ng_event_type type);
+NG_API const char *ng_touch_phase_name(int32_t phase);
+NG_API const char *ng_touch_state_name(int32_t state);
+NG_API const char *ng_verdict_name(ng_verdict_kind verdict);
+NG_API const char *ng_shape_kind_name(ng_shape_kind kind);
 
 /* ------------------------------------------------------------------------ */
 /* Frozen minimum sizes (bytes) of the size-prefixed structs                 */

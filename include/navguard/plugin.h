@@ -73,13 +73,13 @@ typedef int32_t ng_vote;
 #define NG_VOTE_REFUSE  1  /* request: refuse; event: drop */
 #define NG_VOTE_DEFER   2  /* request only: the guard keeps its id and later
                               calls deferred_apply or deferred_drop */
+#define NG_VOTE_MAP(XX) \
+    XX(NG_VOTE_ALLOW,  "allow") \
+    XX(NG_VOTE_REFUSE, "refuse") \
+    XX(NG_VOTE_DEFER,  "defer")
 
-/* Log severities. */
-typedef int32_t ng_severity;
-#define NG_LOG_DEBUG  0
-#define NG_LOG_INFO   1
-#define NG_LOG_WARN   2
-#define NG_LOG_ERROR  3
+/* Log severities (NG_LOG_*, ng_severity) are in navguard.h: hosts see them
+ * in on_log. */
 
 /* Why a guard refused or dropped: filled by the guard when it does not allow. */
 typedef struct ng_verdict {

@@ -36,7 +36,7 @@ static const ng_option_decl options[] = { NG_OPTION_END };   /* none */
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.bar-should", "bar-should", "0.2.0",
+    "org.navguard.bar-should", "bar-should", NGG_VERSION,
     "Refuses a bar push or pop (back button and interactive back included) while the bar track is in flight.",
     create, destroy, on_request, NULL, NULL, NULL, NULL, NULL, NULL, get_extension, options,
 };

@@ -63,7 +63,7 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.dedupe", "dedupe", "0.2.0",
+    "org.navguard.dedupe", "dedupe", NGG_VERSION,
     "Refuses a push of a screen whose identity is on top (mode top) or anywhere in the stack or queue (mode stack).",
     create, destroy, on_request, NULL, NULL, NULL, NULL, NULL, NULL, get_extension, options,
 };

@@ -72,7 +72,7 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.exclusive-touch", "exclusive-touch", "0.2.0",
+    "org.navguard.exclusive-touch", "exclusive-touch", NGG_VERSION,
     "UIKit's exclusive-touch and multiple-touch-off rules; every_view_exclusive makes every view exclusive.",
     create, destroy, NULL, on_event, NULL, NULL, NULL, NULL, NULL, get_extension, options,
 };

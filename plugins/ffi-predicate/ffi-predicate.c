@@ -144,7 +144,9 @@ static void *create(const ng_guard_host *host, const char *config) {
             if (h->config_list_get(h, "kinds", i, &name) != NG_OK) goto bad_list;
             int k = ngg_kind(name);
             if (k < 0) {
-                fail(h, "ffi-predicate: unknown request kind \"%s\" in \"kinds\" (known: " NGG_KIND_NAMES ")", name);
+                char known[120];
+                fail(h, "ffi-predicate: unknown request kind \"%s\" in \"kinds\" (known: %s)", name,
+                     ngg_kind_list(known, sizeof known));
                 goto fail_free;
             }
             g->kind_mask |= 1u << k;
@@ -234,7 +236,7 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.ffi-predicate", "ffi-predicate", "0.2.0",
+    "org.navguard.ffi-predicate", "ffi-predicate", NGG_VERSION,
     "Asks an exported C function (called through libffi with the arguments named in the config) whether to refuse a request.",
     create, destroy, on_request, NULL, NULL, NULL, NULL, NULL, NULL, get_extension, options,
 };

@@ -56,7 +56,7 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.global-ignore", "global-ignore", "0.2.0",
+    "org.navguard.global-ignore", "global-ignore", NGG_VERSION,
     "Ignores input of the types in mask (default touches + motion) from will-show to did-show by taking a hold.",
     create, destroy, NULL, NULL, NULL, on_transition, on_hold, NULL, NULL, get_extension, options,
 };

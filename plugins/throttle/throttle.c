@@ -69,7 +69,7 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.throttle", "throttle", "0.2.0",
+    "org.navguard.throttle", "throttle", NGG_VERSION,
     "Refuses a request closer than interval_ms (default 300) to the last applied one from the same non-zero source.",
     create, destroy, on_request, NULL, on_outcome, NULL, NULL, NULL, NULL, get_extension, options,
 };

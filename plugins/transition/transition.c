@@ -51,9 +51,9 @@ static void *create(const ng_guard_host *host, const char *config) {
             host->config_list_get(host, "queue", i, &name);
             int k = ngg_kind(name);
             if (k < 0) {
-                char msg[200];
+                char msg[200], known[120];
                 snprintf(msg, sizeof msg, "transition: \"queue\" has \"%.60s\", which is not a request kind (%s)",
-                         name ? name : "", NGG_KIND_NAMES);
+                         name ? name : "", ngg_kind_list(known, sizeof known));
                 host->log(host, NG_LOG_ERROR, msg);
                 return NULL;
             }
@@ -138,7 +138,7 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.transition", "transition", "0.2.0",
+    "org.navguard.transition", "transition", NGG_VERSION,
     "While a transition is in flight, queues the kinds in `queue` (push, replace-stack) and refuses the others busy.",
     create, destroy, on_request, NULL, on_outcome, on_transition, NULL, NULL, NULL, get_extension, options,
 };

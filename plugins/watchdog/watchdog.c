@@ -79,48 +79,20 @@ typedef struct {
     bool cut;
 } watchdog;
 
-/* ---- names (local: a guard links nothing but its own code) ---- */
+/* ---- names (from the header's tables: a guard links nothing but its own code) ---- */
 
-static const char *kind_name(int32_t k) {
-    static const char *const n[] = { "push", "pop", "pop-to", "pop-to-root", "replace-stack", "back", "interactive-back" };
-    return k >= 0 && k < (int32_t)(sizeof n / sizeof n[0]) ? n[k] : "unknown";
-}
-
-static const char *outcome_name(int32_t o) {
-    static const char *const n[] = { "applied", "refused", "deferred", "dropped", "queued" };
-    return o >= 0 && o < (int32_t)(sizeof n / sizeof n[0]) ? n[o] : "unknown";
-}
-
-static const char *reason_name(int32_t r) {
-    static const char *const n[] = { "none", "busy", "duplicate", "throttled", "ignoring", "at-root", "not-found",
-                                     "invalid", "superseded", "queue-full", "destroyed", "policy", "exclusive",
-                                     "multi-touch", "withheld", "cancelled" };
-    return r >= 0 && r < (int32_t)(sizeof n / sizeof n[0]) ? n[r] : "unknown";
-}
-
-static const char *event_name(int32_t t) {
-    static const char *const n[] = { "touch", "motion", "remote", "key", "scroll", "hover" };
-    return t >= 0 && t < (int32_t)(sizeof n / sizeof n[0]) ? n[t] : "unknown";
-}
-
-static const char *touch_phase_name(int32_t p) {
-    static const char *const n[] = { "began", "moved", "ended", "cancelled" };
-    return p >= 0 && p < (int32_t)(sizeof n / sizeof n[0]) ? n[p] : "unknown";
-}
-
-static const char *touch_state_name(int32_t s) {
-    static const char *const n[] = { "delivered", "withheld", "cancelled" };
-    return s >= 0 && s < (int32_t)(sizeof n / sizeof n[0]) ? n[s] : "unknown";
-}
+NGG_NAME_FUNCTION(kind_name, NG_REQUEST_KIND_MAP)
+NGG_NAME_FUNCTION(outcome_name, NG_OUTCOME_MAP)
+NGG_NAME_FUNCTION(reason_name, NG_REASON_MAP)
+NGG_NAME_FUNCTION(event_name, NG_EVENT_TYPE_MAP)
+NGG_NAME_FUNCTION(touch_phase_name, NG_TOUCH_PHASE_MAP)
+NGG_NAME_FUNCTION(touch_state_name, NG_TOUCH_STATE_MAP)
+NGG_NAME_FUNCTION(swipe_name, NG_SWIPE_STATE_MAP)
+NGG_NAME_FUNCTION(track_name, NG_TRACK_MAP)
 
 static int64_t ms(int64_t ns) { return ns / NGG_MS; }
 
 static int64_t add_sat(int64_t a, int64_t b) { return a > NG_NO_DEADLINE - b ? NG_NO_DEADLINE : a + b; }
-
-static const char *swipe_name(ng_swipe_state s) {
-    static const char *const n[] = { "none", "driven", "undriven", "finishing", "cancelling" };
-    return s >= 0 && s < (int32_t)(sizeof n / sizeof n[0]) ? n[s] : "unknown";
-}
 
 /* When a track's time limit starts: a swipe back's from when nothing drives
  * it any more; NG_NO_DEADLINE while its finger is down. */
@@ -262,7 +234,7 @@ static void out_state(watchdog *g, int64_t now) {
         if (!get_track(h, t, &ti)) continue;
         if (!any) out(g, "transitions in flight:\n");
         any = true;
-        out(g, "  %s: request %" PRIu64 " (%s) age %" PRId64 " ms%s%s", t == NG_TRACK_SCREEN ? "screen" : "bar",
+        out(g, "  %s: request %" PRIu64 " (%s) age %" PRId64 " ms%s%s", track_name(t),
             ti.request_id, kind_name(ti.kind), ms(now - ti.began_ns),
             (ti.flags & NG_TRANSF_ANIMATED) ? " animated" : "",
             (ti.flags & NG_TRANSF_INTERACTIVE) ? " interactive" : "");
@@ -499,7 +471,7 @@ static const void *get_extension(void *inst, const char *id) { (void)inst; (void
 
 static const ng_plugin_descriptor descriptor = {
     NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.watchdog", "watchdog", "0.2.0",
+    "org.navguard.watchdog", "watchdog", NGG_VERSION,
     "Ends transitions, holds and touches that outlive their limits, and reports the state and recent history.",
     create, destroy, NULL, on_event, on_outcome, NULL, NULL, on_tick, next_deadline, get_extension, options,
 };

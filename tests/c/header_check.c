@@ -74,6 +74,13 @@ int main(void) {
                 version ? version : "(null)", NG_VERSION_STRING);
         failures++;
     }
+    /* The string beside the numbers in navguard.h says the same version. */
+    char numbers[32];
+    snprintf(numbers, sizeof numbers, "%d.%d.%d", NG_VERSION_MAJOR, NG_VERSION_MINOR, NG_VERSION_PATCH);
+    if (strcmp(numbers, NG_VERSION_STRING) != 0) {
+        fprintf(stderr, "header_check.c: NG_VERSION_STRING is %s, the numbers say %s\n", NG_VERSION_STRING, numbers);
+        failures++;
+    }
     if (entry_fn() != NULL) failures++;
     if (failures == 0) printf("header_check.c: ok (library %s)\n", version);
     return failures == 0 ? 0 : 1;

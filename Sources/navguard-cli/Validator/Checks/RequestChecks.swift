@@ -5,11 +5,9 @@ import CNavGuard
 
 func requestChecks(_ h: Harness) {
     // Every request kind, immediate and animated (the host ends the animation).
-    let kinds: [(String, ng_request_kind)] = [
-        ("push", NG_REQ_PUSH), ("pop", NG_REQ_POP), ("pop-to", NG_REQ_POP_TO), ("pop-to-root", NG_REQ_POP_TO_ROOT),
-        ("replace-stack", NG_REQ_REPLACE_STACK), ("back", NG_REQ_BACK),
-    ]
-    for (name, kind) in kinds {
+    // Interactive back has its own checks below.
+    for kind in [NG_REQ_PUSH, NG_REQ_POP, NG_REQ_POP_TO, NG_REQ_POP_TO_ROOT, NG_REQ_REPLACE_STACK, NG_REQ_BACK] {
+        let name = String(cString: ng_request_kind_name(kind))
         check("request.\(name)") {
             let m = h.mark()
             for animated in [false, true] {
