@@ -14,6 +14,8 @@ private struct Descriptors {
     let busy = makeDescriptor(id: "prop.busy")
     let queue = makeDescriptor(id: "prop.queue")
     let chaos = makeDescriptor(id: "prop.chaos")
+    let beganHold = makeDescriptor(id: "prop.began-hold")
+    let holdCancels = makeDescriptor(id: "prop.hold-cancels")
 }
 
 /// Everything one run needs to check its invariants.
@@ -50,6 +52,10 @@ private final class Run {
     var nextTouch: UInt64 = 1
     /// The swipe in flight that the test started with a driving touch.
     var driven: (request: UInt64, touch: UInt64)?
+    /// Holds a guard began inside a began vote; began touches dropped as
+    /// cancelled by their own began's work.
+    var guardHolds = 0
+    var beganSelfCancels = 0
     var destroying = false
     var drivenSwipes = 0, drivingMovesThroughHolds = 0
 
@@ -73,6 +79,13 @@ private final class Run {
             chain.append(q.g)
         }
         if index % 5 == 0 { chain.append(chaosGuard(d.chaos, seed: seed ^ 0xC4A05)) }
+        // Touch ordering (issue 10.3): a guard that begins a hold inside a
+        // touch's began vote, and one whose hold notice cancels every live
+        // touch, so a touch can be cancelled by its own began's work.
+        if index % 4 == 1 {
+            chain.append(beganHoldGuard(d.beganHold, seed: seed ^ 0xB16))
+            chain.append(holdCancelsGuard(d.holdCancels, seed: seed ^ 0xCA9))
+        }
         chain.shuffle(using: &rng)
         for g in chain { try! g.add(to: e) }
         guards = chain
@@ -100,6 +113,51 @@ private final class Run {
     private func busyGuard(_ d: UnsafePointer<ng_plugin_descriptor>) -> TestGuard {
         let g = TestGuard(descriptor: d)
         g.vote = { g, _, v in g.busy ? refuse(v, NG_REASON_BUSY) : NG_VOTE_ALLOW }
+        return g
+    }
+
+    private func beganHoldGuard(_ d: UnsafePointer<ng_plugin_descriptor>, seed: UInt64) -> TestGuard {
+        let g = TestGuard(descriptor: d)
+        var r = SplitMix64(seed: seed)
+        g.onEvent = { [unowned self] g, ev in
+            guard ev.event.pointee.type == NG_EVENT_TOUCH, ev.event.pointee.phase == NG_TOUCH_BEGAN, r.chance(30) else {
+                return NG_VOTE_ALLOW
+            }
+            let mask = r.chance(40) ? UInt32(NG_MASK_TOUCH) : UInt32(NG_MASK_KEY)
+            let dur = Int64(r.int(50...500)) * ms
+            var token: UInt64 = 0
+            if g.h.pointee.hold_begin!(g.h, "began-hold", mask, dur, &token) == NG_OK {
+                self.holds[token] = (mask, self.e.now + dur)
+                self.guardHolds += 1
+            }
+            return NG_VOTE_ALLOW
+        }
+        return g
+    }
+
+    private func holdCancelsGuard(_ d: UnsafePointer<ng_plugin_descriptor>, seed: UInt64) -> TestGuard {
+        let g = TestGuard(descriptor: d)
+        var r = SplitMix64(seed: seed)
+        g.onHold = { g, n in
+            guard !n.ended, r.chance(70) else { return }
+            let h = g.h
+            // Like the core's own cancel-all, it spares the touch driving a
+            // swipe back (an explicit cancel of that id would end the swipe's
+            // drive, which the run checks separately).
+            var track = ng_track_info()
+            track.size = UInt32(MemoryLayout<ng_track_info>.size)
+            let driving = h.pointee.track_get!(h, NG_TRACK_SCREEN, &track) && track.swipe == NG_SWIPE_DRIVEN
+                ? track.driving_touch : 0
+            var ids: [UInt64] = []
+            for i in 0..<h.pointee.touch_count!(h) {
+                var t = ng_touch_info()
+                t.size = UInt32(MemoryLayout<ng_touch_info>.size)
+                if h.pointee.touch_get!(h, i, &t) == NG_OK && t.state == NG_TOUCH_STATE_DELIVERED && t.touch_id != driving {
+                    ids.append(t.touch_id)
+                }
+            }
+            for id in ids { _ = h.pointee.touch_cancel!(h, id) }
+        }
         return g
     }
 
@@ -357,7 +415,14 @@ private final class Run {
         let v = submitTouch(NG_TOUCH_BEGAN, id)
         opLog.append("touch \(id) began -> \(v.verdict) \(v.reason)")
         let blocked = e.holdMask & UInt32(NG_MASK_TOUCH) != 0
-        if blocked != (v.verdict == NG_VERDICT_DROP) { fail("began of \(id) with touch hold \(blocked) -> \(v.verdict)") }
+        // A touch cancelled by what its own began set off (a guard's hold
+        // notice cancelling touches) is dropped: the host never hears of it
+        // again (touchCancelled fails on a cancel of a touch not yet began).
+        if v.verdict == NG_VERDICT_DROP && v.reason == NG_REASON_CANCELLED && !blocked {
+            beganSelfCancels += 1
+        } else if blocked != (v.verdict == NG_VERDICT_DROP) {
+            fail("began of \(id) with touch hold \(blocked) -> \(v.verdict) \(v.reason)")
+        }
         liveTouches[id] = v.verdict == NG_VERDICT_DELIVER
         if v.verdict == NG_VERDICT_DELIVER { touchEnds[id] = 0 }
     }
@@ -508,7 +573,7 @@ struct PropertyTests {
         var totalRequests = 0
         var outcomesByKind = [Int32: Int]()
         var sawCancel = 0, sawDeferredApplied = 0, sawDestroyedDrop = 0, sawInterrupted = 0
-        var drivenSwipes = 0, drivingMovesThroughHolds = 0, touchCancels = 0
+        var drivenSwipes = 0, drivingMovesThroughHolds = 0, touchCancels = 0, guardHolds = 0, beganSelfCancels = 0
         var failedRuns = 0
         for i in 0..<runs {
             let seed = master.next()
@@ -524,6 +589,8 @@ struct PropertyTests {
             drivenSwipes += run.drivenSwipes
             drivingMovesThroughHolds += run.drivingMovesThroughHolds
             touchCancels += run.rec.touchCancels.count
+            guardHolds += run.guardHolds
+            beganSelfCancels += run.beganSelfCancels
             totalRequests += run.ids.count
             sawCancel += cancels
             for o in run.rec.outcomes.values {
@@ -551,6 +618,8 @@ struct PropertyTests {
         #expect(drivenSwipes > 400)
         #expect(drivingMovesThroughHolds > 25)
         #expect(touchCancels > 500)
+        #expect(guardHolds > 100)
+        #expect(beganSelfCancels > 20)
         _ = totalRequests
     }
 }
