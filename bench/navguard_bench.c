@@ -19,6 +19,18 @@
  *        previous one from the same source, so this context uses a manual
  *        clock advanced by 301 ms before each request (ng_clock_advance is
  *        inside the timed loop; its own cost is measured as a figure).
+ *  (v)   each touch phase through the default chain on its own: BEGAN, MOVED
+ *        and ENDED of one touch are timed event by event (clock_gettime
+ *        around each ng_event_submit); the cost of an empty interval (the
+ *        timer itself, its own figure) is subtracted from each.
+ *  (vi)  a BEGAN+ENDED pair with 10, 100, 1,000 and 10,000 flat sibling
+ *        views (children of one window, tiling it), empty chain, the touch
+ *        cycling over 64 fixed points spread over the window.
+ *  (vii) push+finish pair (as (i), source 0, no clock advance) at stack depth
+ *        1, 1,000 and 4,000, with the empty chain and the default chain.
+ *  (viii) a MOVED event (as (iii), empty chain) with 0, 10, 100 and 1,000
+ *        live holds whose mask (NG_MASK_KEY) does not cover touches.
+ * (v)-(viii) pick their iteration count so that a run lasts about 30 ms.
  *
  * Allocation: malloc/calloc/realloc/memalign/posix_memalign/aligned_alloc are
  * interposed by this executable (forwarding to glibc's __libc_* functions),
@@ -37,7 +49,7 @@
 #include <time.h>
 
 #define RUNS 7
-#define MAX_FIGURES 32
+#define MAX_FIGURES 64
 
 /* ------------------------------------------------------------------------ */
 /* Allocation counting (interposition of the malloc family)                  */
@@ -138,6 +150,37 @@ static figure *measure(const char *name, bench_fn fn, void *state, long iters, d
     f->unit = "ns";
     f->note[0] = '\0';
     return f;
+}
+
+/* Record a figure from RUNS per-op values. */
+static figure *record(const char *name, double *v, double minus) {
+    qsort(v, RUNS, sizeof v[0], cmp_double);
+    figure *f = &g_fig[g_nfig++];
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->median = v[RUNS / 2] - minus;
+    f->min = v[0] - minus;
+    f->max = v[RUNS - 1] - minus;
+    f->runs = RUNS;
+    f->unit = "ns";
+    f->note[0] = '\0';
+    return f;
+}
+
+/* Iterations for a run of about RUN_NS: grows a trial run until it lasts
+ * at least 2 ms, then scales. */
+#define RUN_NS 30e6
+static long calibrate(bench_fn fn, void *state) {
+    long it = 4;
+    for (;;) {
+        int64_t t0 = mono_ns();
+        fn(state, it);
+        double dt = (double)(mono_ns() - t0);
+        if (dt >= 2e6 || it >= (1L << 24)) {
+            double n = (double)it * RUN_NS / (dt > 1 ? dt : 1);
+            return n < 4 ? 4 : (long)n;
+        }
+        it *= 4;
+    }
 }
 
 /* Allocations per op over one run of `iters`. */
@@ -364,6 +407,200 @@ static void bench_began_ended(void *state, long iters) {
     }
 }
 
+
+/* ------------------------------------------------------------------------ */
+/* (v) touch phases one by one                                               */
+/* ------------------------------------------------------------------------ */
+
+/* The timer's own share of a timed interval: t1 - t0 with nothing between. */
+static double timer_interval_ns(long iters) {
+    int64_t sum = 0;
+    for (long i = 0; i < iters; i++) {
+        int64_t t0 = mono_ns();
+        int64_t t1 = mono_ns();
+        sum += t1 - t0;
+    }
+    return (double)sum / (double)iters;
+}
+
+typedef struct {
+    ng_context *ctx;
+    int64_t ns[3];        /* BEGAN, MOVED, ENDED: time summed over the last run */
+    uint64_t allocs[3];   /* likewise, while allocations are counted */
+} phase_state;
+
+/* Touch 2 on the first button (view 10), as bench_began_ended, with a move. */
+static void bench_phases(void *state, long iters) {
+    phase_state *st = state;
+    ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
+    e.touch_id = 2;
+    e.y = 20.0;
+    ng_event_result r[3] = { NG_EVENT_RESULT_INIT, NG_EVENT_RESULT_INIT, NG_EVENT_RESULT_INIT };
+    static const int32_t phases[3] = { NG_TOUCH_BEGAN, NG_TOUCH_MOVED, NG_TOUCH_ENDED };
+    memset(st->ns, 0, sizeof st->ns);
+    memset(st->allocs, 0, sizeof st->allocs);
+    for (long i = 0; i < iters; i++) {
+        for (int k = 0; k < 3; k++) {
+            e.phase = phases[k];
+            e.x = 20.0 + (double)k;
+            uint64_t a0 = g_allocs;
+            int64_t t0 = mono_ns();
+            ng_status s = ng_event_submit(st->ctx, &e, &r[k]);
+            int64_t t1 = mono_ns();
+            st->allocs[k] += g_allocs - a0;
+            st->ns[k] += t1 - t0;
+            CHECK(st->ctx, s);
+        }
+        if (r[0].verdict != NG_VERDICT_DELIVER || r[1].verdict != NG_VERDICT_DELIVER ||
+            r[2].verdict != NG_VERDICT_DELIVER || r[0].target_view != 10) {
+            fprintf(stderr, "bench: touch phases not delivered to view 10 (%d %d %d, view %" PRIu64 ")\n",
+                    r[0].verdict, r[1].verdict, r[2].verdict, r[0].target_view);
+            exit(1);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* (vi) flat siblings                                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    ng_context *ctx;
+    double px[64], py[64];
+    int64_t began_ns;     /* bench_sibling_began: BEGAN time summed over the last run */
+} sib_state;
+
+/* A 1024 x 768 window (view 1) tiled by `n` children of equal order (views
+ * 100...), about as many columns as rows scaled to the window. */
+static void make_siblings(sib_state *st, int n) {
+    st->ctx = make_ctx(false);
+    ng_view w = NG_VIEW_INIT;
+    w.id = 1;
+    w.frame.width = 1024;
+    w.frame.height = 768;
+    CHECK(st->ctx, ng_view_set(st->ctx, &w));
+    int cols = 1;
+    while (cols * cols * 3 < n * 4) cols++;
+    int rows = (n + cols - 1) / cols;
+    double cw = 1024.0 / cols, ch = 768.0 / rows;
+    for (int i = 0; i < n; i++) {
+        ng_view b = NG_VIEW_INIT;
+        b.id = (uint64_t)(100 + i);
+        b.parent = 1;
+        b.frame.x = cw * (i % cols);
+        b.frame.y = ch * (i / cols);
+        b.frame.width = cw;
+        b.frame.height = ch;
+        CHECK(st->ctx, ng_view_set(st->ctx, &b));
+    }
+    /* Points over the filled rows (a fixed LCG): every one hits a child. */
+    uint32_t seed = 12345u;
+    int full_rows = n / cols;
+    for (int k = 0; k < 64; k++) {
+        seed = seed * 1664525u + 1013904223u;
+        st->px[k] = (double)(seed >> 8) / 16777216.0 * 1024.0;
+        seed = seed * 1664525u + 1013904223u;
+        st->py[k] = (double)(seed >> 8) / 16777216.0 * (ch * full_rows);
+    }
+}
+
+static void bench_sibling_pair(void *state, long iters) {
+    sib_state *st = state;
+    ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
+    e.touch_id = 2;
+    ng_event_result r = NG_EVENT_RESULT_INIT;
+    uint64_t delivered = 0, missed = 0;
+    for (long i = 0; i < iters; i++) {
+        e.x = st->px[i & 63];
+        e.y = st->py[i & 63];
+        e.phase = NG_TOUCH_BEGAN;
+        CHECK(st->ctx, ng_event_submit(st->ctx, &e, &r));
+        delivered += r.verdict == NG_VERDICT_DELIVER;
+        missed += r.target_view < 100;
+        e.phase = NG_TOUCH_ENDED;
+        CHECK(st->ctx, ng_event_submit(st->ctx, &e, &r));
+        delivered += r.verdict == NG_VERDICT_DELIVER;
+    }
+    if (delivered != 2 * (uint64_t)iters || missed) {
+        fprintf(stderr, "bench: %" PRIu64 " of %ld sibling began/ended delivered, %" PRIu64 " missed a child\n",
+                delivered, 2 * iters, missed);
+        exit(1);
+    }
+}
+
+/* The same pair with the BEGAN alone timed (as (v)). */
+static void bench_sibling_began(void *state, long iters) {
+    sib_state *st = state;
+    ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
+    e.touch_id = 2;
+    ng_event_result r = NG_EVENT_RESULT_INIT;
+    st->began_ns = 0;
+    for (long i = 0; i < iters; i++) {
+        e.x = st->px[i & 63];
+        e.y = st->py[i & 63];
+        e.phase = NG_TOUCH_BEGAN;
+        int64_t t0 = mono_ns();
+        ng_status s = ng_event_submit(st->ctx, &e, &r);
+        int64_t t1 = mono_ns();
+        st->began_ns += t1 - t0;
+        CHECK(st->ctx, s);
+        e.phase = NG_TOUCH_ENDED;
+        CHECK(st->ctx, ng_event_submit(st->ctx, &e, &r));
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* (vii) push+finish at depth                                                */
+/* ------------------------------------------------------------------------ */
+
+/* A stack of `depth` screens (the root and depth - 1 pushed without
+ * animation, ids 1000...), then the chain. */
+static ng_context *make_deep(size_t depth, bool default_chain) {
+    ng_context *ctx = make_ctx(true);
+    ng_request push = NG_REQUEST_INIT(NG_REQ_PUSH);
+    push.screen.route = "deep";
+    ng_request_result r = NG_REQUEST_RESULT_INIT;
+    for (size_t i = 1; i < depth; i++) {
+        push.screen.id = 1000 + i;
+        CHECK(ctx, ng_request_submit(ctx, &push, &r));
+        if (r.status != NG_OUTCOME_APPLIED) {
+            fprintf(stderr, "bench: push %zu not applied: %s\n", i, ng_outcome_name(r.status));
+            exit(1);
+        }
+    }
+    size_t n = 0;
+    CHECK(ctx, ng_stack_count(ctx, &n));
+    if (n != depth) {
+        fprintf(stderr, "bench: stack depth %zu, expected %zu\n", n, depth);
+        exit(1);
+    }
+    if (default_chain) CHECK(ctx, ng_chain_configure(ctx, NULL));
+    return ctx;
+}
+
+static void bench_push_finish_src0(void *state, long iters) {
+    ctx_state *st = state;
+    ng_context *ctx = st->ctx;
+    ng_request push = NG_REQUEST_INIT(NG_REQ_PUSH);
+    push.flags = NG_REQF_ANIMATED;
+    push.screen.id = 2;
+    push.screen.route = "item";
+    ng_request pop = NG_REQUEST_INIT(NG_REQ_POP);
+    pop.flags = NG_REQF_ANIMATED;
+    ng_request_result r1 = NG_REQUEST_RESULT_INIT, r2 = NG_REQUEST_RESULT_INIT;
+    for (long i = 0; i < iters; i++) {
+        CHECK(ctx, ng_request_submit(ctx, &push, &r1));
+        CHECK(ctx, ng_transition_finish(ctx, NG_TRACK_ALL));
+        CHECK(ctx, ng_request_submit(ctx, &pop, &r2));
+        CHECK(ctx, ng_transition_finish(ctx, NG_TRACK_ALL));
+        if (r1.status != NG_OUTCOME_APPLIED || r2.status != NG_OUTCOME_APPLIED) {
+            fprintf(stderr, "bench: push/pop not applied: %s / %s (%s)\n", ng_outcome_name(r1.status),
+                    ng_outcome_name(r2.status), r1.guard_id ? r1.guard_id : r2.guard_id ? r2.guard_id : "core");
+            exit(1);
+        }
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 
 int main(void) {
@@ -373,7 +610,7 @@ int main(void) {
     printf("plugin dir: %s\n\n", ng_plugin_dir());
 
     const long N_REQ = 100000, N_EV = 1000000, N_TICK = 1000000;
-    char allocs[1024] = "";
+    char allocs[4096] = "";
     size_t al = 0;
 #define ALLOC_NOTE(label, fn, st, it, per)                                                    \
     al += (size_t)snprintf(allocs + al, sizeof allocs - al, "  %-44s %8.3f allocations/op\n", label, \
@@ -458,6 +695,99 @@ int main(void) {
     measure("      ng_clock_advance (manual clock)", bench_clock_advance, &s5, N_TICK, 1.0);
     CHECK(s5.ctx, ng_context_destroy(s5.ctx));
 
+    /* (v) touch phases one by one, default chain */
+    double tv[RUNS];
+    timer_interval_ns(N_EV / 10);
+    for (int r = 0; r < RUNS; r++) tv[r] = timer_interval_ns(N_EV);
+    figure *ftimer = record("(v)   timer: empty interval (subtracted)", tv, 0.0);
+    phase_state ps = { make_ctx(false), { 0, 0, 0 }, { 0, 0, 0 } };
+    CHECK(ps.ctx, ng_chain_configure(ps.ctx, NULL));
+    add_views(ps.ctx);
+    {
+        ctx_state live = { ps.ctx, false, 0 };
+        begin_touch(&live);   /* touch 1 stays live on view 34, as in (iv) */
+        long it = calibrate(bench_phases, &ps) / 3;
+        double v[3][RUNS];
+        bench_phases(&ps, it / 10 > 0 ? it / 10 : 1);
+        for (int r = 0; r < RUNS; r++) {
+            bench_phases(&ps, it);
+            for (int k = 0; k < 3; k++) v[k][r] = (double)ps.ns[k] / (double)it;
+        }
+        static const char *names[3] = { "(v)   touch BEGAN, default chain", "(v)   touch MOVED, default chain",
+                                        "(v)   touch ENDED, default chain" };
+        g_allocs = 0;
+        g_counting = 1;
+        bench_phases(&ps, it / 10 > 0 ? it / 10 : 1);
+        g_counting = 0;
+        long ait = it / 10 > 0 ? it / 10 : 1;
+        for (int k = 0; k < 3; k++) {
+            figure *f = record(names[k], v[k], ftimer->median);
+            snprintf(f->note, sizeof f->note, "x%.2f floor, %.3f allocs/op", f->median / ffloor->median,
+                     (double)ps.allocs[k] / (double)ait);
+            al += (size_t)snprintf(allocs + al, sizeof allocs - al, "  %-44s %8.3f allocations/op\n", names[k],
+                                   (double)ps.allocs[k] / (double)ait);
+        }
+    }
+    CHECK(ps.ctx, ng_context_destroy(ps.ctx));
+
+    /* (vi) flat siblings, empty chain */
+    static const int sib_n[4] = { 10, 100, 1000, 10000 };
+    figure *fsib[4];
+    double sib_began[4];
+    for (int k = 0; k < 4; k++) {
+        sib_state ss;
+        make_siblings(&ss, sib_n[k]);
+        char name[64];
+        snprintf(name, sizeof name, "(vi)  began+ended pair, %d siblings", sib_n[k]);
+        long it = calibrate(bench_sibling_pair, &ss);
+        fsib[k] = measure(name, bench_sibling_pair, &ss, it, 1.0);
+        double bv[RUNS];
+        bench_sibling_began(&ss, it / 10 > 0 ? it / 10 : 1);
+        for (int r = 0; r < RUNS; r++) {
+            bench_sibling_began(&ss, it);
+            bv[r] = (double)ss.began_ns / (double)it;
+        }
+        qsort(bv, RUNS, sizeof bv[0], cmp_double);
+        sib_began[k] = bv[RUNS / 2] - ftimer->median;
+        snprintf(fsib[k]->note, sizeof fsib[k]->note, "BEGAN alone %.1f (as (v))", sib_began[k]);
+        ALLOC_NOTE(name, bench_sibling_pair, &ss, it / 10 > 0 ? it / 10 : 1, 2.0);
+        CHECK(ss.ctx, ng_context_destroy(ss.ctx));
+    }
+
+    /* (vii) push+finish pair at depth, empty and default chain */
+    static const size_t depths[3] = { 1, 1000, 4000 };
+    figure *fdepth[2][3];
+    for (int c = 0; c < 2; c++) {
+        for (int k = 0; k < 3; k++) {
+            ctx_state ds = { make_deep(depths[k], c == 1), false, 0 };
+            char name[64];
+            snprintf(name, sizeof name, "(vii) push+finish pair, depth %zu, %s", depths[k], c ? "default" : "empty");
+            long it = calibrate(bench_push_finish_src0, &ds);
+            fdepth[c][k] = measure(name, bench_push_finish_src0, &ds, it, 2.0);
+            ALLOC_NOTE(name, bench_push_finish_src0, &ds, it / 10 > 0 ? it / 10 : 1, 2.0);
+            CHECK(ds.ctx, ng_context_destroy(ds.ctx));
+        }
+    }
+
+    /* (viii) moved with live holds that do not block touches */
+    ctx_state hs = { make_ctx(false), false, 0 };
+    add_views(hs.ctx);
+    begin_touch(&hs);
+    static const int nholds[4] = { 0, 10, 100, 1000 };
+    int live_holds = 0;
+    for (int k = 0; k < 4; k++) {
+        for (; live_holds < nholds[k]; live_holds++) {
+            uint64_t tok = 0;
+            CHECK(hs.ctx, ng_hold_begin(hs.ctx, "bench", NG_MASK_KEY, 0, &tok));
+        }
+        char name[64];
+        snprintf(name, sizeof name, "(viii) moved, %d key holds, empty chain", nholds[k]);
+        long it = calibrate(bench_moved, &hs);
+        measure(name, bench_moved, &hs, it, 1.0);
+        if (k == 3) ALLOC_NOTE(name, bench_moved, &hs, it / 10 > 0 ? it / 10 : 1, 1.0);
+    }
+    CHECK(hs.ctx, ng_context_destroy(hs.ctx));
+
     /* the table */
     printf("%-44s %10s %10s %10s %5s  %s\n", "figure", "median ns", "min", "max", "runs", "note");
     printf("%-44s %10s %10s %10s %5s  %s\n", "--------------------------------------------", "----------",
@@ -473,6 +803,13 @@ int main(void) {
            fmoved->median - fempty->median, ffloor->median, (fmoved->median - fempty->median) / ffloor->median);
     printf("ratio whole moved event, 5 trivial C guards / floor: %.2f\n", fmoved->median / ffloor->median);
     printf("ratio default chain / floor (moved event, %zu built-ins):     %.2f\n", nguards, fdm->median / ffloor->median);
+    printf("ratio began+ended pair, 1,000 / 10 siblings:   %.1f / %.1f = %.2f (10,000 / 10: %.2f)\n",
+           fsib[2]->median, fsib[0]->median, fsib[2]->median / fsib[0]->median, fsib[3]->median / fsib[0]->median);
+    printf("ratio BEGAN alone, 1,000 / 10 siblings:         %.1f / %.1f = %.2f (10,000 / 10: %.2f)\n",
+           sib_began[2], sib_began[0], sib_began[2] / sib_began[0], sib_began[3] / sib_began[0]);
+    for (int c = 0; c < 2; c++)
+        printf("ratio push+finish pair, depth 4,000 / 1, %-7s %.1f / %.1f = %.2f\n", c ? "default:" : "empty:",
+               fdepth[c][2]->median, fdepth[c][0]->median, fdepth[c][2]->median / fdepth[c][0]->median);
     printf("\nallocations (malloc family calls made during one measured loop, per op):\n%s", allocs);
     printf("  heap in use across 1e6 moved events (mallinfo2 uordblks+hblkhd delta): %lld bytes\n", heap_delta);
     printf("  (callbacks: %" PRIu64 " outcomes, %" PRIu64 " transition events seen)\n", g_outcomes, g_transitions);
