@@ -23,11 +23,13 @@ let package = Package(
         .target(name: "CNavGuard", path: "include", publicHeadersPath: "."),
         // Pure, deterministic core: no I/O, no dlopen, no globals, clock injected.
         .target(name: "NavGuardCore", dependencies: ["CNavGuard"]),
-        // The name functions (ng_strstatus, ng_*_name, ng_version_string),
-        // generated in C from the header's X-macro tables; part of libnavguard.
-        .target(name: "NavGuardNames", dependencies: ["CNavGuard"], publicHeadersPath: "."),
+        // The C part of libnavguard: the name functions (ng_strstatus,
+        // ng_*_name, ng_version_string) generated from the headers' X-macro
+        // tables, and a private header for what Swift cannot write (the
+        // thread id read by every owner check).
+        .target(name: "NavGuardC", dependencies: ["CNavGuard"]),
         // Thin C ABI: @c @implementation exports of include/navguard/*.h.
-        .target(name: "NavGuard", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardNames"]),
+        .target(name: "NavGuard", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardC"]),
         // The built-in guards, written against plugin.h only. CMake also builds
         // each as its own shared library exporting only ng_plugin_entry.
         .target(name: "NavGuardBuiltins", dependencies: ["CNavGuard"], path: "plugins",

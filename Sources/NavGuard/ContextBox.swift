@@ -153,13 +153,16 @@ func withContext(_ handle: OpaquePointer?, _ body: (ContextBox) -> ng_status) ->
     var status = NG_OK
     guard let box = registry.owned(handle, &status) else { return status }
     // Borrowed, not retained: the owner's call cannot race its destruction.
-    return box._withUnsafeGuaranteedRef(body)
+    return box._withUnsafeGuaranteedRef { b in
+        b.engine.beginCall()
+        return body(b)
+    }
 }
 
 /// The engine's owner check: host-table calls from a guard's own thread are
 /// refused. The argument is the address of the slot's owner word (registry
 /// memory is never freed): every host-table call makes this check, so it
-/// reads one word and pthread_self, nothing more.
+/// reads one word and the thread pointer, nothing more.
 let ownerCheck: @convention(c) (Int) -> Bool = { word in
     UnsafePointer<Atomic<UInt>>(bitPattern: word)!.pointee.load(ordering: .relaxed) == currentThread()
 }

@@ -12,7 +12,7 @@ import NavGuardCore
 public func ng_version() -> Int32 { NG_VERSION_MAJOR * 1_000_000 + NG_VERSION_MINOR * 1_000 + NG_VERSION_PATCH }
 
 // ng_version_string, ng_strstatus and the ng_*_name functions are C
-// (Sources/NavGuardNames/names.c), generated from the header's NG_*_MAP
+// (Sources/NavGuardC/names.c), generated from the header's NG_*_MAP
 // tables: the header is the one place each name and the version are written.
 
 // MARK: Context

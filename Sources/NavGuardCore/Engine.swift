@@ -27,6 +27,10 @@ public final class Engine {
 
     let clock: ClockSource
     var manualNow: Int64
+    /// The external clock as read during the current host call, or nil:
+    /// every reading within one call (the core's and guards' host->now)
+    /// is the same instant, and a call reads the clock at most once.
+    var callTime: Int64?
     let defaultDurationNs: Int64
     var nextRequestID: UInt64 = 1
 
@@ -49,8 +53,20 @@ public final class Engine {
     public var now: Int64 {
         switch clock {
         case .manual: return manualNow
-        case .external(let f): return f()
+        case .external(let f):
+            if let t = callTime { return t }
+            let t = f()
+            callTime = t
+            return t
         }
+    }
+
+    /// A host call begins (the ABI layer calls this on entry): the clock
+    /// will be read afresh, unless the call comes from inside a callback,
+    /// which keeps the time of the call that made the callback.
+    @inline(__always)
+    public func beginCall() {
+        if !run.isBusy { callTime = nil }
     }
 
     public var isManualClock: Bool {

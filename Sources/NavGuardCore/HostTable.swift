@@ -131,8 +131,8 @@ extension Engine {
         h.pointee.view_flags = { h, view, out in
             withSlot(h, refusal) { s, e in
                 guard let out else { return NG_E_NULL }
-                guard let v = e.views.view(view) else { return NG_E_NOT_FOUND }
-                out.pointee = e.viewFlagsC(v.flags)
+                guard let f = e.views.flags(of: view) else { return NG_E_NOT_FOUND }
+                out.pointee = e.viewFlagsC(f)
                 return NG_OK
             }
         }

@@ -251,8 +251,8 @@ public struct ViewTree: Sendable {
     /// Slot-indexed; slot 0 is the implicit root window (id 0).
     private var nodes: [Node]
     private var infos: [Info]
-    /// id -> slot, for the id-based API only.
-    private var slots: [UInt64: Int32]
+    /// id -> slot, for the id-based API only (an IDTable: no SipHash).
+    private var slots: IDTable
     private var grids: [Grid]
     private var entries: [Entry]
 
@@ -283,7 +283,7 @@ public struct ViewTree: Sendable {
         root.seq = 1                 // nextSeq
         nodes = [root]
         infos = [Info()]
-        slots = [:]
+        slots = IDTable()
         grids = [Grid()]
         entries = [Entry(slot: -1, next: -1)]
     }
@@ -308,6 +308,14 @@ public struct ViewTree: Sendable {
             alpha: infos[Int(s)].alpha,
             shape: infos[Int(s)].shape
         )
+    }
+
+    /// A view's flags, or nil: what the host table's view_flags answers,
+    /// without building the whole spec (a guard asks on every began).
+    @_effects(readonly)
+    public func flags(of id: UInt64) -> ViewFlags? {
+        guard let s = slots[id] else { return nil }
+        return nodes[Int(s)].flags
     }
 
     /// True when `a` is a strict ancestor of `b` (a view is not its own

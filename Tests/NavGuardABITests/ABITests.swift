@@ -182,6 +182,14 @@ func leaked(_ s: String) -> UnsafePointer<CChar> { UnsafePointer(strdup(s)!) }
 
 /// A linked-in guard: refuses pushes to routes starting with "blocked",
 /// allows everything else. Descriptor allocated once, never freed.
+nonisolated(unsafe) var instantReadings: [Int64] = []
+
+func monotonicNs() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+}
+
 func abiGuardDescriptor(id: String, tweak: (inout ng_plugin_descriptor) -> Void = { _ in }) -> UnsafePointer<ng_plugin_descriptor> {
     var d = ng_plugin_descriptor()
     d.abi_major = UInt32(NG_PLUGIN_ABI_MAJOR)
@@ -621,6 +629,42 @@ struct ABITests {
         #expect(other.ids == [1, 5])
         ng_free(text)
         #expect(c.rec.maxDepth == 1)
+    }
+
+    @Test("one call, one instant: every clock reading in a call (core, guards, nested ng_now) agrees; the next call reads afresh")
+    func oneCallOneInstant() {
+        let c = Ctx(clock: NG_CLOCK_MONOTONIC)
+        instantReadings.removeAll()
+        let d = abiGuardDescriptor(id: "abi.clock-reader") {
+            $0.on_request = { inst, r, _ in
+                let host = inst!.assumingMemoryBound(to: ng_guard_host.self)
+                instantReadings.append(r!.pointee.now_ns)
+                for _ in 0..<3 {
+                    let t0 = monotonicNs()
+                    while monotonicNs() - t0 < 200_000 {}   // 0.2 ms: a fresh reading would differ
+                    instantReadings.append(host.pointee.now!(host))
+                }
+                return NG_VOTE_ALLOW
+            }
+            $0.on_outcome = { inst, _ in
+                let host = inst!.assumingMemoryBound(to: ng_guard_host.self)
+                instantReadings.append(host.pointee.now!(host))
+            }
+        }
+        #expect(ng_chain_add(c.h, d, nil) == NG_OK)
+        let h = c.h
+        c.rec.onOutcome = { _, _ in
+            var t: Int64 = 0
+            #expect(ng_now(h, &t) == NG_OK)    // from inside a callback: the same call's instant
+            instantReadings.append(t)
+        }
+        _ = submitPush(c.h, 2, "two")
+        let first = instantReadings
+        #expect(first.count == 6 && Set(first).count == 1, "\(first)")
+        instantReadings.removeAll()
+        _ = submitPush(c.h, 3, "three")
+        #expect(instantReadings.count == 6 && Set(instantReadings).count == 1)
+        #expect(instantReadings[0] > first[0], "a new call reads the clock again")
     }
 
     @Test("guards through ng_chain_add: refusal names the guard; descriptor validation")

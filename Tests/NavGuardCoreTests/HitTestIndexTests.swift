@@ -544,3 +544,33 @@ private func probes(_ ref: Reference, _ rng: inout SplitMix64, random: Int, edge
         #expect(copy.hitTest(pt(499, 199)) == 250)
     }
 }
+
+@Suite("IDTable")
+struct IDTableTests {
+    @Test("agrees with a Dictionary through random inserts, updates and removals (backward-shift deletion)")
+    func randomAgainstDictionary() {
+        var table = IDTable()
+        var reference: [UInt64: Int32] = [:]
+        var rng = SplitMix64(seed: 0x1D7AB1E)
+        for step in 0..<200_000 {
+            // Small id ranges collide a lot; multiples of 2^32 share low bits.
+            let id: UInt64 = rng.chance(50) ? UInt64(rng.int(1...600)) : UInt64(rng.int(1...300)) << 32
+            if rng.chance(40) {
+                table[id] = nil
+                reference[id] = nil
+            } else {
+                let v = Int32(step & 0x7FFF_FFFF)
+                table[id] = v
+                reference[id] = v
+            }
+            if step % 997 == 0 {
+                #expect(table.count == reference.count)
+                for probe in 0...620 { #expect(table[UInt64(probe)] == reference[UInt64(probe)]) }
+            }
+        }
+        for (k, v) in reference { #expect(table[k] == v) }
+        #expect(table[0] == nil)
+        table.removeAll()
+        #expect(table.count == 0 && table[1] == nil)
+    }
+}

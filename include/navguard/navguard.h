@@ -768,6 +768,10 @@ NG_API ng_status ng_tick(ng_context *ctx);
 NG_API ng_status ng_next_deadline(ng_context *ctx, int64_t *out_ns);
 
 /* [owner, callback-safe] Current time of the context's clock, nanoseconds.
+ * One call, one instant: a monotonic clock is read at most once per call
+ * (the first time the core or a guard needs it), and every reading during
+ * that call, guards' host->now included, gives that value; a call made from
+ * inside a callback keeps the time of the call that made the callback.
  * Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_THREAD. */
 NG_API ng_status ng_now(ng_context *ctx, int64_t *out_ns);
 
