@@ -715,7 +715,8 @@ static void cb_transition(void *user, ng_context *ctx, const ng_transition_event
     CHECK(!c->destroying, "on_transition during destroy (a transition in flight ends silently)");   /* F3 */
     CHECK(e->track == NG_TRACK_SCREEN || e->track == NG_TRACK_BAR, "transition track %" PRId32, e->track);
     CHECK(e->phase >= NG_PHASE_WILL && e->phase <= NG_PHASE_CANCELLED, "transition phase %" PRId32, e->phase);
-    CHECK((e->flags & ~0xFu) == 0, "transition flags 0x%" PRIx32, e->flags);
+    CHECK((e->flags & ~(NG_TRANSF_ANIMATED | NG_TRANSF_INTERACTIVE | NG_TRANSF_INTERRUPTED | NG_TRANSF_FORCED | NG_TRANSF_TOUCH_DRIVEN)) == 0,
+          "transition flags 0x%" PRIx32, e->flags);
     CHECK(e->request_id != 0, "transition for request 0");
     CHECK(e->kind >= 0 && e->kind < NG_REQ_KIND_COUNT, "transition kind %" PRId32, e->kind);
     int t = e->track;
