@@ -9,6 +9,10 @@ import Synchronization
 final class ContextBox: EngineObserver {
     let engine: Engine
     let delegate: ng_delegate
+    /// The options' manual clock start (for a trace's header).
+    var manualStartNs: Int64 = 0
+    /// The flight recorder, while recording.
+    var recorder: Recorder?
     var handle: OpaquePointer?
     /// The registry slot (set at insert).
     var slot = 0
@@ -82,21 +86,94 @@ final class ContextBox: EngineObserver {
         return e.status
     }
 
+    // MARK: Flight recorder
+
+    /// The call's arguments, once they passed validation.
+    @inline(__always)
+    func recordArgs(_ body: (inout TraceLine) -> Void) {
+        if let r = recorder { r.args(engine.now, body) }
+    }
+
+    /// Results of the call, beside its status.
+    @inline(__always)
+    func recordResult(_ body: (inout TraceLine) -> Void) {
+        recorder?.result(body)
+    }
+
+    /// A chain change: `via` names the function; the guards it added are
+    /// the call's result.
+    func recordChain(_ via: StaticString, config: String? = nil, path: String? = nil,
+                     _ body: () -> ng_status) -> ng_status {
+        let before = engine.guardCount
+        recordArgs { w in
+            w.field("via", literal: via)
+            if let path { w.field("path", path) }
+            if let config { w.field("config", config) }
+        }
+        let st = body()
+        if st == NG_OK {
+            recordResult { w in
+                w.array("guards") { w in
+                    for i in before..<engine.guardCount {
+                        w.element()
+                        TraceWrite.guardRecord(&w, engine.guardRecord(at: i)!)
+                    }
+                }
+            }
+        }
+        return st
+    }
+
+    func recorderLeave(_ rec: Recorder, _ st: ng_status, flush: Bool) {
+        rec.leave(st, err: st == NG_OK ? nil : UnsafePointer(errbuf), t: engine.now)
+        guard rec.isIdle else { return }
+        if let why = rec.failed {
+            // Told through on_log, then dropped: the host's own calls go on.
+            stopRecording()
+            let m = CStr("flight recorder stopped: \(why)")
+            delegate.on_log?(delegate.user, handle, NG_LOG_ERROR, nil, UnsafePointer(m.pointer))
+        } else if flush || rec.isOverFlushSize {
+            rec.flush()
+        }
+    }
+
+    /// Nothing has happened in the context yet: a trace started now replays
+    /// from the beginning.
+    var isFresh: Bool {
+        engine.stackCount == 0 && engine.guardCount == 0 && engine.views.count == 0 && engine.holdCount == 0
+            && engine.touchCount == 0
+    }
+
+    func stopRecording() {
+        recorder?.close()
+        recorder = nil
+    }
+
     // MARK: EngineObserver → C delegate
 
     func engineOutcome(_ o: OutcomeRecord) {
+        recorder?.callback("outcome") { TraceWrite.outcome(&$0, o) }
         guard let f = delegate.on_outcome else { return }
         var c = o.cValue
         f(delegate.user, handle, &c)
     }
 
     func engineTransition(_ event: ng_transition_event) {
+        recorder?.callback("transition") { TraceWrite.transition(&$0, event) }
         guard let f = delegate.on_transition else { return }
         var e = event
         f(delegate.user, handle, &e)
     }
 
     func engineHoldEnded(_ h: HoldEndRecord) {
+        recorder?.callback("hold_end") { w in
+            w.field("token", h.token)
+            w.field("label", h.label)
+            w.field("mask", h.mask)
+            w.field("reason", h.reason, names: ng_hold_end_reason_name)
+            w.field("began", h.beganNs)
+            w.field("ended", h.endedNs)
+        }
         guard let f = delegate.on_hold_end else { return }
         var c = ng_hold_info()
         c.size = UInt32(MemoryLayout<ng_hold_info>.size)
@@ -110,10 +187,43 @@ final class ContextBox: EngineObserver {
     }
 
     func engineReport(guardID: UnsafePointer<CChar>?, text: CStr) {
-        delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(text.pointer))
+        guard let rec = recorder else {
+            delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(text.pointer))
+            return
+        }
+        rec.callback("report") { w in
+            w.field("guard", guardID)
+            w.field("text", text)
+        }
+        // A watchdog report names where the record of what led to it is.
+        guard let g = guardID, strcmp(g, "org.navguard.watchdog") == 0 else {
+            delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(text.pointer))
+            return
+        }
+        let note: String
+        if rec.isRing {
+            let path = rec.nextDumpPath(slot: slot)
+            let trace = rec.ringTrace(self)
+            if let err = writeFile(path, trace) {
+                note = "flight recorder: could not dump the last \(rec.ringCount) records: \(err)"
+            } else {
+                note = "flight recorder: the last \(rec.ringCount) records are in \(path)"
+            }
+        } else {
+            rec.flush()
+            note = rec.path.map { "flight recorder: the whole session is in \($0)" }
+                ?? "flight recorder: the whole session went to the host's writer"
+        }
+        let full = CStr(text.string + (text.string.hasSuffix("\n") ? "" : "\n") + note + "\n")
+        delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(full.pointer))
     }
 
     func engineLog(severity: Int32, guardID: UnsafePointer<CChar>?, message: CStr) {
+        recorder?.callback("log") { w in
+            w.field("severity", severity, names: ng_severity_name)
+            w.field("guard", guardID)
+            w.field("message", message)
+        }
         delegate.on_log?(delegate.user, handle, severity, guardID, UnsafePointer(message.pointer))
     }
 
@@ -134,7 +244,10 @@ final class ContextBox: EngineObserver {
             mailboxCount.store(0, ordering: .releasing)
             return mailbox
         }
-        for r in posted { _ = engine.submit(r) }
+        for r in posted {
+            recorder?.posted(r)
+            _ = engine.submit(r)
+        }
     }
 }
 
@@ -159,6 +272,24 @@ func withContext(_ handle: OpaquePointer?, _ body: (ContextBox) -> ng_status) ->
     }
 }
 
+/// As withContext, for a call the flight recorder records as `fn`: a call
+/// refused before it calls `recordArgs` is recorded as rejected, with its
+/// status and message. Without a recorder this costs one load and branch.
+@inline(__always)
+func withContext(_ handle: OpaquePointer?, record fn: StaticString, flush: Bool = false,
+                 _ body: (ContextBox) -> ng_status) -> ng_status {
+    var status = NG_OK
+    guard let box = registry.owned(handle, &status) else { return status }
+    return box._withUnsafeGuaranteedRef { b in
+        b.engine.beginCall()
+        guard let rec = b.recorder else { return body(b) }
+        rec.enter(fn)
+        let st = body(b)
+        b.recorderLeave(rec, st, flush: flush)
+        return st
+    }
+}
+
 /// The engine's owner check: host-table calls from a guard's own thread are
 /// refused. The argument is the address of the slot's owner word (registry
 /// memory is never freed): every host-table call makes this check, so it
@@ -169,6 +300,12 @@ let ownerCheck: @convention(c) (Int) -> Bool = { word in
 
 extension ContextBox {
     func engineTouchCancelled(_ touch: ng_touch_info) {
+        recorder?.callback("touch_cancel") { w in
+            w.field("touch", touch.touch_id)
+            w.field("view", touch.view_id)
+            w.field("state", touch.state, names: ng_touch_state_name)
+            w.field("began", touch.began_ns)
+        }
         guard let f = delegate.on_touch_cancel else { return }
         var t = touch
         f(delegate.user, handle, &t)

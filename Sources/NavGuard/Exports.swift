@@ -37,6 +37,7 @@ public func ng_context_create(_ options: UnsafePointer<ng_options>?, _ out: Unsa
     let box = ContextBox(engine: engine, delegate: d)
     guard let handle = registry.insert(box) else { return NG_E_NO_MEMORY }
     box.handle = handle
+    box.manualStartNs = o.clock == NG_CLOCK_MANUAL ? o.manual_start_ns : 0
     engine.observer = box
     engine.ownerCheck = OwnerCheck(check: ownerCheck, arg: registry.ownerWord(slot: box.slot))
     out.pointee = handle
@@ -50,11 +51,20 @@ public func ng_context_destroy(_ ctx: OpaquePointer?) -> ng_status {
     // thread's call can be inside the context (they get NG_E_THREAD).
     return withContext(ctx) { box in
         if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "a context cannot be destroyed from its own callback") }
+        // Recorded by hand: the box is gone when this closure returns.
+        if let rec = box.recorder {
+            rec.enter("destroy")
+            rec.args(box.engine.now) { _ in }
+        }
         // Posts are refused from here; the handle stays valid for the
         // owner's callbacks until the teardown is done.
         registry.close(box)
         // Posted requests not yet applied still get their outcome (dropped).
         box.destroyEngine()
+        if let rec = box.recorder {
+            rec.leave(NG_OK, err: nil, t: box.engine.now)
+            box.stopRecording()
+        }
         registry.remove(box).release()
         return NG_OK
     }
@@ -87,12 +97,13 @@ public func ng_errmsg(_ ctx: OpaquePointer?) -> UnsafePointer<CChar>! {
 
 @c @implementation
 public func ng_stack_set_root(_ ctx: OpaquePointer?, _ root: UnsafePointer<ng_screen>?) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "root") { box in
         guard let root else { return box.fail(NG_E_NULL, "root is NULL") }
         if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "ng_stack_set_root is not allowed inside a callback") }
         switch readScreen(root.pointee, "root") {
         case .failure(let e): return box.fail(e)
         case .success(let s):
+            box.recordArgs { w in w.key("screen"); TraceWrite.screen(&w, s) }
             do { try box.engine.setRoot(s) } catch { return box.fail(error) }
             return NG_OK
         }
@@ -148,10 +159,11 @@ public func ng_stack_snapshot(_ ctx: OpaquePointer?, _ outText: UnsafeMutablePoi
 
 @c @implementation
 public func ng_stack_restore(_ ctx: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ len: Int) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "restore") { box in
         guard let text else { return box.fail(NG_E_NULL, "text is NULL") }
         if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "ng_stack_restore is not allowed inside a callback") }
         let buf = UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: len)
+        box.recordArgs { w in w.key("snapshot"); w.string(UnsafeRawBufferPointer(buf)) }
         do { try box.engine.restore(snapshot: buf) } catch { return box.fail(error) }
         return NG_OK
     }
@@ -164,7 +176,7 @@ public func ng_free(_ ptr: UnsafeMutableRawPointer?) { free(ptr) }
 
 @c @implementation
 public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng_request>?, _ out: UnsafeMutablePointer<ng_request_result>?) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "submit") { box in
         guard let request else { return box.fail(NG_E_NULL, "request is NULL") }
         var c = ng_request()
         let declared = copySized(request, into: &c)
@@ -182,8 +194,15 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
             r.invalidMessage = e.message
             box.setError(e.message)
         }
+        box.recordArgs { w in w.object("req") { TraceWrite.request(&$0, r) } }
         let res = box.engine.submit(r)
         if let m = res.message { box.setError(m.string) }
+        box.recordResult { w in
+            w.field("status", res.status, names: ng_outcome_name)
+            w.field("id", res.requestID)
+            if res.reason != NG_REASON_NONE { w.field("reason", res.reason, names: ng_reason_name) }
+            if let g = res.guardID { w.field("guard", g) }
+        }
         if let out {
             var o = ng_request_result()
             o.status = res.status
@@ -228,7 +247,8 @@ public func ng_request_post(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng_r
 
 @c @implementation
 public func ng_transition_finish(_ ctx: OpaquePointer?, _ track: ng_track) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "finish") { box in
+        box.recordArgs { w in w.field("track", track, names: ng_track_name) }
         do { try box.engine.finishTransition(track) } catch { return box.fail(error) }
         return NG_OK
     }
@@ -236,7 +256,8 @@ public func ng_transition_finish(_ ctx: OpaquePointer?, _ track: ng_track) -> ng
 
 @c @implementation
 public func ng_interactive_update(_ ctx: OpaquePointer?, _ progress: Double) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "interactive_update") { box in
+        box.recordArgs { w in w.field("progress", progress) }
         do { try box.engine.updateInteractive(progress) } catch { return box.fail(error) }
         return NG_OK
     }
@@ -244,7 +265,8 @@ public func ng_interactive_update(_ ctx: OpaquePointer?, _ progress: Double) -> 
 
 @c @implementation
 public func ng_interactive_cancel(_ ctx: OpaquePointer?) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "interactive_cancel") { box in
+        box.recordArgs { _ in }
         do { try box.engine.cancelInteractive() } catch { return box.fail(error) }
         return NG_OK
     }
@@ -252,7 +274,8 @@ public func ng_interactive_cancel(_ ctx: OpaquePointer?) -> ng_status {
 
 @c @implementation
 public func ng_interactive_release(_ ctx: OpaquePointer?, _ finish: Bool) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "interactive_release") { box in
+        box.recordArgs { w in w.field("finish", finish) }
         do { try box.engine.releaseInteractive(finish: finish) } catch { return box.fail(error) }
         return NG_OK
     }
@@ -260,7 +283,8 @@ public func ng_interactive_release(_ ctx: OpaquePointer?, _ finish: Bool) -> ng_
 
 @c @implementation
 public func ng_interactive_complete(_ ctx: OpaquePointer?) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "interactive_complete") { box in
+        box.recordArgs { _ in }
         do { try box.engine.completeInteractive() } catch { return box.fail(error) }
         return NG_OK
     }
@@ -300,22 +324,31 @@ public func ng_transition_in_flight(_ ctx: OpaquePointer?, _ track: ng_track, _ 
 
 @c @implementation
 public func ng_hold_begin(_ ctx: OpaquePointer?, _ label: UnsafePointer<CChar>?, _ mask: UInt32, _ maxDurationNs: Int64, _ outToken: UnsafeMutablePointer<UInt64>?) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "hold_begin") { box in
         guard let outToken else { return box.fail(NG_E_NULL, "out_token is NULL") }
         let l: CStr?
         switch readString(label, "label", allowNull: true, intern: box.engine) {
         case .success(let x): l = x
         case .failure(let e): return box.fail(e)
         }
-        do { outToken.pointee = try box.engine.beginHold(label: l, mask: mask, maxDurationNs: maxDurationNs) }
-        catch { return box.fail(error) }
+        box.recordArgs { w in
+            w.field("label", l)
+            w.field("mask", mask)
+            w.field("max_ns", maxDurationNs)
+        }
+        do {
+            let token = try box.engine.beginHold(label: l, mask: mask, maxDurationNs: maxDurationNs)
+            outToken.pointee = token
+            box.recordResult { w in w.field("token", token) }
+        } catch { return box.fail(error) }
         return NG_OK
     }
 }
 
 @c @implementation
 public func ng_hold_end(_ ctx: OpaquePointer?, _ token: UInt64) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "hold_end") { box in
+        box.recordArgs { w in w.field("token", token) }
         do { try box.engine.endHold(token) } catch { return box.fail(error) }
         return NG_OK
     }
@@ -347,8 +380,9 @@ public func ng_hold_get(_ ctx: OpaquePointer?, _ index: Int, _ out: UnsafeMutabl
 
 @c @implementation
 public func ng_tick(_ ctx: OpaquePointer?) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "tick", flush: true) { box in
         if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "ng_tick is not allowed inside a callback") }
+        box.recordArgs { _ in }
         box.drainMailbox()
         do { try box.engine.tick() } catch { return box.fail(error) }
         return NG_OK
@@ -375,7 +409,8 @@ public func ng_now(_ ctx: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -
 
 @c @implementation
 public func ng_clock_set(_ ctx: OpaquePointer?, _ nowNs: Int64) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "clock_set") { box in
+        box.recordArgs { w in w.field("ns", nowNs) }
         do { try box.engine.setTime(nowNs) } catch { return box.fail(error) }
         return NG_OK
     }
@@ -383,7 +418,8 @@ public func ng_clock_set(_ ctx: OpaquePointer?, _ nowNs: Int64) -> ng_status {
 
 @c @implementation
 public func ng_clock_advance(_ ctx: OpaquePointer?, _ deltaNs: Int64) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "clock_advance") { box in
+        box.recordArgs { w in w.field("ns", deltaNs) }
         do { try box.engine.advanceTime(deltaNs) } catch { return box.fail(error) }
         return NG_OK
     }
@@ -393,7 +429,7 @@ public func ng_clock_advance(_ ctx: OpaquePointer?, _ deltaNs: Int64) -> ng_stat
 
 @c @implementation
 public func ng_chain_add(_ ctx: OpaquePointer?, _ descriptor: UnsafePointer<ng_plugin_descriptor>?, _ configJSON: UnsafePointer<CChar>?) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "chain") { box in
         guard let descriptor else { return box.fail(NG_E_NULL, "descriptor is NULL") }
         var config: String?
         if let configJSON {
@@ -402,8 +438,10 @@ public func ng_chain_add(_ ctx: OpaquePointer?, _ descriptor: UnsafePointer<ng_p
             case .failure(let e): return box.fail(e)
             }
         }
-        do { try box.engine.addGuard(descriptor, configText: config) } catch { return box.fail(error) }
-        return NG_OK
+        return box.recordChain("ng_chain_add", config: config) {
+            do { try box.engine.addGuard(descriptor, configText: config) } catch { return box.fail(error) }
+            return NG_OK
+        }
     }
 }
 

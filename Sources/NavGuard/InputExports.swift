@@ -20,7 +20,7 @@ func eventProblem(_ e: ng_event) -> String? {
 
 @c @implementation
 public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_event>?, _ out: UnsafeMutablePointer<ng_event_result>?) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "event") { box in
         guard let event else { return box.fail(NG_E_NULL, "event is NULL") }
         if let out, out.pointee.size < UInt32(NG_EVENT_RESULT_MIN_SIZE) { return box.fail(NG_E_SIZE, "ng_event_result.size is not set (NG_EVENT_RESULT_INIT)") }
         let declared = Int(event.pointee.size)
@@ -43,7 +43,16 @@ public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_eve
 
 @inline(__always)
 private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: UnsafeMutablePointer<ng_event_result>?) -> ng_status {
+    if let rec = box.recorder { rec.args(box.engine.now) { w in w.object("ev") { TraceWrite.event(&$0, event.pointee) } } }
     let v = box.engine.submitEvent(event)
+    if let rec = box.recorder {
+        rec.result { w in
+            w.field("verdict", v.verdict, names: ng_verdict_name)
+            w.field("reason", v.reason, names: ng_reason_name)
+            w.field("view", v.target)
+            if let g = v.guardID { w.field("guard", g) }
+        }
+    }
     if let out {
         if out.pointee.size >= UInt32(MemoryLayout<ng_event_result>.size) {
             out.pointee.verdict = v.verdict
@@ -78,19 +87,13 @@ func viewError(_ box: ContextBox, _ err: any Error) -> ng_status {
 
 @c @implementation
 public func ng_view_set(_ ctx: OpaquePointer?, _ view: UnsafePointer<ng_view>?) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "view_set") { box in
         guard let view else { return box.fail(NG_E_NULL, "view is NULL") }
         var v = ng_view()
         guard copySized(view, into: &v) >= Int(NG_VIEW_MIN_SIZE) else {
             return box.fail(NG_E_SIZE, "ng_view.size is below NG_VIEW_MIN_SIZE; set it to sizeof(ng_view) (NG_VIEW_INIT)")
         }
-        let known = UInt32(NG_VIEWF_DISABLED | NG_VIEWF_HIDDEN | NG_VIEWF_MULTI_TOUCH | NG_VIEWF_EXCLUSIVE_TOUCH)
-        guard v.flags & ~known == 0 else { return box.fail(NG_E_RANGE, "unknown view flags") }
-        var flags: ViewFlags = []
-        if v.flags & UInt32(NG_VIEWF_DISABLED) == 0 { flags.insert(.interactionEnabled) }
-        if v.flags & UInt32(NG_VIEWF_HIDDEN) != 0 { flags.insert(.hidden) }
-        if v.flags & UInt32(NG_VIEWF_MULTI_TOUCH) != 0 { flags.insert(.multipleTouch) }
-        if v.flags & UInt32(NG_VIEWF_EXCLUSIVE_TOUCH) != 0 { flags.insert(.exclusiveTouch) }
+        guard let flags = ViewFlags(cValue: v.flags) else { return box.fail(NG_E_RANGE, "unknown view flags") }
         let shape: HitShape
         let sh = v.shape
         switch sh.kind {
@@ -110,6 +113,7 @@ public func ng_view_set(_ ctx: OpaquePointer?, _ view: UnsafePointer<ng_view>?) 
         let spec = ViewSpec(id: v.id, parent: v.parent,
                             frame: Rect(x: v.frame.x, y: v.frame.y, width: v.frame.width, height: v.frame.height),
                             order: v.order, flags: flags, alpha: v.alpha, shape: shape)
+        box.recordArgs { w in w.key("view"); TraceWrite.view(&w, spec) }
         do { try box.engine.setView(spec) } catch { return viewError(box, error) }
         return NG_OK
     }
@@ -117,7 +121,8 @@ public func ng_view_set(_ ctx: OpaquePointer?, _ view: UnsafePointer<ng_view>?) 
 
 @c @implementation
 public func ng_view_remove(_ ctx: OpaquePointer?, _ viewID: UInt64) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "view_remove") { box in
+        box.recordArgs { w in w.field("id", viewID) }
         do { try box.engine.removeView(viewID) } catch { return viewError(box, error) }
         return NG_OK
     }

@@ -320,7 +320,7 @@ private func applyEdit(_ edit: JSONValue, _ what: String, to chain: inout [Chain
 
 /// The file of a guard named by id: the first <dir>/<name>.so along the
 /// search path. An unknown id says where it looked and what exists there.
-private func locate(_ id: String) -> Result<String, EngineError> {
+func locate(_ id: String) -> Result<String, EngineError> {
     let file = pluginFileName(forID: id)!
     let dirs = pluginSearchPath()
     for dir in dirs where access("\(dir)/\(file)", F_OK) == 0 { return .success("\(dir)/\(file)") }
@@ -353,7 +353,7 @@ func configureChain(_ box: ContextBox, _ text: String) -> ng_status {
         }
     }
     for (p, e) in loaded {
-        do { try engine.addGuard(p.descriptor, configText: JSON.serialize(e.config)) } catch {
+        do { try engine.addGuard(p.descriptor, configText: JSON.serialize(e.config), origin: e.path) } catch {
             let status = box.fail(error)
             let detail = String(cString: box.errbuf)
             engine.removeAllGuards()
@@ -367,7 +367,7 @@ func configureChain(_ box: ContextBox, _ text: String) -> ng_status {
 
 @c @implementation
 public func ng_plugin_load(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ configJSON: UnsafePointer<CChar>?) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "chain") { box in
         let p: String
         switch readString(path, "path") {
         case .success(let s): p = s!.string
@@ -381,31 +381,36 @@ public func ng_plugin_load(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?,
             }
         }
         if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "plugins cannot be loaded inside a callback") }
-        switch openPlugin(p) {
-        case .failure(let e): return box.fail(e)
-        case .success(let plugin):
-            do { try box.engine.addGuard(plugin.descriptor, configText: config) } catch { return box.fail(error) }
-            return NG_OK
+        return box.recordChain("ng_plugin_load", config: config, path: p) {
+            switch openPlugin(p) {
+            case .failure(let e): return box.fail(e)
+            case .success(let plugin):
+                do { try box.engine.addGuard(plugin.descriptor, configText: config, origin: p) } catch { return box.fail(error) }
+                return NG_OK
+            }
         }
     }
 }
 
 @c @implementation
 public func ng_chain_configure(_ ctx: OpaquePointer?, _ json: UnsafePointer<CChar>?) -> ng_status {
-    withContext(ctx) { box in
-        guard let json else { return configureChain(box, defaultChainJSON.description) }
+    withContext(ctx, record: "chain") { box in
+        guard let json else {
+            let text = defaultChainJSON.description
+            return box.recordChain("ng_chain_configure", config: text) { configureChain(box, text) }
+        }
         let text: String
         switch readStringUnbounded(json, "json") {
         case .success(let s): text = s
         case .failure(let e): return box.fail(e)
         }
-        return configureChain(box, text)
+        return box.recordChain("ng_chain_configure", config: text) { configureChain(box, text) }
     }
 }
 
 @c @implementation
 public func ng_chain_configure_file(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> ng_status {
-    withContext(ctx) { box in
+    withContext(ctx, record: "chain") { box in
         guard let path else { return box.fail(NG_E_NULL, "path is NULL") }
         guard let f = fopen(path, "rb") else {
             return box.fail(NG_E_LOAD, "cannot read chain configuration \(String(cString: path)): \(String(cString: strerror(errno)))")
@@ -422,7 +427,10 @@ public func ng_chain_configure_file(_ ctx: OpaquePointer?, _ path: UnsafePointer
         guard bytes.withUnsafeBytes({ isValidUTF8($0) }) else {
             return box.fail(NG_E_UTF8, "chain configuration is not valid UTF-8")
         }
-        return configureChain(box, String(decoding: bytes, as: UTF8.self))
+        let text = String(decoding: bytes, as: UTF8.self)
+        return box.recordChain("ng_chain_configure_file", config: text, path: String(cString: path)) {
+            configureChain(box, text)
+        }
     }
 }
 

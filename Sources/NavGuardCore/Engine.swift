@@ -69,6 +69,9 @@ public final class Engine {
         if !run.isBusy { callTime = nil }
     }
 
+    /// The duration of a TIMED transition that gives none.
+    public var defaultTransitionNs: Int64 { defaultDurationNs }
+
     public var isManualClock: Bool {
         if case .manual = clock { return true }
         return false

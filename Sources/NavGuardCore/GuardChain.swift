@@ -27,6 +27,9 @@ final class GuardSlot {
     let host: UnsafeMutablePointer<ng_guard_host>
     let config: JSONValue
     let configText: CStr
+    /// Where the guard came from (the plugin file), for the host's records;
+    /// nil for a descriptor the host passed itself.
+    let origin: String?
     var stringCache: [String: CStr] = [:]
     // Scratch storage for deferred_get: valid until the next call.
     let scratchScreen: UnsafeMutablePointer<ng_screen>
@@ -35,7 +38,7 @@ final class GuardSlot {
 
     var guardID: UnsafePointer<CChar> { d.id! }
 
-    init(engine: Engine, index: Int, descriptor: GuardDescriptor, config: JSONValue, configText: CStr) {
+    init(engine: Engine, index: Int, descriptor: GuardDescriptor, config: JSONValue, configText: CStr, origin: String?) {
         self.engineRef = Unmanaged.passUnretained(engine)
         self.index = index
         self.descriptor = descriptor.pointer
@@ -43,6 +46,7 @@ final class GuardSlot {
         self.options = descriptor.options
         self.config = config
         self.configText = configText
+        self.origin = origin
         host = .allocate(capacity: 1)
         host.initialize(to: ng_guard_host())
         scratchScreen = .allocate(capacity: 1)
@@ -142,11 +146,17 @@ extension Engine {
     // MARK: Adding guards
 
     public var guardCount: Int { chain.count }
+    /// The guard in slot `i` as a record: id, version, origin, configuration.
+    public func guardRecord(at i: Int) -> (id: UnsafePointer<CChar>, version: UnsafePointer<CChar>, origin: String?, config: CStr)? {
+        guard i >= 0 && i < chain.count else { return nil }
+        let s = chain[i]
+        return (s.guardID, s.d.version!, s.origin, s.configText)
+    }
     public func guardID(at i: Int) -> UnsafePointer<CChar>? { i >= 0 && i < chain.count ? chain[i].guardID : nil }
 
     /// Append a guard created from a descriptor. `config` is a JSON object,
     /// checked against the guard's declared options before create().
-    public func addGuard(_ p: UnsafePointer<ng_plugin_descriptor>, configText: String?) throws(EngineError) {
+    public func addGuard(_ p: UnsafePointer<ng_plugin_descriptor>, configText: String?, origin: String? = nil) throws(EngineError) {
         guard !run.isBusy else { throw EngineError(NG_E_CALLBACK, "guards cannot be added inside a callback") }
         guard chain.count < Limits.maxGuards else { throw EngineError(NG_E_NO_MEMORY, "the chain already has \(Limits.maxGuards) guards") }
         // An ABI mismatch has its own status everywhere (ng_chain_add and the
@@ -167,7 +177,8 @@ extension Engine {
             throw EngineError(NG_E_PARSE, "guard \(desc.id): configuration: \(e.message)")
         }
         try desc.options.check(config, guardID: desc.id)
-        let slot = GuardSlot(engine: self, index: chain.count, descriptor: desc, config: config, configText: CStr(text))
+        let slot = GuardSlot(engine: self, index: chain.count, descriptor: desc, config: config, configText: CStr(text),
+                             origin: origin)
         installHostTable(slot)
         chain.append(slot)
         run.depth += 1

@@ -60,16 +60,6 @@ public func writeSized<T>(_ value: T, to dst: UnsafeMutablePointer<T>) {
 }
 
 extension Engine {
-    /// Core view flags → NG_VIEWF_* (zero is UIKit's default).
-    public func viewFlagsC(_ f: ViewFlags) -> UInt32 {
-        var r: UInt32 = 0
-        if !f.contains(.interactionEnabled) { r |= UInt32(NG_VIEWF_DISABLED) }
-        if f.contains(.hidden) { r |= UInt32(NG_VIEWF_HIDDEN) }
-        if f.contains(.multipleTouch) { r |= UInt32(NG_VIEWF_MULTI_TOUCH) }
-        if f.contains(.exclusiveTouch) { r |= UInt32(NG_VIEWF_EXCLUSIVE_TOUCH) }
-        return r
-    }
-
     func installHostTable(_ slot: GuardSlot) {
         let h = slot.host
         h.pointee.size = UInt32(MemoryLayout<ng_guard_host>.size)
@@ -132,7 +122,7 @@ extension Engine {
             withSlot(h, refusal) { s, e in
                 guard let out else { return NG_E_NULL }
                 guard let f = e.views.flags(of: view) else { return NG_E_NOT_FOUND }
-                out.pointee = e.viewFlagsC(f)
+                out.pointee = f.cValue
                 return NG_OK
             }
         }

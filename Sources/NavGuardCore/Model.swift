@@ -84,6 +84,17 @@ public struct OutcomeRecord {
     public var guardID: UnsafePointer<CChar>?
     public var message: CStr?
 
+    public init(requestID: UInt64, kind: Int32, outcome: Int32, reason: Int32, source: UInt32,
+                guardID: UnsafePointer<CChar>?, message: CStr?) {
+        self.requestID = requestID
+        self.kind = kind
+        self.outcome = outcome
+        self.reason = reason
+        self.source = source
+        self.guardID = guardID
+        self.message = message
+    }
+
     /// The C view handed to guards and to the host's delegate; its pointers
     /// are valid while this record lives.
     public var cValue: ng_outcome {

@@ -1,3 +1,4 @@
+import CNavGuard
 // ViewTree.swift — a host-mirrored view tree with UIKit's hit-testing rules.
 //
 // Pure Swift: no Foundation, no I/O, no global mutable state, deterministic.
@@ -68,6 +69,29 @@ public enum HitShape: Equatable, Sendable {
 
 public struct ViewFlags: OptionSet, Hashable, Sendable {
     public let rawValue: UInt32
+
+    /// The NG_VIEWF_* bits of these flags (zero is UIKit's default: enabled,
+    /// shown, single touch, not exclusive). The one place the mapping lives.
+    public var cValue: UInt32 {
+        var r: UInt32 = 0
+        if !contains(.interactionEnabled) { r |= UInt32(NG_VIEWF_DISABLED) }
+        if contains(.hidden) { r |= UInt32(NG_VIEWF_HIDDEN) }
+        if contains(.multipleTouch) { r |= UInt32(NG_VIEWF_MULTI_TOUCH) }
+        if contains(.exclusiveTouch) { r |= UInt32(NG_VIEWF_EXCLUSIVE_TOUCH) }
+        return r
+    }
+
+    /// Flags from NG_VIEWF_* bits; nil when unknown bits are set.
+    public init?(cValue v: UInt32) {
+        let known = UInt32(NG_VIEWF_DISABLED | NG_VIEWF_HIDDEN | NG_VIEWF_MULTI_TOUCH | NG_VIEWF_EXCLUSIVE_TOUCH)
+        guard v & ~known == 0 else { return nil }
+        var f: ViewFlags = []
+        if v & UInt32(NG_VIEWF_DISABLED) == 0 { f.insert(.interactionEnabled) }
+        if v & UInt32(NG_VIEWF_HIDDEN) != 0 { f.insert(.hidden) }
+        if v & UInt32(NG_VIEWF_MULTI_TOUCH) != 0 { f.insert(.multipleTouch) }
+        if v & UInt32(NG_VIEWF_EXCLUSIVE_TOUCH) != 0 { f.insert(.exclusiveTouch) }
+        self = f
+    }
 
     public init(rawValue: UInt32) {
         self.rawValue = rawValue
@@ -308,6 +332,18 @@ public struct ViewTree: Sendable {
             alpha: infos[Int(s)].alpha,
             shape: infos[Int(s)].shape
         )
+    }
+
+    /// Every view, in the order they were first set (which breaks ties of
+    /// `order`): re-setting them in this order rebuilds the same tree, a
+    /// child whose parent comes later being set under the root first.
+    public func allViews() -> [ViewSpec] {
+        var live: [(seq: UInt64, slot: Int)] = []
+        for i in 1..<nodes.count where nodes[i].id != 0 && slots[nodes[i].id] == Int32(i) {
+            live.append((nodes[i].seq, i))
+        }
+        live.sort { $0.seq < $1.seq }
+        return live.map { view(nodes[$0.slot].id)! }
     }
 
     /// A view's flags, or nil: what the host table's view_flags answers,

@@ -12,6 +12,8 @@ import NavGuardCore
 //   navguard plugins available [--json]
 //   navguard plugins info ID|LIB.so [--markdown]
 //   navguard plugins docs            (docs/guards.md, from the built-ins' declarations)
+//   navguard replay TRACE [--config CHAIN|@FILE]   (ng_replay; exit 0 identical, 1 diverged, 2 error)
+//   navguard timeline TRACE -o OUT                  (OUT.json: Chrome trace; OUT.html: a picture)
 //   navguard version
 //
 // The NavGuard module is linked in statically (and, in the release build, the
@@ -21,8 +23,8 @@ import NavGuardCore
 struct NavGuardCLI: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "navguard",
-        abstract: "NavGuard command-line tool: validate and list guard plugins.",
-        subcommands: [Plugins.self, Version.self])
+        abstract: "NavGuard command-line tool: guard plugins, and replaying and drawing traces.",
+        subcommands: [Plugins.self, Replay.self, Version.self])
 }
 
 struct Version: ParsableCommand {

@@ -987,6 +987,94 @@ NG_API const char *ng_plugin_dir(void);
 NG_API const char *ng_default_chain(void);
 
 /* ------------------------------------------------------------------------ */
+/* Flight recorder and replay                                                */
+/* ------------------------------------------------------------------------ */
+/* A trace holds everything the host gives a context and everything it gets
+ * back: the context's options, its chain (each guard's id, version, file and
+ * configuration), every call that changes state (root, requests, posted
+ * requests as they are applied, events, views, holds, transition and swipe
+ * calls, restores, ticks, clock calls), the instant each call ran at, and
+ * every status, verdict, result and callback. Calls that only read state are
+ * not recorded. The format is JSON Lines, versioned by its first line:
+ * docs/trace-format.md. `navguard replay` re-runs a trace on a manual clock
+ * (ng_replay), `navguard timeline` draws it. */
+
+/* How to record. Exactly one destination: `path` (a file, created or
+ * truncated) or `write`. With `ring_records` or `ring_ns` set, records are
+ * kept in memory instead, the newest at most `ring_records` (default 100000)
+ * and, with `ring_ns`, only those younger than that; ng_record_dump writes
+ * them, and so does a watchdog report (its text then names the file: the
+ * destination `path`, or `dump_dir`/navguard-<pid>-<ctx>-<n>.jsonl). */
+typedef struct ng_record_options {
+    uint32_t size;
+    const char *path;
+    /* Called on the owner thread with whole lines (a chunk may hold several);
+     * return false to stop recording. */
+    bool (*write)(void *user, const char *data, size_t len);
+    void *user;
+    uint32_t ring_records;
+    int64_t ring_ns;
+    const char *dump_dir;     /* ring mode: directory of automatic dumps, or
+                                 NULL for the current directory */
+} ng_record_options;
+#define NG_RECORD_OPTIONS_INIT { sizeof(ng_record_options), NULL, NULL, NULL, 0u, 0, NULL }
+
+/* [owner] Start recording. Recording from the context's creation (before any
+ * other call) gives a trace that replays exactly; a later start records the
+ * state it starts from (stack, views, chain) and the trace says whether
+ * anything was live then (holds, touches, a transition, deferred requests),
+ * which replay cannot recreate. Strings are copied. Returns NG_OK,
+ * NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_RANGE (no destination or two),
+ * NG_E_STATE (already recording), NG_E_LOAD (the file cannot be created),
+ * NG_E_CALLBACK, NG_E_THREAD. */
+NG_API ng_status ng_record_start(ng_context *ctx, const ng_record_options *options);
+
+/* [owner] Stop recording: flush and close the file (ring mode: discard the
+ * ring). Returns NG_OK, NG_E_HANDLE, NG_E_STATE (not recording),
+ * NG_E_THREAD. Destroying the context stops recording too. */
+NG_API ng_status ng_record_stop(ng_context *ctx);
+
+/* [owner, callback-safe] Write what the recorder holds: ring mode, the ring
+ * as a trace to `path`; file mode, flush (`path` NULL). Returns NG_OK,
+ * NG_E_HANDLE, NG_E_STATE (not recording), NG_E_LOAD (cannot write `path`),
+ * NG_E_UTF8, NG_E_TOO_LONG, NG_E_THREAD. */
+NG_API ng_status ng_record_dump(ng_context *ctx, const char *path);
+
+/* How to replay. `chain`: NULL replays against the recorded chain (each guard
+ * found by its id on the plugin search path, else at its recorded path); a
+ * chain configuration (as ng_chain_configure) replays against that chain
+ * instead: "would my new chain have refused this?". */
+typedef struct ng_replay_options {
+    uint32_t size;
+    const char *chain;
+} ng_replay_options;
+#define NG_REPLAY_OPTIONS_INIT { sizeof(ng_replay_options), NULL }
+
+typedef struct ng_replay_result {
+    uint32_t size;
+    bool identical;           /* every status, result and callback matched */
+    uint64_t calls;           /* calls replayed */
+    uint64_t callbacks;       /* callbacks compared */
+    uint64_t line;            /* the first divergence's (or error's) line, 1-based; 0: none */
+    char *report;             /* what happened, in context; free with ng_free */
+} ng_replay_result;
+#define NG_REPLAY_RESULT_INIT { sizeof(ng_replay_result), false, 0u, 0u, 0u, NULL }
+
+/* [any-thread] Replay a trace (`len` bytes of `trace`) in a context of its
+ * own, on a manual clock set to each call's recorded instant, and compare
+ * every status, result and callback with the recording. Replay stops at the
+ * first divergence; `out->report` shows it with the calls before it. Guards
+ * that read anything but host->now (the wall clock, files, randomness)
+ * cannot be replayed exactly. Returns NG_OK (replayed: see
+ * out->identical), NG_E_NULL, NG_E_SIZE, NG_E_PARSE (not a trace, or a
+ * malformed line: out->line and the report name it), NG_E_RANGE (a newer
+ * trace version), NG_E_STATE (a trace that cannot be replayed: a ring dump,
+ * or one started with live state), or the status of configuring the chain
+ * (NG_E_LOAD: a recorded guard was not found). */
+NG_API ng_status ng_replay(const char *trace, size_t len, const ng_replay_options *options,
+                           ng_replay_result *out);
+
+/* ------------------------------------------------------------------------ */
 /* Names                                                                     */
 /* ------------------------------------------------------------------------ */
 

@@ -41,8 +41,12 @@ static uint32_t use_init_macros(void) {
     ng_touch_info touch = NG_TOUCH_INFO_INIT;
     ng_track_info track = NG_TRACK_INFO_INIT;
     ng_hold_view hold = NG_HOLD_VIEW_INIT;
+    ng_record_options record = NG_RECORD_OPTIONS_INIT;
+    ng_replay_options replay = NG_REPLAY_OPTIONS_INIT;
+    ng_replay_result replayed = NG_REPLAY_RESULT_INIT;
     return request.size + result.size + options.size + options.delegate.size +
-           event.size + event_result.size + view.size + touch.size + track.size + hold.size;
+           event.size + event_result.size + view.size + touch.size + track.size + hold.size +
+           record.size + replay.size + replayed.size;
 }
 
 /* The function types are what a C user expects (checked without referencing

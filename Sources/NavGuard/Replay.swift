@@ -1,0 +1,647 @@
+import CNavGuard
+import Glibc
+import NavGuardCore
+
+// Replay of a trace (docs/trace-format.md): a host of its own that re-makes
+// every recorded call through the public C API, on a manual clock set to
+// each call's instant, and compares what comes back with the recording.
+
+/// One line of a trace, parsed.
+public struct TraceRecord {
+    public let line: Int
+    public let value: JSONValue
+    public let text: String
+    public var kind: String { value["k"]?.string ?? "" }
+    public var fn: String { value["fn"]?.string ?? "" }
+}
+
+/// Why a trace could not be read or replayed.
+public struct TraceError: Error {
+    public let status: ng_status
+    public let line: Int
+    public let message: String
+}
+
+/// A parsed trace: its header and its records, in order.
+public struct Trace {
+    public let header: JSONValue
+    public let records: [TraceRecord]
+    /// The last line was cut off (a trace written until a crash).
+    public let truncatedLine: Int?
+
+    public static let version: Int64 = 1
+
+    /// Read a trace; a malformed line is an error naming it, except a last
+    /// line cut off without its newline, which ends the trace.
+    public static func read(_ bytes: UnsafeRawBufferPointer) -> Result<Trace, TraceError> {
+        var lines: [(start: Int, end: Int)] = []
+        var start = 0
+        for i in 0..<bytes.count where bytes[i] == 0x0A {
+            lines.append((start, i))
+            start = i + 1
+        }
+        let cutTail = start < bytes.count
+        if cutTail { lines.append((start, bytes.count)) }
+        guard !lines.isEmpty else { return .failure(TraceError(status: NG_E_PARSE, line: 1, message: "the trace is empty")) }
+        var header: JSONValue = .null
+        var records: [TraceRecord] = []
+        records.reserveCapacity(lines.count)
+        var truncated: Int?
+        for (n, l) in lines.enumerated() {
+            let number = n + 1
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[l.start..<l.end])
+            if slice.isEmpty { continue }
+            let parsed = JSON.parse(slice.bindMemory(to: UInt8.self))
+            guard case .success(let v) = parsed, case .object = v else {
+                if number == lines.count && cutTail && number > 1 {
+                    truncated = number
+                    break
+                }
+                let why: String
+                if case .failure(let e) = parsed { why = e.message } else { why = "not a JSON object" }
+                return .failure(TraceError(status: NG_E_PARSE, line: number,
+                                           message: number == 1 ? "not a NavGuard trace (the first line is not a JSON header): \(why)"
+                                                                : "line \(number) is not a trace record: \(why)"))
+            }
+            if number == 1 {
+                guard let version = v["navguard_trace"]?.int64 else {
+                    return .failure(TraceError(status: NG_E_PARSE, line: 1, message: "not a NavGuard trace (no \"navguard_trace\" in the first line)"))
+                }
+                guard version <= Trace.version, version >= 1 else {
+                    return .failure(TraceError(status: NG_E_RANGE, line: 1,
+                                               message: "trace format version \(version); this library reads version \(Trace.version) (a newer NavGuard wrote it)"))
+                }
+                header = v
+                continue
+            }
+            guard let k = v["k"]?.string, ["call", "ret", "cb", "posted"].contains(k) else {
+                return .failure(TraceError(status: NG_E_PARSE, line: number, message: "line \(number) has no known record kind \"k\""))
+            }
+            if k != "posted" && v["fn"]?.string == nil {
+                return .failure(TraceError(status: NG_E_PARSE, line: number, message: "line \(number) has no \"fn\""))
+            }
+            records.append(TraceRecord(line: number, value: v,
+                                       text: String(decoding: slice, as: UTF8.self)))
+        }
+        return .success(Trace(header: header, records: records, truncatedLine: truncated))
+    }
+}
+
+/// What a replay found.
+public struct ReplayOutcome {
+    public var identical = false
+    public var calls = 0
+    public var callbacks = 0
+    public var line = 0
+    public var report = ""
+}
+
+/// The replaying host. Owner: the thread that runs `run`.
+final class Replayer {
+    let trace: Trace
+    let chainOverride: String?
+    var ctx: OpaquePointer?
+    var cursor = 0
+    var outcome = ReplayOutcome()
+    var diverged = false
+    /// Lines of the calls replayed so far (for the report's context).
+    var recent: [String] = []
+    /// The calls being replayed, innermost last.
+    var calls: [TraceRecord] = []
+    /// The trace's first instant (times in reports count from it).
+    var origin: Int64 = 0
+    var notes: [String] = []
+    /// Strings handed to the C API during one call stay alive until it returns.
+    var keep: [CStr] = []
+
+    init(trace: Trace, chain: String?) {
+        self.trace = trace
+        self.chainOverride = chain
+    }
+
+    // MARK: Running
+
+    func run() -> Result<ReplayOutcome, TraceError> {
+        let h = trace.header
+        let start = h["start"]?.string ?? "create"
+        if start == "ring" {
+            return .failure(TraceError(status: NG_E_STATE, line: 1, message: "this trace is a ring dump: it holds only the newest records, not the state they began from, so it cannot be replayed (navguard timeline draws it)"))
+        }
+        if start == "mid-session", let live = h["state"]?["live"] {
+            var busy: [String] = []
+            for (k, v) in live.object ?? [] where (v.int64 ?? 0) != 0 { busy.append("\(v.int64!) \(k)") }
+            if !busy.isEmpty {
+                return .failure(TraceError(status: NG_E_STATE, line: 1, message: "recording began mid-session with live state (\(busy.joined(separator: ", "))), which replay cannot recreate; start recording right after ng_context_create"))
+            }
+        }
+        var o = ng_options()
+        o.size = UInt32(MemoryLayout<ng_options>.size)
+        o.clock = NG_CLOCK_MANUAL
+        let at = h["at_ns"]?.int64 ?? 0
+        origin = at
+        let manualStart = h["manual_start_ns"]?.int64 ?? 0
+        o.manual_start_ns = max(0, h["clock"]?.string == "manual" ? min(manualStart, at) : at)
+        o.default_duration_ns = h["default_duration_ns"]?.int64 ?? 0
+        o.delegate = Replayer.delegate(self)
+        var c: OpaquePointer?
+        let st = ng_context_create(&o, &c)
+        guard st == NG_OK, let c else {
+            return .failure(TraceError(status: st, line: 1, message: "cannot create the replay context: \(String(cString: ng_strstatus(st)))"))
+        }
+        ctx = c
+        defer {
+            if ctx != nil { _ = ng_context_destroy(ctx) }
+            ctx = nil
+        }
+        if let chain = chainOverride {
+            let s = chain.withCString { ng_chain_configure(ctx, $0) }
+            if s != NG_OK {
+                return .failure(TraceError(status: s, line: 0, message: "the chain to replay against: \(String(cString: ng_errmsg(ctx)))"))
+            }
+            notes.append("chain: \(chain.count > 120 ? String(chain.prefix(117)) + "..." : chain) (instead of the recorded one)")
+        }
+        if start == "mid-session", let state = h["state"] {
+            if let e = restoreState(state) { return .failure(e) }
+        }
+        while cursor < trace.records.count && !diverged {
+            let r = trace.records[cursor]
+            guard r.kind == "call" else {
+                return .failure(TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): a \(r.kind) record outside any call"))
+            }
+            if let e = replayCall(depth: 0) { return .failure(e) }
+        }
+        if !diverged {
+            outcome.identical = true
+            var text = "replay: identical: \(outcome.calls) calls and \(outcome.callbacks) callbacks as recorded"
+            if let t = trace.truncatedLine { text += " (the trace was cut off at line \(t); replayed up to there)" }
+            outcome.report = ([text] + notes.map { "note: \($0)" }).joined(separator: "\n") + "\n"
+        }
+        return .success(outcome)
+    }
+
+    /// Replay the call at `cursor` (and, inside its callbacks, the calls made
+    /// from them). Returns an error that stops the replay, or nil (a
+    /// divergence sets `diverged`).
+    func replayCall(depth: Int) -> TraceError? {
+        let r = trace.records[cursor]
+        cursor += 1
+        if r.value["rejected"]?.bool == true { return nil }
+        let fn = r.fn
+        if depth == 0, let t = r.value["t"]?.int64 {
+            var now: Int64 = 0
+            _ = ng_now(ctx, &now)
+            if t < now {
+                return TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): time goes backwards (\(t) after \(now))")
+            }
+            if t > now { _ = ng_clock_set(ctx, t) }
+        }
+        calls.append(r)
+        defer {
+            calls.removeLast()
+            remember(r)
+        }
+        outcome.calls += 1
+        // Requests posted from other threads, applied by this tick.
+        if fn == "tick" {
+            while cursor < trace.records.count && trace.records[cursor].kind == "posted" {
+                let p = trace.records[cursor]
+                cursor += 1
+                guard let req = p.value["req"] else {
+                    return TraceError(status: NG_E_PARSE, line: p.line, message: "line \(p.line): a posted record without \"req\"")
+                }
+                var id: UInt64 = 0
+                let st = withRequest(req) { ng_request_post(ctx, $0, &id) }
+                guard case .success(let s) = st else { return st.error(line: p.line) }
+                if s != NG_OK || id != (p.value["id"]?.uint64 ?? 0) {
+                    diverge(at: p, recorded: p.text, now: "ng_request_post -> \(String(cString: ng_strstatus(s))), id \(id)")
+                    return nil
+                }
+            }
+        }
+        let result: Result<JSONValue, TraceError> = perform(r)
+        guard case .success(let ret) = result else {
+            if case .failure(let e) = result { return e }
+            return nil
+        }
+        if diverged { return nil }
+        // Compare the result: on the call's line, or on its `ret` line after
+        // its callbacks.
+        let recorded: JSONValue?
+        let at: TraceRecord
+        if let inline = r.value["ret"] {
+            recorded = inline
+            at = r
+        } else {
+            guard cursor < trace.records.count else {
+                if trace.truncatedLine != nil { return nil }
+                return TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): the \(fn) call has no ret line")
+            }
+            let next = trace.records[cursor]
+            guard next.kind == "ret" else {
+                diverge(at: next, recorded: next.text, now: "the \(fn) call returned \(JSON.serialize(ret)) (the recording has more callbacks first)")
+                return nil
+            }
+            cursor += 1
+            recorded = next.value["ret"]
+            at = next
+        }
+        if fn == "chain" && chainOverride != nil { return nil }
+        if fn == "chain", let recorded {
+            if recorded.chainResult != ret {
+                diverge(at: at, recorded: JSON.serialize(recorded.chainResult), now: JSON.serialize(ret))
+            }
+            return nil
+        }
+        if let recorded, !sameResult(recorded, ret) {
+            diverge(at: at, recorded: JSON.serialize(recorded), now: JSON.serialize(ret))
+        }
+        return nil
+    }
+
+    /// The results compared: everything but the error text (it may name
+    /// files of the recording machine).
+    func sameResult(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        func strip(_ v: JSONValue) -> JSONValue {
+            guard case .object(let m) = v else { return v }
+            return .object(m.filter { $0.0 != "err" })
+        }
+        return strip(a) == strip(b)
+    }
+
+    // MARK: Callbacks
+
+    func callback(_ fn: StaticString, _ body: (inout TraceLine) -> Void) {
+        if diverged { return }
+        var line = TraceLine()
+        line.begin()
+        line.field("k", literal: "cb")
+        line.field("fn", literal: fn)
+        body(&line)
+        line.end()
+        let now = JSON.parse(line.bytes)
+        guard case .success(let nowValue) = now else { return }
+        guard cursor < trace.records.count else {
+            if trace.truncatedLine != nil { return }
+            divergeAtEnd(now: String(decoding: line.bytes, as: UTF8.self))
+            return
+        }
+        let r = trace.records[cursor]
+        guard r.kind == "cb", r.value == nowValue else {
+            diverge(at: r, recorded: r.text, now: String(decoding: line.bytes, as: UTF8.self))
+            return
+        }
+        cursor += 1
+        outcome.callbacks += 1
+        // Calls the host made from inside this callback.
+        while !diverged && cursor < trace.records.count && trace.records[cursor].kind == "call" {
+            if let e = replayCall(depth: 1) {
+                diverged = true
+                outcome.line = e.line
+                outcome.report = "replay: \(e.message)\n"
+                return
+            }
+        }
+    }
+
+    // MARK: Reports
+
+    func remember(_ r: TraceRecord) {
+        recent.append("  line \(r.line): \(clip(r.text))")
+        if recent.count > 8 { recent.removeFirst(recent.count - 8) }
+    }
+
+    func diverge(at r: TraceRecord, recorded: String, now: String) {
+        guard !diverged else { return }
+        diverged = true
+        outcome.line = r.line
+        var t: Int64 = 0
+        if ctx != nil { _ = ng_now(ctx, &t) }
+        var lines = ["replay: diverged at line \(r.line), \(formatMs(t - origin)) into the trace (t=\(t))"]
+        if let input = calls.last { lines.append("  input:    line \(input.line): \(clip(input.text))") }
+        lines += ["  recorded: \(clip(recorded))",
+                  "  now:      \(clip(now))"]
+        if !recent.isEmpty { lines.append("before it, newest last:") }
+        lines += recent
+        lines += notes.map { "note: \($0)" }
+        outcome.report = lines.joined(separator: "\n") + "\n"
+    }
+
+    func divergeAtEnd(now: String) {
+        guard !diverged else { return }
+        let last = trace.records.last
+        diverged = true
+        outcome.line = (last?.line ?? 1) + 1
+        outcome.report = (["replay: diverged after the last line of the trace",
+                           "  recorded: (nothing more)",
+                           "  now:      \(now)",
+                           "the calls before it, newest last:"] + recent + notes.map { "note: \($0)" })
+            .joined(separator: "\n") + "\n"
+    }
+
+    // MARK: State of a mid-session trace
+
+    func restoreState(_ state: JSONValue) -> TraceError? {
+        if chainOverride == nil, let guards = state["chain"]?.array, !guards.isEmpty {
+            if let e = configure(guards, line: 1) { return e }
+        }
+        if let stack = state["stack"]?.array, !stack.isEmpty {
+            let text = JSON.serialize(.object([("navguard_snapshot", .integer(1)), ("screens", .array(stack))]))
+            let st = text.withCString { ng_stack_restore(ctx, $0, strlen($0)) }
+            if st != NG_OK {
+                return TraceError(status: st, line: 1, message: "the recorded stack: \(String(cString: ng_errmsg(ctx)))")
+            }
+        }
+        if let views = state["views"]?.array {
+            // Set in their first-set order (ties of `order` depend on it); a
+            // view whose parent comes later goes under the root first.
+            var made = Set<UInt64>()
+            var later: [JSONValue] = []
+            for v in views {
+                var first = v
+                let parent = v["parent"]?.uint64 ?? 0
+                if parent != 0 && !made.contains(parent) {
+                    first = v.replacing("parent", with: .integer(0))
+                    later.append(v)
+                }
+                switch withView(first, { ng_view_set(ctx, $0) }) {
+                case .success(let st) where st == NG_OK: made.insert(v["id"]?.uint64 ?? 0)
+                case .success(let st):
+                    return TraceError(status: st, line: 1, message: "a recorded view: \(String(cString: ng_errmsg(ctx)))")
+                case .failure(let e): return e.error(line: 1)
+                }
+            }
+            for v in later {
+                _ = withView(v, { ng_view_set(ctx, $0) })
+            }
+        }
+        return nil
+    }
+
+    // MARK: Chains
+
+    /// Add recorded guards: each by its id on the search path here, else at
+    /// its recorded path.
+    func configure(_ guards: [JSONValue], line: Int) -> TraceError? {
+        var entries: [JSONValue] = []
+        for g in guards {
+            guard let id = g["id"]?.string else { return TraceError(status: NG_E_PARSE, line: line, message: "line \(line): a guard without an id") }
+            var entry: [(String, JSONValue)] = []
+            switch locate(id) {
+            case .success:
+                entry.append(("id", .string(id)))
+            case .failure(let e):
+                if let p = g["path"]?.string, access(p, R_OK) == 0 {
+                    entry.append(("path", .string(p)))
+                    entry.append(("id", .string(id)))
+                    notes.append("\(id) is not on the plugin search path here; loaded from its recorded path \(p)")
+                } else {
+                    return TraceError(status: NG_E_LOAD, line: line, message: "line \(line): the recorded guard \(id) cannot be found here: \(e.message)")
+                }
+            }
+            if let text = g["config"]?.string, case .success(let cfg) = JSON.parse(text) {
+                entry.append(("config", cfg))
+            }
+            entries.append(.object(entry))
+        }
+        let before = guardCount()
+        let config = JSON.serialize(.object([("guards", .array(entries))]))
+        let st: ng_status
+        if before == 0 {
+            st = config.withCString { ng_chain_configure(ctx, $0) }
+        } else {
+            // Added to a chain that has guards: one by one, as ng_plugin_load does.
+            var s = NG_OK
+            for e in entries where s == NG_OK {
+                let path: String
+                if let p = e["path"]?.string { path = p } else if case .success(let p) = locate(e["id"]!.string!) { path = p } else { path = "" }
+                let cfg = e["config"].map { JSON.serialize($0) } ?? "{}"
+                s = path.withCString { p in cfg.withCString { c in ng_plugin_load(ctx, p, c) } }
+            }
+            st = s
+        }
+        if st != NG_OK {
+            return TraceError(status: st, line: line, message: "line \(line): the recorded chain could not be built here: \(String(cString: ng_errmsg(ctx)))")
+        }
+        // Different versions are worth saying; they are not a divergence.
+        for (k, g) in guards.enumerated() {
+            guard let recorded = g["version"]?.string, let here = guardVersion(at: before + k), here != recorded else { continue }
+            notes.append("\(g["id"]?.string ?? "?") is version \(here) here, \(recorded) in the trace")
+        }
+        return nil
+    }
+
+    func guardCount() -> Int {
+        var n = 0
+        _ = ng_chain_count(ctx, &n)
+        return n
+    }
+
+    func guardVersion(at i: Int) -> String? {
+        var st = NG_OK
+        guard let box = registry.owned(ctx, &st) else { return nil }
+        return box._withUnsafeGuaranteedRef { b in
+            b.engine.guardRecord(at: i).map { String(cString: $0.version) }
+        }
+    }
+
+    // MARK: Calls
+
+    /// Make the recorded call; its result as the recorder writes it.
+    func perform(_ r: TraceRecord) -> Result<JSONValue, TraceError> {
+        let v = r.value
+        var ret = TraceLine()
+        var st: ng_status = NG_OK
+        func fail(_ m: String) -> Result<JSONValue, TraceError> {
+            .failure(TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): \(m)"))
+        }
+        switch r.fn {
+        case "root":
+            guard let s = v["screen"] else { return fail("root without \"screen\"") }
+            switch withScreen(s, { var x = $0; return ng_stack_set_root(ctx, &x) }) {
+            case .success(let x): st = x
+            case .failure(let e): return .failure(e.error(line: r.line))
+            }
+        case "submit":
+            guard let req = v["req"] else { return fail("submit without \"req\"") }
+            var out = ng_request_result()
+            out.size = UInt32(MemoryLayout<ng_request_result>.size)
+            switch withRequest(req, { ng_request_submit(ctx, $0, &out) }) {
+            case .success(let x): st = x
+            case .failure(let e): return .failure(e.error(line: r.line))
+            }
+            if st == NG_OK {
+                ret.field("status", out.status, names: ng_outcome_name)
+                ret.field("id", out.request_id)
+                if out.reason != NG_REASON_NONE { ret.field("reason", out.reason, names: ng_reason_name) }
+                if let g = out.guard_id { ret.field("guard", g) }
+            }
+        case "event":
+            guard let ev = v["ev"] else { return fail("event without \"ev\"") }
+            var e: ng_event
+            switch eventFrom(ev) {
+            case .success(let x): e = x
+            case .failure(let err): return .failure(err.error(line: r.line))
+            }
+            var out = ng_event_result()
+            out.size = UInt32(MemoryLayout<ng_event_result>.size)
+            st = ng_event_submit(ctx, &e, &out)
+            if st == NG_OK {
+                ret.field("verdict", out.verdict, names: ng_verdict_name)
+                ret.field("reason", out.reason, names: ng_reason_name)
+                ret.field("view", out.target_view)
+                if let g = out.guard_id { ret.field("guard", g) }
+            }
+        case "view_set":
+            guard let view = v["view"] else { return fail("view_set without \"view\"") }
+            switch withView(view, { ng_view_set(ctx, $0) }) {
+            case .success(let x): st = x
+            case .failure(let e): return .failure(e.error(line: r.line))
+            }
+        case "view_remove":
+            st = ng_view_remove(ctx, v["id"]?.uint64 ?? 0)
+        case "hold_begin":
+            var token: UInt64 = 0
+            let mask = UInt32(truncatingIfNeeded: v["mask"]?.int64 ?? 0)
+            let maxNs = v["max_ns"]?.int64 ?? 0
+            if let label = v["label"]?.string {
+                st = label.withCString { ng_hold_begin(ctx, $0, mask, maxNs, &token) }
+            } else {
+                st = ng_hold_begin(ctx, nil, mask, maxNs, &token)
+            }
+            if st == NG_OK { ret.field("token", token) }
+        case "hold_end": st = ng_hold_end(ctx, v["token"]?.uint64 ?? 0)
+        case "finish":
+            guard let track = enumValue(v["track"], ng_track_name, 0..<3) else { return fail("finish without a track") }
+            st = ng_transition_finish(ctx, track)
+        case "interactive_update": st = ng_interactive_update(ctx, v["progress"]?.double ?? 0)
+        case "interactive_cancel": st = ng_interactive_cancel(ctx)
+        case "interactive_release": st = ng_interactive_release(ctx, v["finish"]?.bool ?? false)
+        case "interactive_complete": st = ng_interactive_complete(ctx)
+        case "restore":
+            let text = v["snapshot"]?.string ?? ""
+            st = text.withCString { ng_stack_restore(ctx, $0, strlen($0)) }
+        case "tick": st = ng_tick(ctx)
+        case "clock_set": st = ng_clock_set(ctx, v["ns"]?.int64 ?? 0)
+        case "clock_advance": st = ng_clock_advance(ctx, v["ns"]?.int64 ?? 0)
+        case "chain":
+            if chainOverride != nil { return .success(.null) }
+            // Guards added are the call's result: find its ret.
+            let recordedRet = v["ret"] ?? retOf(callAt: cursor - 1)
+            let recordedSt = recordedRet?["st"]?.string
+            if recordedSt == "NG_OK", let guards = recordedRet?["guards"]?.array {
+                let before = guardCount()
+                if let e = configure(guards, line: r.line) { return .failure(e) }
+                var ids: [JSONValue] = []
+                for i in before..<guardCount() {
+                    var id: UnsafePointer<CChar>?
+                    _ = ng_chain_get_id(ctx, i, &id)
+                    ids.append(id.map { .string(String(cString: $0)) } ?? .null)
+                }
+                return .success(.object([("st", .string("NG_OK")), ("guards", .array(ids))]))
+            }
+            // A chain call that failed: make it again as it was made.
+            let config = v["config"]?.string
+            switch v["via"]?.string {
+            case "ng_plugin_load":
+                let path = v["path"]?.string ?? ""
+                st = path.withCString { p in
+                    if let config { return config.withCString { ng_plugin_load(ctx, p, $0) } }
+                    return ng_plugin_load(ctx, p, nil)
+                }
+            default:
+                if let config { st = config.withCString { ng_chain_configure(ctx, $0) } } else { st = ng_chain_configure(ctx, nil) }
+            }
+            return .success(.object([("st", .string(statusName(st)))]))
+        case "destroy":
+            // Callbacks during the teardown are compared like any others.
+            st = ng_context_destroy(ctx)
+            ctx = nil
+        default:
+            return fail("unknown call \"\(r.fn)\"")
+        }
+        keep.removeAll(keepingCapacity: true)
+        var full = TraceLine()
+        full.begin()
+        full.field("st", status: st)
+        full.members(ret)
+        full.end()
+        switch JSON.parse(full.bytes) {
+        case .success(let x): return .success(x)
+        case .failure(let e): return .failure(TraceError(status: NG_E_PARSE, line: r.line, message: e.message))
+        }
+    }
+
+    /// The ret of the call at `index` when it is on a line of its own.
+    func retOf(callAt index: Int) -> JSONValue? {
+        var depth = 0
+        var i = index + 1
+        while i < trace.records.count {
+            let r = trace.records[i]
+            if r.kind == "call" && r.value["ret"] == nil && r.value["rejected"] == nil { depth += 1 }
+            if r.kind == "ret" {
+                if depth == 0 { return r.value["ret"] }
+                depth -= 1
+            }
+            i += 1
+        }
+        return nil
+    }
+}
+
+extension JSONValue {
+    func replacing(_ key: String, with value: JSONValue) -> JSONValue {
+        guard case .object(var m) = self else { return self }
+        if let i = m.firstIndex(where: { $0.0 == key }) { m[i].1 = value } else { m.append((key, value)) }
+        return .object(m)
+    }
+
+    /// An unsigned 64-bit value: a number, or a decimal string above Int64.max.
+    var uint64: UInt64? {
+        if let i = int64 { return UInt64(bitPattern: i) }
+        if let s = string { return UInt64(s) }
+        return nil
+    }
+
+    /// A chain call's result as replay compares it: the status and the ids
+    /// of the guards added (paths, versions and files differ between machines).
+    var chainResult: JSONValue {
+        var m: [(String, JSONValue)] = [("st", self["st"] ?? .null)]
+        if let g = self["guards"]?.array { m.append(("guards", .array(g.map { $0["id"] ?? .null }))) }
+        return .object(m)
+    }
+}
+
+/// An enumeration value as the trace writes it: its name ("screen" ->
+/// NG_TRACK_SCREEN), or a number for a value the tables do not name.
+func enumValue(_ v: JSONValue?, _ f: (Int32) -> UnsafePointer<CChar>?, _ range: Range<Int32>) -> Int32? {
+    if let i = v?.int64 { return Int32(truncatingIfNeeded: i) }
+    guard let name = v?.string else { return nil }
+    for x in range where String(cString: f(x)!) == name { return x }
+    return nil
+}
+
+func statusName(_ st: ng_status) -> String {
+    let text = String(cString: ng_strstatus(st))
+    return String(text.prefix { $0 != ":" })
+}
+
+/// A long record shortened for a report.
+func clip(_ s: String) -> String { s.count > 400 ? String(s.prefix(397)) + "..." : s }
+
+func formatMs(_ ns: Int64) -> String {
+    let ms = Double(ns) / 1e6
+    return "\((ms * 1000).rounded() / 1000) ms"
+}
+
+/// A value-conversion failure in a record (turned into a TraceError with its line).
+struct FieldError: Error {
+    let message: String
+    func error(line: Int) -> TraceError { TraceError(status: NG_E_PARSE, line: line, message: "line \(line): \(message)") }
+}
+
+extension Result where Failure == FieldError {
+    func error(line: Int) -> TraceError? {
+        if case .failure(let e) = self { return e.error(line: line) }
+        return nil
+    }
+}
