@@ -146,6 +146,7 @@ static const char *stname(ng_status st) {
 static int g_stats = 0;
 static struct { char name[40]; unsigned long long st[NG_STATUS_COUNT]; } g_stat_fn[64];
 static unsigned long long g_stat_cb[8];
+static unsigned long long g_stat_replays[2];   /* traces replayed identically; not replayable (fuzz guards) */
 static const char *const g_stat_cb_name[8] = { "on_outcome", "on_transition", "on_hold_end", "on_touch_cancel",
                                                "on_report", "on_log", "guard actions", "nested calls" };
 
@@ -170,6 +171,8 @@ static void print_stats(void) {
     }
     fprintf(stderr, "NGF_STATS: callbacks and actions\n");
     for (int k = 0; k < 8; k++) fprintf(stderr, "  %-28s %llu\n", g_stat_cb_name[k], g_stat_cb[k]);
+    fprintf(stderr, "NGF_STATS: traces replayed identically %llu, not replayable (fuzz guards) %llu\n",
+            g_stat_replays[0], g_stat_replays[1]);
 }
 
 static ng_status chk_status(ng_status st, uint32_t allowed, const char *call, int line) {
@@ -470,7 +473,11 @@ typedef struct fzc {
     size_t nviews;
     bool views_unreliable;
     armed arm;
-    int fuzz_guards;
+    int fuzz_guards;              /* fuzz guards added: the trace cannot be replayed */
+    /* The flight recorder's trace of this context (from its creation),
+     * replayed after destroy: it must replay identically. */
+    char *trace;
+    size_t tlen, tcap;
     uint64_t busy_touch[MAX_NEST + 4];   /* touch ids with an event being submitted */
     int nbusy;
 } fzc;
@@ -1167,6 +1174,18 @@ static void configure_chain(fzc *c, int variant /* -1: default chain (NULL) */) 
     if (st != NG_OK) CHECK(after == before, "failed ng_chain_configure left %zu guards (had %zu)", after, before);
 }
 
+static bool trace_write(void *user, const char *data, size_t len) {
+    fzc *c = user;
+    if (c->tlen + len > c->tcap) {
+        c->tcap = (c->tlen + len) * 2;
+        c->trace = realloc(c->trace, c->tcap);
+        if (!c->trace) abort();
+    }
+    memcpy(c->trace + c->tlen, data, len);
+    c->tlen += len;
+    return true;
+}
+
 static fzc *ctx_new(const ng_options *base) {
     if (g_nctx >= MAX_CONTEXTS) return NULL;
     fzc *c = calloc(1, sizeof *c);
@@ -1178,6 +1197,11 @@ static fzc *ctx_new(const ng_options *base) {
     CHECK(st == NG_OK, "ng_context_create with valid options returned %s", stname(st));
     CHECK(c->h != NULL, "ng_context_create returned NG_OK and a NULL context");
     c->now = o.manual_start_ns;
+    ng_record_options ro = NG_RECORD_OPTIONS_INIT;
+    ro.write = trace_write;
+    ro.user = c;
+    st = CALL(S(NG_OK), ng_record_start(c->h, &ro));
+    CHECK(st == NG_OK, "ng_record_start on a new context returned %s", stname(st));
     g_ctx[g_nctx++] = c;
     TR("ng_context_create(manual, start %" PRId64 ", duration %" PRId64 ") -> ctx#%d", o.manual_start_ns,
        o.default_duration_ns, c->serial);
@@ -1243,6 +1267,36 @@ static void checkpoint(fzc *c) {
     if (!c->views_unreliable) CHECK(v == 0 || view_find(c, v), "ng_hit_test hit view %" PRIu64 ", not in the tree", v);
 }
 
+/* The context's whole life, recorded, replays identically (unless fuzz
+ * guards, which live in this process only, were in its chain); a damaged
+ * copy of the trace is refused or replayed, never a crash. */
+static void check_replay(fzc *c) {
+    if (!c->trace) return;
+    ng_replay_result res = NG_REPLAY_RESULT_INIT;
+    ng_status st;
+    if (c->fuzz_guards == 0) {
+        st = ng_replay(c->trace, c->tlen, NULL, &res);
+        TR("ng_replay(trace of ctx#%d, %zu bytes) -> %s%s", c->serial, c->tlen, stname(st),
+           res.identical ? " identical" : "");
+        CHECK(st == NG_OK && res.identical, "the trace of context #%d does not replay (%s): %s", c->serial, stname(st),
+              res.report ? res.report : "(no report)");
+        ng_free(res.report);
+        g_stat_replays[0]++;
+    } else {
+        g_stat_replays[1]++;
+    }
+    /* Cut it and flip a byte, both where the trace's own length says. */
+    size_t cut = c->tlen * 3 / 4, flip = c->tlen / 3;
+    if (flip < cut) c->trace[flip] ^= 0x5A;
+    ng_replay_result bad = NG_REPLAY_RESULT_INIT;
+    st = ng_replay(c->trace, cut, NULL, &bad);
+    CHECK(st == NG_OK || st == NG_E_PARSE || st == NG_E_RANGE || st == NG_E_STATE || st == NG_E_LOAD ||
+          st == NG_E_GUARD || st == NG_E_ABI || st == NG_E_ENTRY,
+          "ng_replay of a damaged trace returned %s", stname(st));
+    CHECK(bad.report != NULL, "ng_replay gave no report");
+    ng_free(bad.report);
+}
+
 /* After ng_context_destroy returned NG_OK. */
 static void after_destroy(fzc *c) {
     c->destroying = false;
@@ -1265,6 +1319,7 @@ static void after_destroy(fzc *c) {
         CHECK(t->state != T_DELIVERED && !t->owed_cancels && !t->tentative,
               "context #%d destroyed: delivered touch %" PRIu64 " never ended nor got on_touch_cancel", c->serial, t->id);
     }
+    check_replay(c);
     /* Stale handle: every call is refused. */
     CHECK(ng_errmsg(c->h) != NULL, "ng_errmsg(stale) is NULL");
     size_t n = 0;
@@ -2407,6 +2462,9 @@ static void op_chain(fzc *self, rd *r) {
        stname(st));
     EXPECT_HANDLE(t, st, "ng_chain_add");
     if (t.bad || !ctx_usable(c)) return;
+    /* A fuzz guard lives in this process only; even a failed create may
+     * have acted (a hold begun and released): no replay of this context. */
+    if (desc && desc >= g_fuzz_desc && desc < g_fuzz_desc + 3) c->fuzz_guards++;
     check_errmsg(t.h);
     size_t after = chain_count(c);
     CHECK(after == before + (st == NG_OK), "ng_chain_add (%s): chain %zu -> %zu", stname(st), before, after);
@@ -2568,6 +2626,7 @@ static void free_all(void) {
         map_free(&c->hold_index);
         free(c->reqs);
         free(c->holds);
+        free(c->trace);
         free(c);
         g_ctx[i] = NULL;
     }

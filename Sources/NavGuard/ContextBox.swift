@@ -233,6 +233,8 @@ final class ContextBox: EngineObserver {
             defer { mailbox.removeAll(); mailboxBytes = 0 }
             return mailbox
         }
+        // Recorded where they ended: inside the destroy that dropped them.
+        for r in posted { recorder?.posted(r) }
         engine.destroy(dropping: posted)
     }
 
@@ -244,10 +246,10 @@ final class ContextBox: EngineObserver {
             mailboxCount.store(0, ordering: .releasing)
             return mailbox
         }
-        for r in posted {
-            recorder?.posted(r)
-            _ = engine.submit(r)
-        }
+        // All recorded first, right after the tick's line: replay posts them
+        // before its tick.
+        if let rec = recorder { for r in posted { rec.posted(r) } }
+        for r in posted { _ = engine.submit(r) }
     }
 }
 

@@ -163,7 +163,10 @@ public func ng_stack_restore(_ ctx: OpaquePointer?, _ text: UnsafePointer<CChar>
         guard let text else { return box.fail(NG_E_NULL, "text is NULL") }
         if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "ng_stack_restore is not allowed inside a callback") }
         let buf = UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: len)
-        box.recordArgs { w in w.key("snapshot"); w.string(UnsafeRawBufferPointer(buf)) }
+        box.recordArgs { w in
+            let bytes = UnsafeRawBufferPointer(buf)
+            if isValidUTF8(bytes) { w.key("snapshot"); w.string(bytes) } else { w.key("snapshot_hex"); w.hex(bytes) }
+        }
         do { try box.engine.restore(snapshot: buf) } catch { return box.fail(error) }
         return NG_OK
     }
@@ -194,7 +197,11 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
             r.invalidMessage = e.message
             box.setError(e.message)
         }
-        box.recordArgs { w in w.object("req") { TraceWrite.request(&$0, r) } }
+        box.recordArgs { w in
+            w.object("req") { TraceWrite.request(&$0, r) }
+            // What was wrong with it: replay cannot pass the same bad bytes.
+            if let m = r.invalidMessage { w.field("invalid", m) }
+        }
         let res = box.engine.submit(r)
         if let m = res.message { box.setError(m.string) }
         box.recordResult { w in

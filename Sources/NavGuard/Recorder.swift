@@ -130,6 +130,9 @@ final class Recorder {
                         TraceWrite.guardRecord(&w, e.guardRecord(at: i)!)
                     }
                 }
+                w.field("next_request_id", e.counters.requestID)
+                w.field("next_hold_token", e.counters.holdToken)
+                w.field("next_posted", box.nextPostedID.load(ordering: .relaxed))
                 w.object("live") { w in
                     w.field("holds", e.holdCount)
                     w.field("touches", e.touchCount)

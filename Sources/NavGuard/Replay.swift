@@ -111,8 +111,19 @@ final class Replayer {
     /// The trace's first instant (times in reports count from it).
     var origin: Int64 = 0
     var notes: [String] = []
-    /// Strings handed to the C API during one call stay alive until it returns.
-    var keep: [CStr] = []
+    /// Malformed requests of the recording: replay submits one malformed
+    /// another way (an unknown flag) and reports the recorded reason text.
+    var invalidByID: [UInt64: String] = [:]
+    var pendingInvalid: String?
+
+    /// The message an outcome carries as recorded, for a malformed request.
+    func outcomeMessage(id: UInt64, reason: Int32, _ message: UnsafePointer<CChar>?) -> CStr? {
+        if reason == NG_REASON_INVALID, let m = invalidByID[id] ?? pendingInvalid {
+            if pendingInvalid != nil { invalidByID[id] = pendingInvalid }
+            return CStr(m)
+        }
+        return message.map { CStr(String(cString: $0)) }
+    }
 
     init(trace: Trace, chain: String?) {
         self.trace = trace
@@ -201,8 +212,9 @@ final class Replayer {
             remember(r)
         }
         outcome.calls += 1
-        // Requests posted from other threads, applied by this tick.
-        if fn == "tick" {
+        // Requests posted from other threads, applied by this tick (or
+        // dropped by this destroy).
+        if fn == "tick" || fn == "destroy" {
             while cursor < trace.records.count && trace.records[cursor].kind == "posted" {
                 let p = trace.records[cursor]
                 cursor += 1
@@ -314,7 +326,7 @@ final class Replayer {
         guard !diverged else { return }
         diverged = true
         outcome.line = r.line
-        var t: Int64 = 0
+        var t: Int64 = calls.last?.value["t"]?.int64 ?? 0
         if ctx != nil { _ = ng_now(ctx, &t) }
         var lines = ["replay: diverged at line \(r.line), \(formatMs(t - origin)) into the trace (t=\(t))"]
         if let input = calls.last { lines.append("  input:    line \(input.line): \(clip(input.text))") }
@@ -341,6 +353,14 @@ final class Replayer {
     // MARK: State of a mid-session trace
 
     func restoreState(_ state: JSONValue) -> TraceError? {
+        // Ids and tokens continue from where the recording was.
+        var st = NG_OK
+        if let box = registry.owned(ctx, &st) {
+            box._withUnsafeGuaranteedRef { b in
+                b.engine.counters = (state["next_request_id"]?.uint64 ?? 1, state["next_hold_token"]?.uint64 ?? 1)
+                b.nextPostedID.store(state["next_posted"]?.uint64 ?? 0, ordering: .relaxed)
+            }
+        }
         if chainOverride == nil, let guards = state["chain"]?.array, !guards.isEmpty {
             if let e = configure(guards, line: 1) { return e }
         }
@@ -384,7 +404,10 @@ final class Replayer {
     func configure(_ guards: [JSONValue], line: Int) -> TraceError? {
         var entries: [JSONValue] = []
         for g in guards {
-            guard let id = g["id"]?.string else { return TraceError(status: NG_E_PARSE, line: line, message: "line \(line): a guard without an id") }
+            guard let id = g["id"]?.string, !id.utf8.contains(0), pluginFileName(forID: id) != nil,
+                  id.withCString({ Engine.validateID($0) }) == nil else {
+                return TraceError(status: NG_E_PARSE, line: line, message: "line \(line): a guard without a valid id")
+            }
             var entry: [(String, JSONValue)] = []
             switch locate(id) {
             case .success:
@@ -413,7 +436,7 @@ final class Replayer {
             var s = NG_OK
             for e in entries where s == NG_OK {
                 let path: String
-                if let p = e["path"]?.string { path = p } else if case .success(let p) = locate(e["id"]!.string!) { path = p } else { path = "" }
+                if let p = e["path"]?.string { path = p } else if let id = e["id"]?.string, case .success(let p) = locate(id) { path = p } else { path = "" }
                 let cfg = e["config"].map { JSON.serialize($0) } ?? "{}"
                 s = path.withCString { p in cfg.withCString { c in ng_plugin_load(ctx, p, c) } }
             }
@@ -462,10 +485,17 @@ final class Replayer {
             case .failure(let e): return .failure(e.error(line: r.line))
             }
         case "submit":
-            guard let req = v["req"] else { return fail("submit without \"req\"") }
+            guard var req = v["req"] else { return fail("submit without \"req\"") }
+            if let why = v["invalid"]?.string {
+                pendingInvalid = why
+                req = req.replacing("flags", with: .integer((req["flags"]?.int64 ?? 0) | 0x4000_0000))
+            }
             var out = ng_request_result()
             out.size = UInt32(MemoryLayout<ng_request_result>.size)
-            switch withRequest(req, { ng_request_submit(ctx, $0, &out) }) {
+            let made = withRequest(req, { ng_request_submit(ctx, $0, &out) })
+            if let why = pendingInvalid, out.request_id != 0 { invalidByID[out.request_id] = why }
+            pendingInvalid = nil
+            switch made {
             case .success(let x): st = x
             case .failure(let e): return .failure(e.error(line: r.line))
             }
@@ -513,13 +543,23 @@ final class Replayer {
         case "finish":
             guard let track = enumValue(v["track"], ng_track_name, 0..<3) else { return fail("finish without a track") }
             st = ng_transition_finish(ctx, track)
-        case "interactive_update": st = ng_interactive_update(ctx, v["progress"]?.double ?? 0)
+        case "interactive_update": st = ng_interactive_update(ctx, number(v["progress"]))
         case "interactive_cancel": st = ng_interactive_cancel(ctx)
         case "interactive_release": st = ng_interactive_release(ctx, v["finish"]?.bool ?? false)
         case "interactive_complete": st = ng_interactive_complete(ctx)
         case "restore":
-            let text = v["snapshot"]?.string ?? ""
-            st = text.withCString { ng_stack_restore(ctx, $0, strlen($0)) }
+            var bytes: [UInt8]
+            if let hex = v["snapshot_hex"]?.string {
+                guard let b = bytesFromHex(hex) else { return fail("snapshot_hex is not hex") }
+                bytes = b
+            } else {
+                bytes = Array((v["snapshot"]?.string ?? "").utf8)
+            }
+            let n = bytes.count
+            bytes.append(0)
+            st = bytes.withUnsafeBufferPointer { p in
+                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: n + 1) { ng_stack_restore(ctx, $0, n) }
+            }
         case "tick": st = ng_tick(ctx)
         case "clock_set": st = ng_clock_set(ctx, v["ns"]?.int64 ?? 0)
         case "clock_advance": st = ng_clock_advance(ctx, v["ns"]?.int64 ?? 0)
@@ -539,7 +579,13 @@ final class Replayer {
                 }
                 return .success(.object([("st", .string("NG_OK")), ("guards", .array(ids))]))
             }
-            // A chain call that failed: make it again as it was made.
+            // A chain call that failed: make it again as it was made; a
+            // descriptor the host passed (ng_chain_add) is not here to pass.
+            if v["via"]?.string == "ng_chain_add" {
+                notes.append("line \(r.line): a failed ng_chain_add is not replayed (its descriptor was the host's)")
+                skipRecords(ofCallAt: cursor - 1)
+                return .success(recordedRet?.chainResult ?? .null)
+            }
             let config = v["config"]?.string
             switch v["via"]?.string {
             case "ng_plugin_load":
@@ -559,7 +605,6 @@ final class Replayer {
         default:
             return fail("unknown call \"\(r.fn)\"")
         }
-        keep.removeAll(keepingCapacity: true)
         var full = TraceLine()
         full.begin()
         full.field("st", status: st)
@@ -568,6 +613,23 @@ final class Replayer {
         switch JSON.parse(full.bytes) {
         case .success(let x): return .success(x)
         case .failure(let e): return .failure(TraceError(status: NG_E_PARSE, line: r.line, message: e.message))
+        }
+    }
+
+    /// Pass over what a call that is not replayed left in the trace: its
+    /// callbacks and the calls made inside them, up to (not including) its
+    /// `ret` line.
+    func skipRecords(ofCallAt index: Int) {
+        guard trace.records[index].value["ret"] == nil else { return }
+        var depth = 0
+        while cursor < trace.records.count {
+            let r = trace.records[cursor]
+            if r.kind == "call" && r.value["ret"] == nil && r.value["rejected"] == nil { depth += 1 }
+            if r.kind == "ret" {
+                if depth == 0 { return }
+                depth -= 1
+            }
+            cursor += 1
         }
     }
 
@@ -623,6 +685,21 @@ func enumValue(_ v: JSONValue?, _ f: (Int32) -> UnsafePointer<CChar>?, _ range: 
 func statusName(_ st: ng_status) -> String {
     let text = String(cString: ng_strstatus(st))
     return String(text.prefix { $0 != ":" })
+}
+
+func bytesFromHex(_ s: String) -> [UInt8]? {
+    var out: [UInt8] = []
+    var hi: UInt8?
+    for c in s.utf8 {
+        let v: UInt8
+        switch c {
+        case 0x30...0x39: v = c - 0x30
+        case 0x61...0x66: v = c - 0x57
+        default: return nil
+        }
+        if let h = hi { out.append(h << 4 | v); hi = nil } else { hi = v }
+    }
+    return hi == nil ? out : nil
 }
 
 /// A long record shortened for a report.

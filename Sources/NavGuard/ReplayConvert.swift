@@ -149,7 +149,8 @@ extension Replayer {
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
             let c = o!.pointee
             let rec = OutcomeRecord(requestID: c.request_id, kind: c.kind, outcome: c.outcome, reason: c.reason,
-                                    source: c.source, guardID: c.guard_id, message: c.message.map { CStr(String(cString: $0)) })
+                                    source: c.source, guardID: c.guard_id,
+                                    message: r.outcomeMessage(id: c.request_id, reason: c.reason, c.message))
             r.callback("outcome") { TraceWrite.outcome(&$0, rec) }
         }
         d.on_transition = { user, _, e in

@@ -154,7 +154,27 @@ struct TraceLine {
         string(UnsafeRawBufferPointer(start: p, count: n))
     }
 
+    /// A JSON string. Text from outside that is not UTF-8 (only a host's
+    /// snapshot bytes can be: everything else was checked) gets U+FFFD for
+    /// each bad byte, so every line stays JSON; exact bytes go in `hex`.
     mutating func string(_ s: UnsafeRawBufferPointer) {
+        guard isValidUTF8(s) else {
+            var fixed: [UInt8] = []
+            var i = 0
+            while i < s.count {
+                var n = 1
+                while n <= 4 && i + n <= s.count && !isValidUTF8(UnsafeRawBufferPointer(rebasing: s[i..<(i + n)])) { n += 1 }
+                if n <= 4 && i + n <= s.count {
+                    fixed.append(contentsOf: s[i..<(i + n)])
+                    i += n
+                } else {
+                    fixed.append(contentsOf: [0xEF, 0xBF, 0xBD])
+                    i += 1
+                }
+            }
+            fixed.withUnsafeBytes { string($0) }
+            return
+        }
         raw(0x22)
         for b in s {
             switch b {
@@ -170,6 +190,18 @@ struct TraceLine {
                 raw(lo < 10 ? 0x30 + lo : 0x57 + lo)
             default: raw(b)
             }
+        }
+        raw(0x22)
+        needComma = true
+    }
+
+    /// Bytes as lowercase hex, in a string.
+    mutating func hex(_ s: UnsafeRawBufferPointer) {
+        raw(0x22)
+        for b in s {
+            let hi = b >> 4, lo = b & 15
+            raw(hi < 10 ? 0x30 + hi : 0x57 + hi)
+            raw(lo < 10 ? 0x30 + lo : 0x57 + lo)
         }
         raw(0x22)
         needComma = true

@@ -69,6 +69,16 @@ public final class Engine {
         if !run.isBusy { callTime = nil }
     }
 
+    /// The next request id and hold token: a trace started mid-session
+    /// records them, and its replay continues from them.
+    public var counters: (requestID: UInt64, holdToken: UInt64) {
+        get { (nextRequestID, holds.nextToken) }
+        set {
+            nextRequestID = newValue.requestID
+            holds.nextToken = newValue.holdToken
+        }
+    }
+
     /// The duration of a TIMED transition that gives none.
     public var defaultTransitionNs: Int64 { defaultDurationNs }
 

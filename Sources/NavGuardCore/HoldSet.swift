@@ -26,7 +26,9 @@ struct Hold {
 struct HoldSet {
     private(set) var holds: [Hold] = []
     private(set) var mask: UInt32 = 0
-    private var nextToken: UInt64 = 1
+    /// The token the next hold gets (a replay of a trace started
+    /// mid-session continues the recording's sequence).
+    var nextToken: UInt64 = 1
 
     init() { holds.reserveCapacity(16) }
 
