@@ -364,6 +364,15 @@ static void begin_touch(ctx_state *st) {
     }
 }
 
+/* A trace writer that keeps nothing: what recording costs, without a disk. */
+static uint64_t g_trace_bytes;
+static bool discard_trace(void *user, const char *data, size_t len) {
+    (void)user;
+    (void)data;
+    g_trace_bytes += len;
+    return true;
+}
+
 static void bench_moved(void *state, long iters) {
     ctx_state *st = state;
     ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
@@ -789,6 +798,47 @@ int main(void) {
         if (k == 3) ALLOC_NOTE(name, bench_moved, &hs, it / 10 > 0 ? it / 10 : 1, 1.0);
     }
     CHECK(hs.ctx, ng_context_destroy(hs.ctx));
+
+    /* (ix) the flight recorder on: the default chain as in (iv), recording
+     * through a writer that keeps nothing (the cost of recording, not of a
+     * disk), and into a ring; beside the same figures with recording off. */
+    figure *frec[4];
+    static const char *const rec_names[2] = { "writer", "ring" };
+    for (int m = 0; m < 2; m++) {
+        ctx_state rs = { make_ctx(false), false, 0 };
+        CHECK(rs.ctx, ng_chain_configure(rs.ctx, NULL));
+        add_views(rs.ctx);
+        ng_record_options ro = NG_RECORD_OPTIONS_INIT;
+        if (m == 0) {
+            ro.write = discard_trace;
+        } else {
+            ro.ring_records = 100000;
+        }
+        CHECK(rs.ctx, ng_record_start(rs.ctx, &ro));
+        begin_touch(&rs);
+        char name[64];
+        snprintf(name, sizeof name, "(ix)  moved, default chain, recording (%s)", rec_names[m]);
+        frec[m * 2] = measure(name, bench_moved, &rs, N_EV, 1.0);
+        snprintf(frec[m * 2]->note, sizeof frec[m * 2]->note, "+%.1f ns over recording off",
+                 frec[m * 2]->median - fdm->median);
+        ALLOC_NOTE(name, bench_moved, &rs, N_EV / 10, 1.0);
+        snprintf(name, sizeof name, "(ix)  began+ended pair, recording (%s)", rec_names[m]);
+        frec[m * 2 + 1] = measure(name, bench_began_ended, &rs, N_EV / 2, 1.0);
+        snprintf(frec[m * 2 + 1]->note, sizeof frec[m * 2 + 1]->note, "+%.1f ns over recording off",
+                 frec[m * 2 + 1]->median - fdp->median);
+        ALLOC_NOTE(name, bench_began_ended, &rs, N_EV / 10, 1.0);
+        CHECK(rs.ctx, ng_context_destroy(rs.ctx));
+
+        ctx_state rq = { make_ctx(true), true, 0 };
+        CHECK(rq.ctx, ng_chain_configure(rq.ctx, NULL));
+        CHECK(rq.ctx, ng_record_start(rq.ctx, &ro));
+        snprintf(name, sizeof name, "(ix)  push+finish pair, recording (%s)", rec_names[m]);
+        figure *f = measure(name, bench_push_finish, &rq, N_REQ / 2, 2.0);
+        snprintf(f->note, sizeof f->note, "+%.1f ns per request over recording off", f->median - fdr->median);
+        ALLOC_NOTE(name, bench_push_finish, &rq, N_REQ / 20, 2.0);
+        CHECK(rq.ctx, ng_context_destroy(rq.ctx));
+    }
+    printf("(recording wrote %" PRIu64 " bytes to the writer)\n", g_trace_bytes);
 
     /* the table */
     printf("%-44s %10s %10s %10s %5s  %s\n", "figure", "median ns", "min", "max", "runs", "note");

@@ -90,13 +90,13 @@ final class ContextBox: EngineObserver {
 
     /// The call's arguments, once they passed validation.
     @inline(__always)
-    func recordArgs(_ body: (inout TraceLine) -> Void) {
+    func recordArgs(_ body: (TraceLine) -> Void) {
         if let r = recorder { r.args(engine.now, body) }
     }
 
     /// Results of the call, beside its status.
     @inline(__always)
-    func recordResult(_ body: (inout TraceLine) -> Void) {
+    func recordResult(_ body: (TraceLine) -> Void) {
         recorder?.result(body)
     }
 
@@ -116,7 +116,7 @@ final class ContextBox: EngineObserver {
                 w.array("guards") { w in
                     for i in before..<engine.guardCount {
                         w.element()
-                        TraceWrite.guardRecord(&w, engine.guardRecord(at: i)!)
+                        TraceWrite.guardRecord(w, engine.guardRecord(at: i)!)
                     }
                 }
             }
@@ -152,14 +152,14 @@ final class ContextBox: EngineObserver {
     // MARK: EngineObserver → C delegate
 
     func engineOutcome(_ o: OutcomeRecord) {
-        recorder?.callback("outcome") { TraceWrite.outcome(&$0, o) }
+        recorder?.callback("outcome") { TraceWrite.outcome($0, o) }
         guard let f = delegate.on_outcome else { return }
         var c = o.cValue
         f(delegate.user, handle, &c)
     }
 
     func engineTransition(_ event: ng_transition_event) {
-        recorder?.callback("transition") { TraceWrite.transition(&$0, event) }
+        recorder?.callback("transition") { TraceWrite.transition($0, event) }
         guard let f = delegate.on_transition else { return }
         var e = event
         f(delegate.user, handle, &e)

@@ -103,7 +103,7 @@ public func ng_stack_set_root(_ ctx: OpaquePointer?, _ root: UnsafePointer<ng_sc
         switch readScreen(root.pointee, "root") {
         case .failure(let e): return box.fail(e)
         case .success(let s):
-            box.recordArgs { w in w.key("screen"); TraceWrite.screen(&w, s) }
+            box.recordArgs { w in w.key("screen"); TraceWrite.screen(w, s) }
             do { try box.engine.setRoot(s) } catch { return box.fail(error) }
             return NG_OK
         }
@@ -198,7 +198,7 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
             box.setError(e.message)
         }
         box.recordArgs { w in
-            w.object("req") { TraceWrite.request(&$0, r) }
+            w.object("req") { TraceWrite.request($0, r) }
             // What was wrong with it: replay cannot pass the same bad bytes.
             if let m = r.invalidMessage { w.field("invalid", m) }
         }

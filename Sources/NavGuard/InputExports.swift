@@ -43,7 +43,7 @@ public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_eve
 
 @inline(__always)
 private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: UnsafeMutablePointer<ng_event_result>?) -> ng_status {
-    if let rec = box.recorder { rec.args(box.engine.now) { w in w.object("ev") { TraceWrite.event(&$0, event.pointee) } } }
+    if let rec = box.recorder { rec.args(box.engine.now) { w in w.object("ev") { TraceWrite.event($0, event.pointee) } } }
     let v = box.engine.submitEvent(event)
     if let rec = box.recorder {
         rec.result { w in
@@ -113,7 +113,7 @@ public func ng_view_set(_ ctx: OpaquePointer?, _ view: UnsafePointer<ng_view>?) 
         let spec = ViewSpec(id: v.id, parent: v.parent,
                             frame: Rect(x: v.frame.x, y: v.frame.y, width: v.frame.width, height: v.frame.height),
                             order: v.order, flags: flags, alpha: v.alpha, shape: shape)
-        box.recordArgs { w in w.key("view"); TraceWrite.view(&w, spec) }
+        box.recordArgs { w in w.key("view"); TraceWrite.view(w, spec) }
         do { try box.engine.setView(spec) } catch { return viewError(box, error) }
         return NG_OK
     }

@@ -32,15 +32,15 @@ final class Recorder {
         var argsWritten = false
         /// The call's line was emitted without its `ret`.
         var separate = false
-        var ret = TraceLine()
+        let ret = TraceLine()
     }
 
     let sink: Sink
     private var frames: [Frame] = []
     private var depth = 0
-    private var pending = TraceLine()
+    private let pending = TraceLine()
     private var pendingFrame = -1
-    private var line = TraceLine()
+    private let line = TraceLine()
     /// Write-through buffer (file and writer sinks).
     private var out: [UInt8] = []
     static let flushBytes = 32 * 1024
@@ -88,7 +88,7 @@ final class Recorder {
 
     func writeHeader(_ box: ContextBox, start: Start) {
         headerLine(box, start: start)
-        if !isRing { emitRaw(line.bytes) }
+        if !isRing { emitRaw(line.view) }
     }
 
     /// The header into `line`.
@@ -115,19 +115,19 @@ final class Recorder {
                 w.array("stack") { w in
                     for i in 0..<e.stackCount {
                         w.element()
-                        TraceWrite.screen(&w, e.screen(at: i)!)
+                        TraceWrite.screen(w, e.screen(at: i)!)
                     }
                 }
                 w.array("views") { w in
                     for v in e.views.allViews() {
                         w.element()
-                        TraceWrite.view(&w, v)
+                        TraceWrite.view(w, v)
                     }
                 }
                 w.array("chain") { w in
                     for i in 0..<e.guardCount {
                         w.element()
-                        TraceWrite.guardRecord(&w, e.guardRecord(at: i)!)
+                        TraceWrite.guardRecord(w, e.guardRecord(at: i)!)
                     }
                 }
                 w.field("next_request_id", e.counters.requestID)
@@ -160,7 +160,7 @@ final class Recorder {
 
     /// The call's arguments passed validation: start its line.
     @inline(__always)
-    func args(_ t: Int64, _ body: (inout TraceLine) -> Void) {
+    func args(_ t: Int64, _ body: (TraceLine) -> Void) {
         flushPending()
         let i = depth - 1
         frames[i].t = t
@@ -171,66 +171,68 @@ final class Recorder {
         pending.field("k", literal: "call")
         pending.field("fn", literal: frames[i].fn)
         pending.field("t", t)
-        body(&pending)
+        body(pending)
         pendingFrame = i
     }
 
     /// Results of the call, beside `st` in its `ret`.
     @inline(__always)
-    func result(_ body: (inout TraceLine) -> Void) {
-        body(&frames[depth - 1].ret)
+    func result(_ body: (TraceLine) -> Void) {
+        body(frames[depth - 1].ret)
     }
 
     /// The call returns `status`; `err` is ng_errmsg's text for a failure.
     func leave(_ status: ng_status, err: UnsafePointer<CChar>?, t: Int64) {
         let i = depth - 1
         defer { depth -= 1 }
-        var f = frames[i]
-        if !f.argsWritten {
+        if !frames[i].argsWritten {
             // Refused before it did anything: replay skips it.
             flushPending()
             line.reset()
             line.begin()
             line.field("k", literal: "call")
-            line.field("fn", literal: f.fn)
+            line.field("fn", literal: frames[i].fn)
             line.field("t", t)
             line.field("rejected", true)
-            line.object("ret") { w in
-                w.field("st", status: status)
-                if let err { w.field("err", err) }
-            }
+            line.key("ret")
+            line.begin()
+            line.field("st", status: status)
+            if let err { line.field("err", err) }
+            line.end()
             line.end()
             line.newline()
-            emit(line.bytes)
+            emit(line.view)
             return
         }
-        func writeRet(_ w: inout TraceLine) {
-            w.object("ret") { w in
-                w.field("st", status: status)
-                w.members(f.ret)
-                if status != NG_OK, let err { w.field("err", err) }
-            }
-        }
         if pendingFrame == i {
-            writeRet(&pending)
+            Recorder.writeRet(pending, status, frames[i].ret, err)
             pending.end()
             pending.newline()
             pendingFrame = -1
-            emit(pending.bytes)
+            emit(pending.view)
             pending.reset()
         } else {
             flushPending()
             line.reset()
             line.begin()
             line.field("k", literal: "ret")
-            line.field("fn", literal: f.fn)
-            writeRet(&line)
+            line.field("fn", literal: frames[i].fn)
+            Recorder.writeRet(line, status, frames[i].ret, err)
             line.end()
             line.newline()
-            emit(line.bytes)
+            emit(line.view)
         }
-        f.ret.reset()
-        frames[i] = f
+        frames[i].ret.reset()
+    }
+
+    private static func writeRet(_ w: TraceLine, _ status: ng_status, _ results: TraceLine,
+                                 _ err: UnsafePointer<CChar>?) {
+        w.key("ret")
+        w.begin()
+        w.field("st", status: status)
+        w.members(results)
+        if status != NG_OK, let err { w.field("err", err) }
+        w.end()
     }
 
     /// No recorded call is in progress.
@@ -239,16 +241,16 @@ final class Recorder {
 
     // MARK: Callbacks and posted requests
 
-    func callback(_ fn: StaticString, _ body: (inout TraceLine) -> Void) {
+    func callback(_ fn: StaticString, _ body: (TraceLine) -> Void) {
         flushPending()
         line.reset()
         line.begin()
         line.field("k", literal: "cb")
         line.field("fn", literal: fn)
-        body(&line)
+        body(line)
         line.end()
         line.newline()
-        emit(line.bytes)
+        emit(line.view)
     }
 
     func posted(_ r: Request) {
@@ -257,10 +259,10 @@ final class Recorder {
         line.begin()
         line.field("k", literal: "posted")
         line.field("id", r.id)
-        line.object("req") { TraceWrite.request(&$0, r) }
+        line.object("req") { TraceWrite.request($0, r) }
         line.end()
         line.newline()
-        emit(line.bytes)
+        emit(line.view)
     }
 
     private func flushPending() {
@@ -269,13 +271,13 @@ final class Recorder {
         pending.end()
         pending.newline()
         pendingFrame = -1
-        emit(pending.bytes)
+        emit(pending.view)
         pending.reset()
     }
 
     // MARK: Output
 
-    private func emit(_ bytes: [UInt8]) {
+    private func emit(_ bytes: UnsafeRawBufferPointer) {
         guard failed == nil else { return }
         switch sink {
         case .ring: push(bytes)
@@ -283,7 +285,7 @@ final class Recorder {
         }
     }
 
-    private func emitRaw(_ bytes: [UInt8]) {
+    private func emitRaw(_ bytes: UnsafeRawBufferPointer) {
         out.append(contentsOf: bytes)
         if out.count >= Recorder.flushBytes { flush() }
     }
@@ -312,7 +314,7 @@ final class Recorder {
         out.removeAll(keepingCapacity: true)
     }
 
-    private func push(_ bytes: [UInt8]) {
+    private func push(_ bytes: UnsafeRawBufferPointer) {
         ring.append(bytes, at: now)
         if ringNs > 0 { ring.dropOlder(than: now - ringNs) }
     }
@@ -360,7 +362,7 @@ func writeFile(_ path: String, _ bytes: [UInt8]) -> String? {
 /// How the records' parts are written (shared by the recorder and replay's
 /// reports).
 enum TraceWrite {
-    static func screen(_ w: inout TraceLine, _ s: Screen) {
+    static func screen(_ w: TraceLine, _ s: Screen) {
         w.begin()
         w.field("id", s.id)
         w.field("route", s.route)
@@ -368,17 +370,17 @@ enum TraceWrite {
         w.end()
     }
 
-    static func request(_ w: inout TraceLine, _ r: Request) {
+    static func request(_ w: TraceLine, _ r: Request) {
         w.field("kind", r.kind, names: ng_request_kind_name)
         if r.flags != 0 { w.field("flags", r.flags) }
         if r.source != 0 { w.field("source", r.source) }
-        if let s = r.screen { w.key("screen"); screen(&w, s) }
+        if let s = r.screen { w.key("screen"); screen(w, s) }
         if r.targetID != 0 { w.field("target", r.targetID) }
         if !r.screens.isEmpty {
             w.array("screens") { w in
                 for s in r.screens {
                     w.element()
-                    screen(&w, s)
+                    screen(w, s)
                 }
             }
         }
@@ -386,7 +388,7 @@ enum TraceWrite {
         if let t = r.drivingTouch { w.field("touch", t) }
     }
 
-    static func event(_ w: inout TraceLine, _ e: ng_event) {
+    static func event(_ w: TraceLine, _ e: ng_event) {
         w.field("type", e.type, names: ng_event_type_name)
         if e.type == NG_EVENT_TOUCH {
             w.field("phase", e.phase, names: ng_touch_phase_name)
@@ -402,7 +404,7 @@ enum TraceWrite {
         if e.timestamp_ns != 0 { w.field("ts", e.timestamp_ns) }
     }
 
-    static func view(_ w: inout TraceLine, _ v: ViewSpec) {
+    static func view(_ w: TraceLine, _ v: ViewSpec) {
         w.begin()
         w.field("id", v.id)
         w.field("parent", v.parent)
@@ -440,7 +442,7 @@ enum TraceWrite {
         w.end()
     }
 
-    static func guardRecord(_ w: inout TraceLine,
+    static func guardRecord(_ w: TraceLine,
                             _ g: (id: UnsafePointer<CChar>, version: UnsafePointer<CChar>, origin: String?, config: CStr)) {
         w.begin()
         w.field("id", g.id)
@@ -450,7 +452,7 @@ enum TraceWrite {
         w.end()
     }
 
-    static func outcome(_ w: inout TraceLine, _ o: OutcomeRecord) {
+    static func outcome(_ w: TraceLine, _ o: OutcomeRecord) {
         w.field("id", o.requestID)
         w.field("kind", o.kind, names: ng_request_kind_name)
         w.field("outcome", o.outcome, names: ng_outcome_name)
@@ -460,7 +462,7 @@ enum TraceWrite {
         if let m = o.message { w.field("message", m) }
     }
 
-    static func transition(_ w: inout TraceLine, _ e: ng_transition_event) {
+    static func transition(_ w: TraceLine, _ e: ng_transition_event) {
         w.field("track", e.track, names: ng_track_name)
         w.field("phase", e.phase, names: ng_phase_name)
         w.field("flags", e.flags)
@@ -495,17 +497,19 @@ struct TraceRing {
 
     var oldestTime: Int64? { count > 0 ? entries[head].t : nil }
 
-    mutating func append(_ line: [UInt8], at t: Int64) {
+    mutating func append(_ line: UnsafeRawBufferPointer, at t: Int64) {
         if line.count > bytes.count { grow(to: line.count * 2) }
         while count == capacity || bytes.count - used < line.count { dropOldest() }
-        var pos = writePos
-        for b in line {
-            bytes[pos] = b
-            pos += 1
-            if pos == bytes.count { pos = 0 }
+        let first = min(line.count, bytes.count - writePos)
+        bytes.withUnsafeMutableBytes { dst in
+            guard let src = line.baseAddress else { return }
+            dst.baseAddress!.advanced(by: writePos).copyMemory(from: src, byteCount: first)
+            if first < line.count {
+                dst.baseAddress!.copyMemory(from: src.advanced(by: first), byteCount: line.count - first)
+            }
         }
         entries[(head + count) % capacity] = (t, writePos, line.count)
-        writePos = pos
+        writePos = (writePos + line.count) % bytes.count
         used += line.count
         count += 1
     }
@@ -551,7 +555,7 @@ struct TraceRing {
         bytes = Array(repeating: 0, count: size)
         head = 0; count = 0; used = 0; writePos = 0
         let d = dropped
-        for (t, l) in all { append(l, at: t) }
+        for (t, l) in all { l.withUnsafeBytes { append($0, at: t) } }
         dropped = d
     }
 }

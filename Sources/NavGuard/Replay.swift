@@ -282,13 +282,13 @@ final class Replayer {
 
     // MARK: Callbacks
 
-    func callback(_ fn: StaticString, _ body: (inout TraceLine) -> Void) {
+    func callback(_ fn: StaticString, _ body: (TraceLine) -> Void) {
         if diverged { return }
         var line = TraceLine()
         line.begin()
         line.field("k", literal: "cb")
         line.field("fn", literal: fn)
-        body(&line)
+        body(line)
         line.end()
         let now = JSON.parse(line.bytes)
         guard case .success(let nowValue) = now else { return }

@@ -151,12 +151,12 @@ extension Replayer {
             let rec = OutcomeRecord(requestID: c.request_id, kind: c.kind, outcome: c.outcome, reason: c.reason,
                                     source: c.source, guardID: c.guard_id,
                                     message: r.outcomeMessage(id: c.request_id, reason: c.reason, c.message))
-            r.callback("outcome") { TraceWrite.outcome(&$0, rec) }
+            r.callback("outcome") { TraceWrite.outcome($0, rec) }
         }
         d.on_transition = { user, _, e in
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
             let ev = e!.pointee
-            r.callback("transition") { TraceWrite.transition(&$0, ev) }
+            r.callback("transition") { TraceWrite.transition($0, ev) }
         }
         d.on_hold_end = { user, _, h in
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()

@@ -2,102 +2,172 @@ import CNavGuard
 import Glibc
 import NavGuardCore
 
-/// Builds one JSON line of a trace (docs/trace-format.md) into a reusable
-/// byte buffer: no Foundation, and no allocation once the buffer has grown
-/// to the longest line (numbers are formatted in place; only a non-integral
+/// Builds one JSON line of a trace (docs/trace-format.md) into a byte buffer
+/// it owns: no Foundation, and no allocation once the buffer has grown to
+/// the longest line (numbers are formatted in place; only a non-integral
 /// double goes through `description`, which fits Swift's small-string form).
+/// A class, so that the buffer is never shared by two copies.
 ///
 /// Invariants: between `begin()` and `end()` the bytes are one JSON object
 /// under construction; `needComma` says whether the next member needs a
-/// separator; strings written are valid UTF-8 (they come from the library,
-/// which checked them) and are escaped per RFC 8259.
-struct TraceLine {
-    private(set) var bytes: [UInt8] = []
+/// separator; every string written is valid UTF-8 and escaped per RFC 8259.
+final class TraceLine {
+    private var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
     private var needComma = false
 
-    init() { bytes.reserveCapacity(512) }
+    init(capacity: Int = 512) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
 
-    mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+    deinit { base.deallocate() }
+
+    /// The bytes written so far (valid until the next write or reset).
+    var view: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    /// A copy of the bytes (replay and tests; the recorder uses `view`).
+    var bytes: [UInt8] { Array(view) }
+    var isEmpty: Bool { count == 0 }
+
+    func reset() {
+        count = 0
         needComma = false
+    }
+
+    @inline(__always)
+    private func reserve(_ n: Int) {
+        if count + n > capacity { grow(count + n) }
+    }
+
+    private func grow(_ need: Int) {
+        var c = capacity * 2
+        while c < need { c *= 2 }
+        let b = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
+        b.update(from: base, count: count)
+        base.deallocate()
+        base = b
+        capacity = c
+    }
+
+    @inline(__always)
+    func raw(_ b: UInt8) {
+        reserve(1)
+        base[count] = b
+        count += 1
+    }
+
+    func append(_ p: UnsafeRawBufferPointer) {
+        guard let src = p.baseAddress, p.count > 0 else { return }
+        reserve(p.count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: src, byteCount: p.count)
+        count += p.count
     }
 
     // MARK: Structure
 
-    mutating func begin() { raw(0x7B); needComma = false }             // {
-    mutating func end() { raw(0x7D); needComma = true }                // }
-    mutating func newline() { raw(0x0A); needComma = false }
+    func begin() { raw(0x7B); needComma = false }             // {
+    func end() { raw(0x7D); needComma = true }                // }
+    func newline() { raw(0x0A); needComma = false }
 
-    mutating func key(_ k: StaticString) {
-        if needComma { raw(0x2C) }
-        raw(0x22)
-        k.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        raw(0x22); raw(0x3A)
+    func key(_ k: StaticString) {
+        let n = k.utf8CodeUnitCount
+        reserve(n + 4)
+        let out = base
+        var c = count
+        if needComma { out[c] = 0x2C; c += 1 }
+        out[c] = 0x22
+        c += 1
+        let src = k.utf8Start
+        for i in 0..<n { out[c + i] = src[i] }   // keys are short: no memcpy call
+        c += n
+        out[c] = 0x22
+        out[c + 1] = 0x3A
+        count = c + 2
         needComma = false
     }
 
-    mutating func object(_ k: StaticString, _ body: (inout TraceLine) -> Void) {
+    func object(_ k: StaticString, _ body: (TraceLine) -> Void) {
         key(k)
         begin()
-        body(&self)
+        body(self)
         end()
     }
 
-    mutating func array(_ k: StaticString, _ body: (inout TraceLine) -> Void) {
+    func array(_ k: StaticString, _ body: (TraceLine) -> Void) {
         key(k)
         raw(0x5B)
         needComma = false
-        body(&self)
+        body(self)
         raw(0x5D)
         needComma = true
     }
 
     /// Start an element of an array (objects and numbers inside `array`).
-    mutating func element() {
+    func element() {
         if needComma { raw(0x2C) }
         needComma = false
     }
 
+    /// Members written into another line (a call's results), as members of
+    /// the object under construction here.
+    func members(_ other: TraceLine) {
+        guard !other.isEmpty else { return }
+        if needComma { raw(0x2C) }
+        append(other.view)
+        needComma = true
+    }
+
     // MARK: Values
 
-    mutating func field(_ k: StaticString, _ v: Int64) { key(k); int(v) }
-    mutating func field(_ k: StaticString, _ v: Int32) { key(k); int(Int64(v)) }
-    mutating func field(_ k: StaticString, _ v: UInt32) { key(k); int(Int64(v)) }
-    mutating func field(_ k: StaticString, _ v: Int) { key(k); int(Int64(v)) }
-    mutating func field(_ k: StaticString, _ v: UInt64) { key(k); uint(v) }
-    mutating func field(_ k: StaticString, _ v: Bool) { key(k); word(v ? "true" : "false") }
-    mutating func field(_ k: StaticString, _ v: Double) { key(k); double(v) }
-    mutating func field(_ k: StaticString, name: UnsafePointer<CChar>) { key(k); cString(name) }
+    func field(_ k: StaticString, _ v: Int64) { key(k); int(v) }
+    func field(_ k: StaticString, _ v: Int32) { key(k); int(Int64(v)) }
+    func field(_ k: StaticString, _ v: UInt32) { key(k); int(Int64(v)) }
+    func field(_ k: StaticString, _ v: Int) { key(k); int(Int64(v)) }
+    func field(_ k: StaticString, _ v: UInt64) { key(k); uint(v) }
+    func field(_ k: StaticString, _ v: Bool) { key(k); word(v ? "true" : "false") }
+    func field(_ k: StaticString, _ v: Double) { key(k); double(v) }
+    func field(_ k: StaticString, name: UnsafePointer<CChar>) { key(k); cString(name) }
+
     /// An enumeration value by its name from the headers' tables, or as a
     /// number when the table has no row for it (a host's bad value).
-    mutating func field(_ k: StaticString, _ v: Int32, names: (Int32) -> UnsafePointer<CChar>?) {
+    func field(_ k: StaticString, _ v: Int32, names: (Int32) -> UnsafePointer<CChar>?) {
         key(k)
         let n = names(v)!
         if strcmp(n, "unknown") == 0 { int(Int64(v)) } else { cString(n) }
     }
 
     /// A string known at compile time ("call", "cb", a function name).
-    mutating func field(_ k: StaticString, literal v: StaticString) { key(k); literal(v) }
-    mutating func literal(_ v: StaticString) {
-        raw(0x22)
-        v.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        raw(0x22)
+    func field(_ k: StaticString, literal v: StaticString) { key(k); literal(v) }
+
+    func literal(_ v: StaticString) {
+        reserve(v.utf8CodeUnitCount + 2)
+        base[count] = 0x22
+        count += 1
+        UnsafeMutableRawPointer(base + count).copyMemory(from: v.utf8Start, byteCount: v.utf8CodeUnitCount)
+        count += v.utf8CodeUnitCount
+        base[count] = 0x22
+        count += 1
         needComma = true
     }
-    mutating func field(_ k: StaticString, _ v: UnsafePointer<CChar>?) {
+
+    func field(_ k: StaticString, _ v: UnsafePointer<CChar>?) {
         key(k)
         if let v { cString(v) } else { word("null") }
     }
-    mutating func field(_ k: StaticString, _ v: CStr?) {
+
+    func field(_ k: StaticString, _ v: CStr?) {
         key(k)
         if let v { string(v.bytes) } else { word("null") }
     }
-    mutating func field(_ k: StaticString, _ v: String?) {
+
+    func field(_ k: StaticString, _ v: String?) {
         key(k)
         guard var s = v else { return word("null") }
         s.withUTF8 { string(UnsafeRawBufferPointer($0)) }
     }
-    mutating func field(_ k: StaticString, status: ng_status) {
+
+    func field(_ k: StaticString, status: ng_status) {
         key(k)
         // "NG_E_RANGE": the name part of ng_strstatus's text.
         let text = ng_strstatus(status)!
@@ -106,37 +176,45 @@ struct TraceLine {
         string(UnsafeRawBufferPointer(start: text, count: n))
     }
 
-    mutating func int(_ v: Int64) {
+    func int(_ v: Int64) {
         needComma = true
-        if v == 0 { raw(0x30); return }
-        var x = v.magnitude
-        if v < 0 { raw(0x2D) }
-        digits(x: &x)
+        if v < 0 {
+            raw(0x2D)
+            digits(v.magnitude)
+        } else {
+            digits(UInt64(v))
+        }
     }
 
     /// Unsigned: a number up to Int64.max, a decimal string above (JSON
     /// readers that use doubles, and NavGuard's own, keep it exact).
-    mutating func uint(_ v: UInt64) {
+    func uint(_ v: UInt64) {
         if v <= UInt64(Int64.max) { int(Int64(v)); return }
-        var x = v
         raw(0x22)
-        digits(x: &x)
+        digits(v)
         raw(0x22)
         needComma = true
     }
 
-    private mutating func digits(x: inout UInt64) {
-        let start = bytes.count
-        while x > 0 {
-            bytes.append(UInt8(truncatingIfNeeded: 0x30 &+ x % 10))
-            x /= 10
-        }
-        bytes[start...].reverse()
+    private func digits(_ value: UInt64) {
+        reserve(20)
+        // Written backwards at the end of the reserved room, then moved.
+        var x = value
+        var i = count + 20
+        repeat {
+            i -= 1
+            let q = x / 10
+            base[i] = UInt8(truncatingIfNeeded: 0x30 &+ (x &- q &* 10))
+            x = q
+        } while x > 0
+        let n = count + 20 - i
+        (base + count).update(from: base + i, count: n)
+        count += n
     }
 
     /// Integral values as integers; others by their shortest round-trip
     /// text; non-finite ones as the strings "inf", "-inf", "nan".
-    mutating func double(_ v: Double) {
+    func double(_ v: Double) {
         if v.isNaN { return word("\"nan\"") }
         if v.isInfinite { return word(v < 0 ? "\"-inf\"" : "\"inf\"") }
         if v == v.rounded(), abs(v) < 9.0e15 {
@@ -144,82 +222,123 @@ struct TraceLine {
             return int(Int64(v))
         }
         var s = v.description
-        s.withUTF8 { bytes.append(contentsOf: $0) }
+        s.withUTF8 { append(UnsafeRawBufferPointer($0)) }
         needComma = true
     }
 
-    mutating func cString(_ p: UnsafePointer<CChar>) {
-        var n = 0
-        while p[n] != 0 { n += 1 }
-        string(UnsafeRawBufferPointer(start: p, count: n))
+    func cString(_ p: UnsafePointer<CChar>) {
+        string(UnsafeRawBufferPointer(start: p, count: strlen(p)))
     }
 
     /// A JSON string. Text from outside that is not UTF-8 (only a host's
     /// snapshot bytes can be: everything else was checked) gets U+FFFD for
     /// each bad byte, so every line stays JSON; exact bytes go in `hex`.
-    mutating func string(_ s: UnsafeRawBufferPointer) {
-        guard isValidUTF8(s) else {
-            var fixed: [UInt8] = []
-            var i = 0
-            while i < s.count {
-                var n = 1
-                while n <= 4 && i + n <= s.count && !isValidUTF8(UnsafeRawBufferPointer(rebasing: s[i..<(i + n)])) { n += 1 }
-                if n <= 4 && i + n <= s.count {
-                    fixed.append(contentsOf: s[i..<(i + n)])
-                    i += n
-                } else {
-                    fixed.append(contentsOf: [0xEF, 0xBF, 0xBD])
-                    i += 1
-                }
-            }
-            fixed.withUnsafeBytes { string($0) }
+    func string(_ s: UnsafeRawBufferPointer) {
+        let n = s.count
+        reserve(n + 2)
+        let start = count
+        var c = count
+        let out = base
+        out[c] = 0x22
+        c += 1
+        guard n > 0, let src = s.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            out[c] = 0x22
+            count = c + 1
+            needComma = true
             return
         }
+        // Plain bytes are copied in a tight loop on locals; a byte that needs
+        // an escape, or a non-ASCII one (the text is then checked as UTF-8
+        // once), leaves it.
+        var i = 0
+        var checked = false
+        while i < n {
+            let b = src[i]
+            if b >= 0x20 && b < 0x7F && b != 0x22 && b != 0x5C {
+                out[c] = b
+                c += 1
+            } else if b >= 0x80 {
+                if !checked {
+                    checked = true
+                    if !isValidUTF8(s) {
+                        count = start   // drop what this string wrote
+                        return replacingInvalid(s)
+                    }
+                }
+                out[c] = b
+                c += 1
+            } else {
+                count = c
+                escape(b)
+                reserve(n - i + 1)
+                return finishString(src, from: i + 1, n)
+            }
+            i += 1
+        }
+        out[c] = 0x22
+        count = c + 1
+        needComma = true
+    }
+
+    /// The rest of a string after an escape (the slow path).
+    private func finishString(_ src: UnsafePointer<UInt8>, from i0: Int, _ n: Int) {
+        var i = i0
+        while i < n {
+            let b = src[i]
+            if b >= 0x20 && b != 0x22 && b != 0x5C && b != 0x7F { raw(b) } else { escape(b) }
+            i += 1
+        }
         raw(0x22)
-        for b in s {
-            switch b {
-            case 0x22: raw(0x5C); raw(0x22)
-            case 0x5C: raw(0x5C); raw(0x5C)
-            case 0x0A: raw(0x5C); raw(0x6E)
-            case 0x0D: raw(0x5C); raw(0x72)
-            case 0x09: raw(0x5C); raw(0x74)
-            case 0..<0x20, 0x7F:
-                raw(0x5C); raw(0x75); raw(0x30); raw(0x30)
-                let hi = b >> 4, lo = b & 15
-                raw(hi < 10 ? 0x30 + hi : 0x57 + hi)
-                raw(lo < 10 ? 0x30 + lo : 0x57 + lo)
-            default: raw(b)
+        needComma = true
+    }
+
+    private func escape(_ b: UInt8) {
+        switch b {
+        case 0x22: raw(0x5C); raw(0x22)
+        case 0x5C: raw(0x5C); raw(0x5C)
+        case 0x0A: raw(0x5C); raw(0x6E)
+        case 0x0D: raw(0x5C); raw(0x72)
+        case 0x09: raw(0x5C); raw(0x74)
+        default:
+            raw(0x5C); raw(0x75); raw(0x30); raw(0x30)
+            hexDigit(b >> 4)
+            hexDigit(b & 15)
+        }
+    }
+
+    private func replacingInvalid(_ s: UnsafeRawBufferPointer) {
+        var fixed: [UInt8] = []
+        var i = 0
+        while i < s.count {
+            var n = 1
+            while n <= 4 && i + n <= s.count && !isValidUTF8(UnsafeRawBufferPointer(rebasing: s[i..<(i + n)])) { n += 1 }
+            if n <= 4 && i + n <= s.count {
+                fixed.append(contentsOf: s[i..<(i + n)])
+                i += n
+            } else {
+                fixed.append(contentsOf: [0xEF, 0xBF, 0xBD])
+                i += 1
             }
         }
-        raw(0x22)
-        needComma = true
+        fixed.withUnsafeBytes { string($0) }
     }
 
+    @inline(__always)
+    private func hexDigit(_ d: UInt8) { raw(d < 10 ? 0x30 + d : 0x57 + d) }
+
     /// Bytes as lowercase hex, in a string.
-    mutating func hex(_ s: UnsafeRawBufferPointer) {
+    func hex(_ s: UnsafeRawBufferPointer) {
         raw(0x22)
         for b in s {
-            let hi = b >> 4, lo = b & 15
-            raw(hi < 10 ? 0x30 + hi : 0x57 + hi)
-            raw(lo < 10 ? 0x30 + lo : 0x57 + lo)
+            hexDigit(b >> 4)
+            hexDigit(b & 15)
         }
         raw(0x22)
         needComma = true
     }
 
-    mutating func word(_ w: StaticString) {
-        w.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        needComma = true
-    }
-
-    mutating func raw(_ b: UInt8) { bytes.append(b) }
-
-    /// Members written into another line (a call's results), as members of
-    /// the object under construction here.
-    mutating func members(_ other: TraceLine) {
-        guard !other.bytes.isEmpty else { return }
-        if needComma { raw(0x2C) }
-        bytes.append(contentsOf: other.bytes)
+    func word(_ w: StaticString) {
+        append(UnsafeRawBufferPointer(start: w.utf8Start, count: w.utf8CodeUnitCount))
         needComma = true
     }
 }

@@ -1,0 +1,225 @@
+/*
+ * test_record.c — the flight recorder as a C host uses it, with the real
+ * default chain (dlopen'd built-ins):
+ *  - a session recorded to a file from the context's creation (pushes, a
+ *    refused double push, touches, a hold, requests posted from another
+ *    thread, a transition that never finishes until the watchdog forces it)
+ *    replays identically, on the monotonic clock it was recorded with;
+ *  - replayed against the empty chain it diverges, and the report shows where;
+ *  - in ring mode, the watchdog's report names the file it dumped the ring
+ *    to, and that file is a ring trace (drawable, not replayable);
+ *  - recording through the host's write callback gives the same lines.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <navguard/navguard.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define MS 1000000LL
+
+#define MUST(ctx, call)                                                                              \
+    do {                                                                                             \
+        ng_status st_ = (call);                                                                      \
+        if (st_ != NG_OK) {                                                                          \
+            fprintf(stderr, "FATAL test_record.c:%d: %s returned %s\n    ng_errmsg: %s\n", __LINE__, #call, \
+                    ng_strstatus(st_), ng_errmsg(ctx));                                              \
+            exit(1);                                                                                 \
+        }                                                                                            \
+    } while (0)
+
+typedef struct {
+    char report[8192];
+    int reports;
+} host;
+
+static void on_report(void *user, ng_context *ctx, const char *guard_id, const char *text) {
+    (void)ctx;
+    host *h = user;
+    if (guard_id && strcmp(guard_id, "org.navguard.watchdog") == 0) {
+        snprintf(h->report, sizeof h->report, "%s", text);
+        h->reports++;
+    }
+}
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
+    buf[n] = 0;
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+static void push(ng_context *ctx, uint64_t id, const char *route, uint32_t source) {
+    ng_request r = NG_REQUEST_INIT(NG_REQ_PUSH);
+    r.flags = NG_REQF_ANIMATED;
+    r.source = source;
+    r.screen.id = id;
+    r.screen.route = route;
+    ng_request_result out = NG_REQUEST_RESULT_INIT;
+    MUST(ctx, ng_request_submit(ctx, &r, &out));
+}
+
+static void touch(ng_context *ctx, uint64_t id, int32_t phase, double x, double y) {
+    ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
+    e.touch_id = id;
+    e.phase = phase;
+    e.x = x;
+    e.y = y;
+    ng_event_result out = NG_EVENT_RESULT_INIT;
+    MUST(ctx, ng_event_submit(ctx, &e, &out));
+}
+
+static void *network(void *arg) {
+    ng_context *ctx = arg;
+    ng_request r = NG_REQUEST_INIT(NG_REQ_PUSH);
+    r.flags = NG_REQF_ANIMATED;   /* its transition never finishes */
+    r.source = 7;
+    r.screen.id = 77;
+    r.screen.route = "promo";
+    uint64_t id = 0;
+    if (ng_request_post(ctx, &r, &id) != NG_OK) fprintf(stderr, "post failed\n");
+    return NULL;
+}
+
+static ng_context *kiosk(host *h) {
+    ng_options o = NG_OPTIONS_INIT;
+    o.delegate.user = h;
+    o.delegate.on_report = on_report;
+    ng_context *ctx = NULL;
+    if (ng_context_create(&o, &ctx) != NG_OK) exit(1);
+    return ctx;
+}
+
+/* The session: the same calls whatever the recorder's destination. */
+static void session(ng_context *ctx) {
+    MUST(ctx, ng_chain_configure(ctx, "{\"base\":\"default\",\"edits\":[{\"configure\":\"org.navguard.watchdog\","
+                                      "\"config\":{\"transition_limit_ms\":50}}]}"));
+    ng_screen root = { 1, "home", NULL };
+    MUST(ctx, ng_stack_set_root(ctx, &root));
+    ng_view button = NG_VIEW_INIT;
+    button.id = 10;
+    button.frame.width = 200;
+    button.frame.height = 100;
+    MUST(ctx, ng_view_set(ctx, &button));
+    touch(ctx, 1, NG_TOUCH_BEGAN, 20, 20);
+    touch(ctx, 1, NG_TOUCH_ENDED, 20, 20);
+    push(ctx, 2, "menu", 2);
+    push(ctx, 3, "menu-again", 2);                 /* refused: too soon (throttle) */
+    ng_request back = NG_REQUEST_INIT(NG_REQ_BACK);
+    back.source = 3;
+    ng_request_result out = NG_REQUEST_RESULT_INIT;
+    MUST(ctx, ng_request_submit(ctx, &back, &out));   /* refused: busy */
+    touch(ctx, 2, NG_TOUCH_BEGAN, 20, 20);         /* during the transition */
+    touch(ctx, 2, NG_TOUCH_ENDED, 20, 20);
+    MUST(ctx, ng_transition_finish(ctx, NG_TRACK_ALL));
+    uint64_t token = 0;
+    MUST(ctx, ng_hold_begin(ctx, "network", NG_MASK_TOUCH, 0, &token));
+    pthread_t th;
+    pthread_create(&th, NULL, network, ctx);
+    pthread_join(th, NULL);
+    MUST(ctx, ng_tick(ctx));                       /* applies the posted push */
+    MUST(ctx, ng_hold_end(ctx, token));
+    /* The posted push's transition never finishes: the watchdog forces it. */
+    struct timespec wait = { 0, 80 * MS };
+    nanosleep(&wait, NULL);
+    MUST(ctx, ng_tick(ctx));
+}
+
+int main(void) {
+    char dir[] = "/tmp/navguard-record-XXXXXX";
+    if (!mkdtemp(dir)) return 1;
+    char path[256];
+    snprintf(path, sizeof path, "%s/session.jsonl", dir);
+
+    /* 1. Recorded to a file from creation: replays identically. */
+    host h1 = { { 0 }, 0 };
+    ng_context *ctx = kiosk(&h1);
+    ng_record_options ro = NG_RECORD_OPTIONS_INIT;
+    ro.path = path;
+    MUST(ctx, ng_record_start(ctx, &ro));
+    session(ctx);
+    EXPECT(h1.reports == 1, "the watchdog reported %d times", h1.reports);
+    EXPECT(strstr(h1.report, "flight recorder: the whole session is in ") && strstr(h1.report, path),
+           "the watchdog's report names the trace:\n%s", h1.report);
+    MUST(ctx, ng_context_destroy(ctx));
+    size_t len = 0;
+    char *trace = read_file(path, &len);
+    EXPECT(trace && len > 1000, "trace of %zu bytes", len);
+    if (!trace) return 1;
+    EXPECT(strstr(trace, "\"k\":\"posted\"") != NULL, "the posted push is in the trace");
+    EXPECT(strstr(trace, "\"reason\":\"busy\"") != NULL, "the refused push is in the trace");
+    EXPECT(strstr(trace, "\"fn\":\"report\"") != NULL, "the watchdog's report is in the trace");
+
+    ng_replay_result res = NG_REPLAY_RESULT_INIT;
+    ng_status st = ng_replay(trace, len, NULL, &res);
+    EXPECT(st == NG_OK && res.identical && res.calls >= 15 && res.callbacks >= 15,
+           "replay: %s, identical %d, %llu calls, %llu callbacks\n%s", ng_strstatus(st), res.identical,
+           (unsigned long long)res.calls, (unsigned long long)res.callbacks, res.report ? res.report : "");
+    ng_free(res.report);
+
+    /* 2. Against the empty chain: the refused push now passes. */
+    ng_replay_options other = NG_REPLAY_OPTIONS_INIT;
+    other.chain = "{\"guards\":[]}";
+    ng_replay_result diff = NG_REPLAY_RESULT_INIT;
+    st = ng_replay(trace, len, &other, &diff);
+    EXPECT(st == NG_OK && !diff.identical && diff.line > 1, "replay against the empty chain: %s, identical %d",
+           ng_strstatus(st), diff.identical);
+    EXPECT(diff.report && strstr(diff.report, "diverged at line") && strstr(diff.report, "recorded:") &&
+           strstr(diff.report, "now:"), "divergence report:\n%s", diff.report ? diff.report : "");
+    ng_free(diff.report);
+
+    /* 3. Ring mode: nothing written until the watchdog reports; its report
+     * names the dump. */
+    host h3 = { { 0 }, 0 };
+    ctx = kiosk(&h3);
+    ng_record_options ring = NG_RECORD_OPTIONS_INIT;
+    ring.ring_records = 1000;
+    ring.dump_dir = dir;
+    MUST(ctx, ng_record_start(ctx, &ring));
+    session(ctx);
+    const char *named = strstr(h3.report, "flight recorder: the last ");
+    EXPECT(named != NULL, "the ring dump is named in the report:\n%s", h3.report);
+    char dump[512] = "";
+    if (named) {
+        const char *p = strstr(named, " are in ");
+        if (p) sscanf(p + 8, "%511s", dump);
+    }
+    size_t dlen = 0;
+    char *dtext = dump[0] ? read_file(dump, &dlen) : NULL;
+    EXPECT(dtext && strstr(dtext, "\"start\":\"ring\"") && strstr(dtext, "\"fn\":\"event\""), "ring dump %s", dump);
+    if (dtext) {
+        ng_replay_result rr = NG_REPLAY_RESULT_INIT;
+        st = ng_replay(dtext, dlen, NULL, &rr);
+        EXPECT(st == NG_E_STATE && rr.report && strstr(rr.report, "ring dump"), "replay of a ring dump: %s",
+               ng_strstatus(st));
+        ng_free(rr.report);
+        free(dtext);
+        unlink(dump);
+    }
+    MUST(ctx, ng_context_destroy(ctx));
+
+    free(trace);
+    if (!g_failures) {
+        unlink(path);
+        rmdir(dir);
+    }
+    if (g_failures) {
+        fprintf(stderr, "test_record: %d of %d checks failed\n", g_failures, g_checks);
+        return 1;
+    }
+    printf("test_record: all %d checks passed\n", g_checks);
+    return 0;
+}
