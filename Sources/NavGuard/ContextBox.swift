@@ -233,6 +233,9 @@ final class ContextBox: EngineObserver {
             defer { mailbox.removeAll(); mailboxBytes = 0 }
             return mailbox
         }
+        // Recorded as a tick records what it applies: replay posts them
+        // again before its destroy, which drops them as this one did.
+        for r in posted { recorder?.posted(r) }
         engine.destroy(dropping: posted)
     }
 

@@ -201,8 +201,9 @@ final class Replayer {
             remember(r)
         }
         outcome.calls += 1
-        // Requests posted from other threads, applied by this tick.
-        if fn == "tick" {
+        // Requests posted from other threads, applied by this tick (or
+        // dropped by this destroy).
+        if fn == "tick" || fn == "destroy" {
             while cursor < trace.records.count && trace.records[cursor].kind == "posted" {
                 let p = trace.records[cursor]
                 cursor += 1
