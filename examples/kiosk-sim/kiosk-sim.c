@@ -23,11 +23,18 @@
  * differs from what the guarded run should show is printed as
  * "EXPECTATION"; with --strict those make the exit status 3.
  *
- * Usage: kiosk-sim [--strict] [--guarded-only | --unguarded-only]
+ * With --record DIR every scenario's context records a flight-recorder trace
+ * from its creation on, DIR/<run>-<letter>-<name>.jsonl (e.g.
+ * guarded-d-network-mid-push.jsonl), which `navguard replay` re-runs exactly.
+ * DIR is created if missing; stdout is the same with or without it (but for
+ * the note a watchdog report gets naming the trace).
+ *
+ * Usage: kiosk-sim [--strict] [--guarded-only | --unguarded-only] [--record DIR]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <navguard/navguard.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -35,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MS 1000000LL
 
@@ -136,6 +144,13 @@ typedef struct sim {
 static bool g_strict = false;
 static bool g_quiet = false;   /* set during a scenario's setup */
 static int g_expectation_failures = 0;
+static const char *g_record_dir = NULL;   /* --record DIR */
+static int g_traces = 0;
+
+/* A scenario's part of its trace's file name, by letter (a..f). */
+static const char *const SCENARIO_FILES[] = {
+    "double-tap", "back-during-push", "cancelled-swipe", "network-mid-push", "lost-completion", "finger-on-button",
+};
 
 /* ------------------------------------------------------------------------ */
 /* Status checking                                                           */
@@ -543,9 +558,25 @@ static void print_chain(sim *s) {
     printf("\n");
 }
 
-/* A fresh context: manual clock at 0, the chain (guarded run), the views,
- * and the stack set to FLOW[0..depth-1] without animation. */
-static void sim_begin(sim *s, int depth) {
+/* Record the scenario's context from its creation, before any other call on
+ * it: only such a trace replays exactly (no state it cannot recreate). */
+static void record_start(sim *s, char letter) {
+    char path[4096];
+    int n = snprintf(path, sizeof path, "%s/%s-%c-%s.jsonl", g_record_dir, s->guarded ? "guarded" : "unguarded", letter,
+                     SCENARIO_FILES[letter - 'a']);
+    if (n < 0 || (size_t)n >= sizeof path) {
+        fprintf(stderr, "kiosk-sim: --record: the directory name is too long\n");
+        exit(1);
+    }
+    ng_record_options ro = NG_RECORD_OPTIONS_INIT;
+    ro.path = path;
+    CHECK(s, ng_record_start(s->ctx, &ro));
+    g_traces++;
+}
+
+/* A fresh context (scenario `letter`): manual clock at 0, the chain (guarded
+ * run), the views, and the stack set to FLOW[0..depth-1] without animation. */
+static void sim_begin(sim *s, char letter, int depth) {
     s->ctx = NULL;
     s->screen_count = 0;
     s->next_screen_id = 100;
@@ -570,6 +601,7 @@ static void sim_begin(sim *s, int depth) {
         printf("ng_context_create failed: %s\n", ng_strstatus(st));
         exit(1);
     }
+    if (g_record_dir) record_start(s, letter);
     if (s->guarded) {
         st = ng_chain_configure(s->ctx, NULL);
         if (st != NG_OK) {
@@ -655,7 +687,7 @@ static const char *outcome_short(sim *s, uint64_t id) {
 /* (a) a double tap on "Next" during a push. */
 static void scenario_a(sim *s, scenario_result *out) {
     header("(a) double tap on \"Next\" during a push");
-    sim_begin(s, 2);
+    sim_begin(s, 'a', 2);
     ng_request_result first = tap(s, 1, 1000, NEXT_X, NEXT_Y);
     ng_request_result second = tap(s, 2, 1120, NEXT_X, NEXT_Y);
     say(s, "host      the Next handler also fires programmatically (three variants):");
@@ -697,7 +729,7 @@ static void scenario_a(sim *s, scenario_result *out) {
 /* (b) Back tapped during a push. */
 static void scenario_b(sim *s, scenario_result *out) {
     header("(b) Back tapped during a push");
-    sim_begin(s, 2);
+    sim_begin(s, 'b', 2);
     ng_request_result pushr = tap(s, 1, 1000, NEXT_X, NEXT_Y);
     ng_request_result b1 = tap(s, 2, 1080, BACK_X, BACK_Y);
 
@@ -745,7 +777,7 @@ static void scenario_b(sim *s, scenario_result *out) {
 #define SCREEN_W 1024.0
 static void scenario_c(sim *s, scenario_result *out) {
     header("(c) a cancelled swipe-back");
-    sim_begin(s, 3);
+    sim_begin(s, 'c', 3);
     const uint64_t finger = 5;
     advance_to(s, 1000);
     touch(s, finger, NG_TOUCH_BEGAN, 4, 400, NULL);
@@ -827,7 +859,7 @@ static void *network_thread(void *arg) {
 
 static void scenario_d(sim *s, scenario_result *out) {
     header("(d) a network reply navigates mid-transition (posted from a thread)");
-    sim_begin(s, 2);
+    sim_begin(s, 'd', 2);
     ng_request_result item = tap(s, 1, 1000, NEXT_X, NEXT_Y);
     advance_to(s, 1200);
     say(s, "animation bar of push Item done: ng_transition_finish(BAR)");
@@ -880,7 +912,7 @@ static void scenario_d(sim *s, scenario_result *out) {
 /* (e) a completion that never arrives. */
 static void scenario_e(sim *s, scenario_result *out) {
     header("(e) a completion that never arrives");
-    sim_begin(s, 3);
+    sim_begin(s, 'e', 3);
     ng_request_result r = tap(s, 1, 1000, NEXT_X, NEXT_Y);
     say(s, "host      (the animation's completion is lost: ng_transition_finish is never called)");
     int64_t t = 1040;
@@ -942,7 +974,7 @@ static void scenario_e(sim *s, scenario_result *out) {
 /* (f) a finger on a button when input becomes blocked. */
 static void scenario_f(sim *s, scenario_result *out) {
     header("(f) a finger on a button when input becomes blocked");
-    sim_begin(s, 3);
+    sim_begin(s, 'f', 3);
     advance_to(s, 1000);
     touch(s, 1, NG_TOUCH_BEGAN, BACK_X, BACK_Y, NULL);
     advance_to(s, 1100);
@@ -1052,10 +1084,18 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--strict") == 0) g_strict = true;
         else if (strcmp(argv[i], "--guarded-only") == 0) do_un = false;
         else if (strcmp(argv[i], "--unguarded-only") == 0) do_gu = false;
+        else if (strcmp(argv[i], "--record") == 0 && i + 1 < argc) g_record_dir = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--strict] [--guarded-only | --unguarded-only]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--strict] [--guarded-only | --unguarded-only] [--record DIR]\n"
+                            "  --record DIR  write each scenario's flight-recorder trace to\n"
+                            "                DIR/<run>-<letter>-<name>.jsonl (navguard replay re-runs it)\n",
+                    argv[0]);
             return 2;
         }
+    }
+    if (g_record_dir && mkdir(g_record_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "kiosk-sim: --record: cannot create %s: %s\n", g_record_dir, strerror(errno));
+        return 1;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (ng_version() != NG_VERSION_NUMBER) {
@@ -1071,6 +1111,7 @@ int main(int argc, char **argv) {
     if (do_un) run(false, un);
     if (do_gu) run(true, gu);
     summary(un, gu, do_un, do_gu);
+    if (g_record_dir) fprintf(stderr, "kiosk-sim: %d traces in %s\n", g_traces, g_record_dir);
     if (g_expectation_failures) {
         printf("\n%d expectation%s of the guarded behaviour not met (see '!! EXPECTATION' lines)%s\n",
                g_expectation_failures, g_expectation_failures == 1 ? "" : "s", g_strict ? "" : "; not fatal without --strict");

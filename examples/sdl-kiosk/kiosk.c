@@ -11,7 +11,9 @@
  *
  * Usage: sdl-kiosk [--unguarded] [--stack home,menu] [--anim-ms N]
  *                  [--network-delay-ms N] [--log FILE] [--screenshot FILE.bmp]
- *                  [--font FILE.ttf] [--software] [--overlay]
+ *                  [--font FILE.ttf] [--software] [--overlay] [--record FILE]
+ * --record FILE writes the whole session's flight-recorder trace (from the
+ * context's creation to its destruction) for `navguard replay FILE`.
  * Keys: F1 overlay, F12 screenshot (to --screenshot, else ./sdl-kiosk.bmp),
  *       Backspace hardware back, Escape quit. SIGUSR1 is F12; SIGTERM/SIGINT quit.
  */
@@ -866,6 +868,7 @@ static void usage(FILE *f, const char *argv0) {
     fprintf(f,
             "usage: %s [--unguarded] [--stack home,menu,...] [--anim-ms N] [--network-delay-ms N]\n"
             "          [--log FILE] [--screenshot FILE.bmp] [--font FILE.ttf] [--software] [--overlay]\n"
+            "          [--record FILE]   (the session's flight-recorder trace, for navguard replay)\n"
             "keys: F1 overlay, F12 screenshot, Backspace hardware back, Escape quit\n",
             argv0);
 }
@@ -892,6 +895,7 @@ static int parse_args(app *ap, int argc, char **argv) {
         else if (val && strcmp(o, "--screenshot") == 0) ap->screenshot_path = argv[++i];
         else if (val && strcmp(o, "--font") == 0) ap->font_path = argv[++i];
         else if (val && strcmp(o, "--stack") == 0) ap->stack_arg = argv[++i];
+        else if (val && strcmp(o, "--record") == 0) ap->record_path = argv[++i];
         else if (val && strcmp(o, "--anim-ms") == 0) {
             if (!parse_int(argv[++i], 0, 60000, &ap->anim_ms)) return -1;
         } else if (val && strcmp(o, "--network-delay-ms") == 0) {
@@ -1008,6 +1012,17 @@ int main(int argc, char **argv) {
     if (st != NG_OK) {
         fprintf(stderr, "sdl-kiosk: ng_context_create: %s\n", ng_strstatus(st));
         return 1;
+    }
+    /* Before any other call on the context: only a trace recorded from the
+     * creation replays exactly. */
+    if (ap->record_path) {
+        ng_record_options ro = NG_RECORD_OPTIONS_INIT;
+        ro.path = ap->record_path;
+        st = ng_record_start(ap->ctx, &ro);
+        if (st != NG_OK) {
+            fprintf(stderr, "sdl-kiosk: --record: %s (%s)\n", ng_strstatus(st), ng_errmsg(ap->ctx));
+            return 1;
+        }
     }
     if (!ap->unguarded) {
         st = ng_chain_configure(ap->ctx, NULL);

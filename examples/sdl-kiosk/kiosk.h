@@ -102,7 +102,7 @@ typedef struct text_cache text_cache;
 
 typedef struct app {
     /* options */
-    const char *log_path, *screenshot_path, *font_path, *stack_arg;
+    const char *log_path, *screenshot_path, *font_path, *stack_arg, *record_path;
     int network_delay_ms, anim_ms;
     bool unguarded, software, overlay_at_start;
 

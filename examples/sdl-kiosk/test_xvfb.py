@@ -6,7 +6,14 @@ screenshot.
 Each scenario gets its own Xvfb (a free display derived from the pid) and its
 own kiosk process; both are always stopped. Standard library only.
 
+With --navguard (the navguard CLI), every scenario also records its session
+(sdl-kiosk --record) and `navguard replay` must re-run the trace identically,
+although the kiosk ran on the monotonic clock with real timing: the trace
+holds each call's instant. The guarded double click's trace must diverge
+against the empty chain (the replay compares, it does not just run).
+
   test_xvfb.py --app build/examples/sdl-kiosk/sdl-kiosk            # all
+  test_xvfb.py --app ... --navguard build/swiftpm/release/navguard-cli
   test_xvfb.py --app ... --only swipe_hold,idle_cpu --keep -v       # debug
   test_xvfb.py --list
 """
@@ -116,14 +123,17 @@ def free_display(skip=0):
 
 
 class Kiosk:
-    def __init__(self, app, tmp, name, args):
+    def __init__(self, app, tmp, name, args, record=False):
         self.app, self.name, self.args = app, name, list(args)
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir, exist_ok=True)
         self.log = os.path.join(self.dir, "log.jsonl")
         self.bmp = os.path.join(self.dir, "shot.bmp")
         self.out = os.path.join(self.dir, "app.out")
-        for stale in (self.log, self.bmp):
+        self.trace = os.path.join(self.dir, "trace.jsonl") if record else None
+        if self.trace:
+            self.args += ["--record", self.trace]
+        for stale in (self.log, self.bmp) + ((self.trace,) if self.trace else ()):
             if os.path.exists(stale):
                 os.remove(stale)
         self.xvfb = self.proc = None
@@ -494,14 +504,46 @@ SCENARIOS = [
 SLOW_PUSH = {"double_click", "back_during_push", "double_click_unguarded"}
 
 
-def run_one(app, tmp, name, args, fn, run):
+# Guarded scenarios whose trace must diverge against the empty chain.
+DIVERGE_UNGUARDED = {"double_click"}
+
+
+def replay(cli, trace, *extra):
+    t0 = time.monotonic()
+    r = subprocess.run([cli, "replay", trace] + list(extra), capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout + r.stderr, (time.monotonic() - t0) * 1000
+
+
+def replay_check(cli, name, k):
+    """The kiosk has quit: its trace is complete. It replays identically."""
+    expect(os.path.exists(k.trace), f"--record wrote no trace ({k.trace})")
+    with open(k.trace, "rb") as f:
+        lines = f.read().count(b"\n")
+    rc, out, ms = replay(cli, k.trace)
+    if rc != 0 or not out.startswith("replay: identical"):
+        raise Failure(f"navguard replay {k.trace} exited with {rc}, expected 0 (identical):\n{out}")
+    counts = out.split("identical: ", 1)[1].split(" as recorded", 1)[0]
+    note = f"replay identical ({counts}, {lines} lines, {ms:.0f} ms)"
+    if name in DIVERGE_UNGUARDED:
+        rc, out, _ = replay(cli, k.trace, "--config", '{"guards":[]}')
+        if rc != 1 or "diverged" not in out:
+            raise Failure(f"navguard replay {k.trace} --config '{{\"guards\":[]}}' exited with {rc}, "
+                          f"expected 1 with a report that says \"diverged\":\n{out}")
+        note += ", diverges unguarded"
+    return note
+
+
+def run_one(app, tmp, name, args, fn, run, cli=None):
     extra = ["--anim-ms", "500"] if name in SLOW_PUSH else []
-    k = Kiosk(app, tmp, f"{name}.{run}", args + extra)
+    k = Kiosk(app, tmp, f"{name}.{run}", args + extra, record=cli is not None)
     try:
         k.start()
         note = fn(k)
         fps = fps_note(k)
-        return note + (f"; {fps}" if fps else "")
+        note += f"; {fps}" if fps else ""
+        if cli:
+            note += "; " + replay_check(cli, name, k)
+        return note
     except Failure:
         if VERBOSE:
             for e in k.events():
@@ -516,6 +558,7 @@ def main():
     global VERBOSE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--app", help="the sdl-kiosk binary")
+    ap.add_argument("--navguard", help="the navguard CLI: record every scenario and replay its trace")
     ap.add_argument("--only", help="comma-separated scenario names")
     ap.add_argument("--list", action="store_true", help="list the scenarios")
     ap.add_argument("--repeat", type=int, default=1, help="run the selection N times")
@@ -529,6 +572,9 @@ def main():
         return 0
     if not a.app or not os.access(a.app, os.X_OK):
         print(f"error: --app {a.app!r} is not an executable sdl-kiosk", file=sys.stderr)
+        return 2
+    if a.navguard and not os.access(a.navguard, os.X_OK):
+        print(f"error: --navguard {a.navguard!r} is not an executable navguard CLI", file=sys.stderr)
         return 2
     missing = [t for t in ("Xvfb", "xdotool") if not shutil.which(t)]
     if missing or not os.path.exists(FONT):
@@ -553,7 +599,7 @@ def main():
                 t0 = time.monotonic()
                 for attempt in (1, 2):
                     try:
-                        note = run_one(a.app, tmp, name, args, fn, f"{rep + 1}.{attempt}")
+                        note = run_one(a.app, tmp, name, args, fn, f"{rep + 1}.{attempt}", a.navguard)
                         print(f"PASS {name:24} {time.monotonic() - t0:5.1f} s  {note}", flush=True)
                         break
                     except Premise as e:
