@@ -110,6 +110,8 @@ final class Replayer {
     var calls: [TraceRecord] = []
     /// The trace's first instant (times in reports count from it).
     var origin: Int64 = 0
+    /// The recording ran on a monotonic clock.
+    var monotonic: Bool { trace.header["clock"]?.string != "manual" }
     var notes: [String] = []
     /// Malformed requests of the recording: replay submits one malformed
     /// another way (an unknown flag) and reports the recorded reason text.
@@ -561,8 +563,9 @@ final class Replayer {
                 p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: n + 1) { ng_stack_restore(ctx, $0, n) }
             }
         case "tick": st = ng_tick(ctx)
-        case "clock_set": st = ng_clock_set(ctx, v["ns"]?.int64 ?? 0)
-        case "clock_advance": st = ng_clock_advance(ctx, v["ns"]?.int64 ?? 0)
+        // Replay runs on a manual clock; a recorded monotonic one refused these.
+        case "clock_set": st = monotonic ? NG_E_STATE : ng_clock_set(ctx, v["ns"]?.int64 ?? 0)
+        case "clock_advance": st = monotonic ? NG_E_STATE : ng_clock_advance(ctx, v["ns"]?.int64 ?? 0)
         case "chain":
             if chainOverride != nil { return .success(.null) }
             // Guards added are the call's result: find its ret.

@@ -147,6 +147,20 @@ struct RecorderTests {
         #expect(st == NG_OK && identical, "\(report)")
     }
 
+    @Test("clock calls refused by a monotonic clock replay as refused (replay itself runs on a manual clock)")
+    func monotonicClockCalls() {
+        let c = Ctx(root: nil, clock: NG_CLOCK_MONOTONIC)
+        let sink = TraceSink()
+        #expect(recordToSink(c.h, sink) == NG_OK)
+        #expect(c.setRoot(1, "home") == NG_OK)
+        #expect(ng_clock_set(c.h, 5) == NG_E_STATE)
+        #expect(ng_clock_advance(c.h, 5) == NG_E_STATE)
+        _ = submitPush(c.h, 2, "menu")
+        withExtendedLifetime(sink) { _ = c.destroy() }
+        let (st, identical, report, _) = replay(sink.text)
+        #expect(st == NG_OK && identical, "\(report)")
+    }
+
     @Test("a changed trace diverges at the changed line, and the report shows the input, the recording and now")
     func divergence() {
         let sink = recordedSession()
