@@ -89,6 +89,9 @@ set_tests_properties(navguard_cli_version PROPERTIES
 
 # The default chain resolves from the build tree's plugin directory (found by
 # the tool next to itself: build/lib/navguard/plugins).
+add_test(NAME navguard_cli_dash_version COMMAND ${NAVGUARD_CLI_BINARY} --version)
+set_tests_properties(navguard_cli_dash_version PROPERTIES
+  PASS_REGULAR_EXPRESSION "^navguard ${PROJECT_VERSION}\n$")
 add_test(NAME navguard_cli_plugins_list COMMAND ${NAVGUARD_CLI_BINARY} plugins list)
 set_tests_properties(navguard_cli_plugins_list PROPERTIES
   ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR}"

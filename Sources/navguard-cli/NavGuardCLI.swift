@@ -24,6 +24,8 @@ struct NavGuardCLI: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "navguard",
         abstract: "NavGuard command-line tool: guard plugins, and replaying and drawing traces.",
+        // `navguard --version`: the library the tool carries (ng_version_string).
+        version: "navguard \(String(cString: ng_version_string()))",
         subcommands: [Plugins.self, Replay.self, Version.self])
 }
 

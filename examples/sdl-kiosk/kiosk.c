@@ -120,7 +120,7 @@ static size_t stack_count(app *ap) {
 static void remember_stack(app *ap) {
     size_t n = stack_count(ap);
     for (size_t i = 0; i < n; i++) {
-        ng_screen_info s = { sizeof s, 0, NULL, NULL };
+        ng_screen_info s = NG_SCREEN_INFO_INIT;
         if (ng_stack_get(ap->ctx, i, &s) == NG_OK && s.route)
             remember(ap, s.id, route_parse(s.route, strlen(s.route)));
     }
@@ -129,7 +129,7 @@ static void remember_stack(app *ap) {
 static uint64_t stack_top(app *ap, size_t *out_count) {
     size_t n = stack_count(ap);
     if (out_count) *out_count = n;
-    ng_screen_info s = { sizeof s, 0, NULL, NULL };
+    ng_screen_info s = NG_SCREEN_INFO_INIT;
     if (n == 0 || ng_stack_get(ap->ctx, n - 1, &s) != NG_OK) return 0;
     return s.id;
 }
@@ -138,7 +138,7 @@ static void log_stack(app *ap) {
     const char *routes[64];
     size_t n = stack_count(ap), k = 0;
     for (size_t i = 0; i < n && k < 64; i++) {
-        ng_screen_info s = { sizeof s, 0, NULL, NULL };
+        ng_screen_info s = NG_SCREEN_INFO_INIT;
         if (ng_stack_get(ap->ctx, i, &s) == NG_OK) routes[k++] = s.route;
     }
     klog_begin("stack");

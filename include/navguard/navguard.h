@@ -466,6 +466,7 @@ typedef struct ng_screen_info {
     const char *route;
     const char *identity;
 } ng_screen_info;
+#define NG_SCREEN_INFO_INIT { sizeof(ng_screen_info), 0u, NULL, NULL }
 
 /* Touch phases (ng_event.phase for NG_EVENT_TOUCH). */
 #define NG_TOUCH_BEGAN      0

@@ -103,6 +103,7 @@ typedef struct ng_guard_request {
     size_t screen_count;
     int64_t now_ns;
 } ng_guard_request;
+#define NG_GUARD_REQUEST_INIT { sizeof(ng_guard_request), 0u, 0, 0u, 0u, 0u, NULL, 0u, NULL, 0u, 0 }
 
 /* Guard event flags. */
 #define NG_GEVF_FINAL  0x1u  /* the ended/cancelled phase of a delivered touch:

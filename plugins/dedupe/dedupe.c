@@ -37,7 +37,7 @@ static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) 
     const ng_guard_host *h = g->host;
     size_t n = h->stack_count(h);
     if (n == 0) return NG_VOTE_ALLOW;
-    ng_screen_info s = { sizeof s, 0, NULL, NULL };
+    ng_screen_info s = NG_SCREEN_INFO_INIT;
     if (!g->whole_stack) {
         if (h->stack_get(h, n - 1, &s) == NG_OK && ngg_streq(s.identity, r->screen->identity))
             return refuse(v, "the screen is already on top");
@@ -49,9 +49,7 @@ static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) 
     }
     size_t d = h->deferred_count(h);
     for (size_t i = 0; i < d; i++) {
-        ng_guard_request q;
-        memset(&q, 0, sizeof q);
-        q.size = sizeof q;
+        ng_guard_request q = NG_GUARD_REQUEST_INIT;
         if (h->deferred_get(h, i, &q) == NG_OK && q.request_id != r->request_id && q.kind == NG_REQ_PUSH &&
             q.screen && ngg_streq(q.screen->identity, r->screen->identity))
             return refuse(v, "the screen is already queued");

@@ -219,7 +219,7 @@ static void out_state(watchdog *g, int64_t now) {
     size_t depth = h->stack_count(h);
     out(g, "stack (%zu screen%s, root first):\n", depth, depth == 1 ? "" : "s");
     for (size_t i = 0; i < depth; i++) {
-        ng_screen_info s = { sizeof s, 0, NULL, NULL };
+        ng_screen_info s = NG_SCREEN_INFO_INIT;
         if (h->stack_get(h, i, &s) != NG_OK) continue;
         if (s.identity && s.route && strcmp(s.identity, s.route) != 0)
             out(g, "  %zu: id %" PRIu64 " route %s identity %s\n", i, s.id, quoted(q1, sizeof q1, s.route),

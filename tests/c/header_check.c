@@ -42,11 +42,13 @@ static uint32_t use_init_macros(void) {
     ng_track_info track = NG_TRACK_INFO_INIT;
     ng_hold_view hold = NG_HOLD_VIEW_INIT;
     ng_record_options record = NG_RECORD_OPTIONS_INIT;
+    ng_screen_info screen = NG_SCREEN_INFO_INIT;
+    ng_guard_request guard_request = NG_GUARD_REQUEST_INIT;
     ng_replay_options replay = NG_REPLAY_OPTIONS_INIT;
     ng_replay_result replayed = NG_REPLAY_RESULT_INIT;
     return request.size + result.size + options.size + options.delegate.size +
            event.size + event_result.size + view.size + touch.size + track.size + hold.size +
-           record.size + replay.size + replayed.size;
+           record.size + replay.size + replayed.size + screen.size + guard_request.size;
 }
 
 /* The function types are what a C user expects (checked without referencing
