@@ -120,8 +120,14 @@ final class Replayer {
 
     /// The message an outcome carries as recorded, for a malformed request.
     func outcomeMessage(id: UInt64, reason: Int32, _ message: UnsafePointer<CChar>?) -> CStr? {
-        if reason == NG_REASON_INVALID, let m = invalidByID[id] ?? pendingInvalid {
-            if pendingInvalid != nil { invalidByID[id] = pendingInvalid }
+        if reason == NG_REASON_INVALID, let m = invalidByID[id] {
+            return CStr(m)
+        }
+        // The malformed request being submitted is evaluated first: the
+        // first invalid outcome during its submit is its own.
+        if reason == NG_REASON_INVALID, let m = pendingInvalid {
+            invalidByID[id] = m
+            pendingInvalid = nil
             return CStr(m)
         }
         return message.map { CStr(String(cString: $0)) }
@@ -495,6 +501,7 @@ final class Replayer {
             var out = ng_request_result()
             out.size = UInt32(MemoryLayout<ng_request_result>.size)
             let made = withRequest(req, { ng_request_submit(ctx, $0, &out) })
+            // Queued (made inside a callback): its outcome comes later, by id.
             if let why = pendingInvalid, out.request_id != 0 { invalidByID[out.request_id] = why }
             pendingInvalid = nil
             switch made {
