@@ -11,7 +11,8 @@
 #                        leaves a screenshot in build/sdl-kiosk.bmp
 #   make bench           build, then run every benchmark in build/bench/
 #   make docs            rewrite docs/guards.md from the built-in guards' declared
-#                        options (a ctest fails when it is out of date)
+#                        options (a ctest fails when it is out of date), and
+#                        docs/timeline.svg (navguard timeline on a recorded session)
 #   make fuzz            configure build-fuzz/ (-DNAVGUARD_FUZZ=ON, clang), build
 #                        the libFuzzer target and run it FUZZ_SECONDS (default 60)
 #                        on fuzz/corpus; findings go to build-fuzz/fuzz/artifacts/
@@ -126,11 +127,15 @@ demo:
 	"$(DEMO_DIR)/kiosk-sim" $(DEMO_ARGS)
 
 # docs/guards.md is generated: `navguard plugins docs` reads every built-in's
-# declarations from the build tree's plugin directory.
+# declarations from the build tree's plugin directory. docs/timeline.svg is
+# `navguard timeline` on the kiosk session tests/c/trace_host.c records.
 docs: build
 	NAVGUARD_PLUGIN_DIR="$(abspath $(BUILD_DIR))/lib/navguard/plugins" NAVGUARD_PLUGIN_PATH= \
 	  "$(BUILD_DIR)/swiftpm/release/navguard-cli" plugins docs > docs/guards.md
 	@echo "docs/guards.md written"
+	NAVGUARD_PLUGIN_DIR="$(abspath $(BUILD_DIR))/lib/navguard/plugins" NAVGUARD_PLUGIN_PATH= \
+	  "$(BUILD_DIR)/navguard-cli-tests/trace_host" "$(BUILD_DIR)/kiosk.jsonl"
+	"$(BUILD_DIR)/swiftpm/release/navguard-cli" timeline "$(BUILD_DIR)/kiosk.jsonl" -o docs/timeline.svg
 
 # demo-window: examples/sdl-kiosk in a window on $(DISPLAY), run with DEMO_ARGS
 # (e.g. DEMO_ARGS=--unguarded; F1 overlay, F12 screenshot, Escape quits).

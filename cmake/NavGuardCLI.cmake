@@ -18,7 +18,10 @@
 #                            exists;
 #   navguard_cli_*           version, plugins list, a bad chain configuration,
 #                            and a validator self-test on a deliberately broken
-#                            plugin (a crash must be reported, not crash us).
+#                            plugin (a crash must be reported, not crash us);
+#   navguard_cli_timeline_*  `navguard timeline` on traces recorded by
+#                            tests/c/trace_host.c, checked by
+#                            tests/cli/check_timeline.py.
 #
 # A plugin target may set the property NAVGUARD_VALIDATE_CONFIG to the guard
 # configuration (JSON) its hook checks should use, and NAVGUARD_VALIDATE_TEST
@@ -214,6 +217,33 @@ add_test(NAME navguard_docs_guards COMMAND ${CMAKE_COMMAND}
   -DCLI=${NAVGUARD_CLI_BINARY} -DDOC=${PROJECT_SOURCE_DIR}/docs/guards.md
   -DPLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR} -DOUT=${CMAKE_BINARY_DIR}/navguard-cli-tests/guards.md
   -P ${PROJECT_SOURCE_DIR}/cmake/CheckGuardDocs.cmake)
+
+# navguard timeline: trace_host records a kiosk session (a forced transition,
+# one never finished, holds, dropped touches, refused requests, a swipe);
+# check_timeline.py draws it and checks the Chrome trace and the page, for the
+# whole trace, a ring dump, the trace with its last line cut in half, and
+# malformed input (exit 2, the line named).
+add_executable(trace_host ${PROJECT_SOURCE_DIR}/tests/c/trace_host.c)
+set_target_properties(trace_host PROPERTIES
+  C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/navguard-cli-tests)
+target_compile_options(trace_host PRIVATE -Wall -Wextra -Wpedantic -Werror)
+target_link_libraries(trace_host PRIVATE navguard)
+find_program(NAVGUARD_PYTHON python3)
+foreach(case full ring truncated malformed)
+  if(NAVGUARD_PYTHON)
+    add_test(NAME navguard_cli_timeline_${case}
+      COMMAND ${NAVGUARD_PYTHON} ${PROJECT_SOURCE_DIR}/tests/cli/check_timeline.py
+              --cli ${NAVGUARD_CLI_BINARY} --host $<TARGET_FILE:trace_host>
+              --work ${CMAKE_BINARY_DIR}/navguard-cli-tests/timeline-${case} ${case})
+    set_tests_properties(navguard_cli_timeline_${case} PROPERTIES
+      ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR}")
+  else()
+    add_test(NAME navguard_cli_timeline_${case} COMMAND ${CMAKE_COMMAND}
+      "-DMESSAGE=navguard_cli_timeline_${case} needs python3: apt-get install -y python3"
+      -P ${PROJECT_SOURCE_DIR}/cmake/Fail.cmake)
+  endif()
+endforeach()
 
 # --- validate_<plugin> for every guard plugin target -------------------------
 # Deferred to the end of the top-level directory, when plugins/ and examples/

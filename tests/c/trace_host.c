@@ -1,0 +1,207 @@
+/* trace_host: a kiosk session (Home -> Menu -> Item -> Checkout) recorded by
+ * the flight recorder on a manual clock, for the `navguard timeline` tests
+ * (tests/cli/check_timeline.py, cmake/NavGuardCLI.cmake) and for
+ * docs/timeline.svg:
+ *
+ *   trace_host OUT.jsonl [--ring N] [--unfinished]
+ *
+ * The session: a push, a double tap refused and its touch dropped, a network
+ * hold that drops a tap and a late posted reply refused, a finger-driven
+ * swipe back, then a checkout push
+ * whose animation never ends (taps dropped, Back refused) until the watchdog
+ * forces it, and a "payment" hold the host never ends, released by the
+ * watchdog. --unfinished then leaves a push in flight, a hold and a touch
+ * live when the context is destroyed. --ring N records into an N-record ring
+ * and dumps it to OUT.jsonl instead of writing the file as it goes.
+ *
+ * `make docs` draws docs/timeline.svg from the session without --unfinished. */
+#include <navguard/navguard.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MS 1000000LL
+/* The manual clock starts here, not at 0, so the timeline's times must be
+ * relative to the trace's start (its header's at_ns). */
+#define START (1000 * 1000 * MS)
+
+static ng_context *ctx;
+
+static void fail(const char *what, ng_status st) {
+    fprintf(stderr, "trace_host: %s: %s (%s)\n", what, ng_strstatus(st), ng_errmsg(ctx));
+    exit(1);
+}
+
+/* The host's poll loop: tick at each deadline up to `ms`, then stand at it. */
+static void idle_until(int64_t ms) {
+    int64_t deadline;
+    while (ng_next_deadline(ctx, &deadline) == NG_OK && deadline != NG_NO_DEADLINE && deadline <= START + ms * MS) {
+        ng_clock_set(ctx, deadline);
+        ng_tick(ctx);
+    }
+    ng_clock_set(ctx, START + ms * MS);
+}
+
+static void touch(int64_t ms, uint64_t id, int32_t phase, double x, double y) {
+    idle_until(ms);
+    ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
+    ng_event_result r = NG_EVENT_RESULT_INIT;
+    e.touch_id = id;
+    e.phase = phase;
+    e.x = x;
+    e.y = y;
+    ng_status st = ng_event_submit(ctx, &e, &r);
+    if (st != NG_OK) fail("ng_event_submit", st);
+}
+
+static void tap(int64_t ms, uint64_t id, double x, double y) {
+    touch(ms, id, NG_TOUCH_BEGAN, x, y);
+    touch(ms + 60, id, NG_TOUCH_ENDED, x, y);
+}
+
+static void request(int64_t ms, ng_request_kind kind, uint32_t source, uint64_t screen, const char *route) {
+    idle_until(ms);
+    ng_request q = NG_REQUEST_INIT(kind);
+    ng_request_result r = NG_REQUEST_RESULT_INIT;
+    q.flags = NG_REQF_ANIMATED;
+    q.source = source;
+    q.screen = (ng_screen){ screen, route, NULL };
+    ng_status st = ng_request_submit(ctx, &q, &r);
+    if (st != NG_OK) fail("ng_request_submit", st);
+}
+
+static void finish(int64_t ms) {
+    idle_until(ms);
+    ng_transition_finish(ctx, NG_TRACK_ALL);
+}
+
+static void view(uint64_t id, uint64_t parent, double x, double y, double w, double h) {
+    ng_view v = NG_VIEW_INIT;
+    v.id = id;
+    v.parent = parent;
+    v.frame = (ng_rect){ x, y, w, h };
+    ng_status st = ng_view_set(ctx, &v);
+    if (st != NG_OK) fail("ng_view_set", st);
+}
+
+int main(int argc, char **argv) {
+    const char *out = NULL;
+    uint32_t ring = 0;
+    int unfinished = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--ring") == 0 && i + 1 < argc) ring = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--unfinished") == 0) unfinished = 1;
+        else if (!out && argv[i][0] != '-') out = argv[i];
+        else {
+            fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished]\n");
+            return 2;
+        }
+    }
+    if (!out) {
+        fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished]\n");
+        return 2;
+    }
+
+    ng_options o = NG_OPTIONS_INIT;
+    o.clock = NG_CLOCK_MANUAL;
+    o.manual_start_ns = START;
+    ng_status st = ng_context_create(&o, &ctx);
+    if (st != NG_OK) fail("ng_context_create", st);
+    ng_record_options ro = NG_RECORD_OPTIONS_INIT;
+    if (ring) ro.ring_records = ring; else ro.path = out;
+    /* A ring must not leave automatic dumps (one per watchdog report) in the
+     * test's working directory. */
+    ro.dump_dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    if ((st = ng_record_start(ctx, &ro)) != NG_OK) fail("ng_record_start", st);
+    /* A kiosk's tuning: a forgotten hold is released after 3 s, not 10. */
+    st = ng_chain_configure(ctx, "{\"base\":\"default\",\"edits\":[{\"configure\":\"org.navguard.watchdog\","
+                                 "\"config\":{\"hold_limit_ms\":3000}}]}");
+    if (st != NG_OK) fail("ng_chain_configure", st);
+
+    enum { WINDOW = 1, NEXT = 2, BACK = 3, PAY = 4, NETWORK = 5 };   /* views, and request sources */
+    view(WINDOW, 0, 0, 0, 800, 600);
+    view(NEXT, WINDOW, 600, 500, 150, 60);
+    view(BACK, WINDOW, 20, 20, 100, 50);
+    view(PAY, WINDOW, 300, 400, 200, 80);
+    ng_screen home = { 1, "home", NULL };
+    if ((st = ng_stack_set_root(ctx, &home)) != NG_OK) fail("ng_stack_set_root", st);
+
+    /* Next, and a double tap on it while Menu slides in. */
+    tap(100, 1, 650, 530);
+    request(160, NG_REQ_PUSH, NEXT, 2, "menu");
+    tap(220, 2, 650, 530);
+    request(280, NG_REQ_PUSH, NEXT, 2, "menu");
+    finish(510);
+
+    /* A network request blocks touches for a moment. */
+    idle_until(900);
+    uint64_t network;
+    if ((st = ng_hold_begin(ctx, "network", NG_MASK_TOUCH, 0, &network)) != NG_OK) fail("ng_hold_begin", st);
+    tap(1000, 3, 650, 530);
+    idle_until(1300);
+    ng_hold_end(ctx, network);
+    /* Its late reply, posted (as from the network thread), would show Menu
+     * again: the loop ticks at once (a post makes the deadline now), and the
+     * push is refused as a duplicate. */
+    ng_request reply = NG_REQUEST_INIT(NG_REQ_PUSH);
+    reply.source = NETWORK;
+    reply.screen = (ng_screen){ 2, "menu", NULL };
+    if ((st = ng_request_post(ctx, &reply, NULL)) != NG_OK) fail("ng_request_post", st);
+
+    tap(1400, 4, 650, 530);
+    request(1460, NG_REQ_PUSH, NEXT, 3, "item");
+    finish(1810);
+
+    /* A swipe back driven by touch 5 from the left edge. */
+    touch(2200, 5, NG_TOUCH_BEGAN, 5, 300);
+    idle_until(2220);
+    ng_request back = NG_REQUEST_INIT(NG_REQ_INTERACTIVE_BACK);
+    ng_request_result res = NG_REQUEST_RESULT_INIT;
+    back.flags = NG_REQF_ANIMATED | NG_REQF_TOUCH_DRIVEN;
+    back.driving_touch = 5;
+    if ((st = ng_request_submit(ctx, &back, &res)) != NG_OK) fail("interactive back", st);
+    for (int i = 1; i <= 3; i++) {
+        touch(2220 + 60 * i, 5, NG_TOUCH_MOVED, 5 + 180 * i, 300);
+        ng_interactive_update(ctx, 0.22 * i);
+    }
+    touch(2420, 5, NG_TOUCH_ENDED, 560, 300);
+    ng_interactive_release(ctx, true);
+    idle_until(2600);
+    ng_interactive_complete(ctx);
+
+    tap(3000, 6, 650, 530);
+    request(3060, NG_REQ_PUSH, NEXT, 3, "item");
+    finish(3410);
+
+    /* Checkout: the host's animation never reports its end. Taps are
+     * dropped and Back is refused until the watchdog forces it (2 s). */
+    tap(3800, 7, 650, 530);
+    request(3860, NG_REQ_PUSH, NEXT, 4, "checkout");
+    tap(4400, 8, 400, 440);
+    tap(4900, 9, 60, 40);
+    request(4960, NG_REQ_BACK, BACK, 0, NULL);
+    tap(6200, 10, 400, 440);
+
+    /* Paying: a card-reader hold the host forgets to end. */
+    idle_until(6300);
+    uint64_t payment;
+    if ((st = ng_hold_begin(ctx, "payment", NG_MASK_TOUCH, 0, &payment)) != NG_OK) fail("ng_hold_begin", st);
+    tap(7000, 11, 60, 40);
+    tap(9800, 12, 60, 40);
+    request(9860, NG_REQ_BACK, BACK, 0, NULL);
+    finish(10210);
+
+    if (unfinished) {
+        request(10500, NG_REQ_PUSH, NEXT, 4, "checkout");
+        idle_until(10600);
+        uint64_t printer;
+        ng_hold_begin(ctx, "printer", NG_MASK_KEY, 0, &printer);
+        touch(10700, 13, NG_TOUCH_BEGAN, 650, 530);
+        idle_until(11000);
+    } else {
+        idle_until(10500);
+    }
+    if (ring && (st = ng_record_dump(ctx, out)) != NG_OK) fail("ng_record_dump", st);
+    ng_context_destroy(ctx);
+    return 0;
+}

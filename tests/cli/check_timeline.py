@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""navguard_cli_timeline_*: `navguard timeline` on traces that trace_host
+(tests/c/trace_host.c) records, judged from what it writes. Standard library
+only.
+
+  check_timeline.py --cli NAVGUARD --host TRACE_HOST --work DIR CASE
+
+CASE is one of:
+  full       a whole session: the Chrome trace's tracks and events (the forced
+             transition, the one never finished, the holds, touches, refused
+             requests, watchdog reports, a swipe's phases), its times relative
+             to the header's at_ns, and the page (an <svg>, the stuck items
+             marked, nothing external); -o OUT.svg and --svg
+  ring       a ring dump: drawn, says it shows only the newest records
+  truncated  the whole session with its last line cut in half: still drawn
+  malformed  a bad line 3, an empty file, a missing file: exit 2, the message
+             names the line, nothing written
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+FAILURES = []
+MS = 1_000_000
+HOST_START_NS = 1000 * 1000 * MS   # trace_host.c's START: its manual clock's first reading
+POSTED_ID = 2**63 + 1              # the first posted request's id (a separate range from submits')
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print(f"FAIL  {what}")
+    return cond
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    print(f"$ {' '.join(cmd)}  -> exit {p.returncode}")
+    if p.stdout.strip():
+        print(p.stdout.rstrip())
+    if p.stderr.strip():
+        print(p.stderr.rstrip())
+    return p
+
+
+def record(args, name, *host_args):
+    trace = os.path.join(args.work, name)
+    # TMPDIR: a ring's automatic dumps (one per watchdog report) stay here.
+    env = dict(os.environ, TMPDIR=args.work)
+    p = run([args.host, trace, *host_args], env=env)
+    if p.returncode != 0:
+        sys.exit(f"trace_host failed ({p.returncode})")
+    return trace
+
+
+def timeline(args, trace, out, *extra):
+    return run([args.cli, "timeline", trace, "-o", out, *extra])
+
+
+def load_chrome(path):
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    check(isinstance(doc.get("traceEvents"), list), f"{path}: traceEvents is a list")
+    check(doc.get("displayTimeUnit") == "ms", f"{path}: displayTimeUnit is ms")
+    return doc["traceEvents"]
+
+
+def threads(events):
+    return {e["tid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+
+
+def check_events_wellformed(events, path):
+    """Every event has what the format needs, and the complete events of one
+    thread nest (Perfetto and chrome://tracing draw overlapping ones wrongly)."""
+    for e in events:
+        if e["ph"] == "M":
+            continue
+        ok = isinstance(e.get("ts"), (int, float)) and e["ts"] >= 0 and "pid" in e and "name" in e
+        if not check(ok, f"{path}: event has name, pid and ts >= 0: {e}"):
+            return
+        if e["ph"] == "X":
+            check(isinstance(e.get("dur"), (int, float)) and e["dur"] >= 0 and "tid" in e, f"{path}: X event has tid, dur >= 0: {e}")
+        elif e["ph"] == "i":
+            check(e.get("s") in ("t", "p", "g") and "tid" in e, f"{path}: instant has a scope and tid: {e}")
+        else:
+            check(e["ph"] == "C", f"{path}: only M, X, i and C events: {e}")
+    by_tid = {}
+    for e in events:
+        if e["ph"] == "X":
+            by_tid.setdefault(e["tid"], []).append(e)
+    for tid, xs in by_tid.items():
+        open_ends = []
+        for e in xs:
+            start, end = e["ts"], e["ts"] + e["dur"]
+            while open_ends and open_ends[-1] <= start and not (open_ends[-1] == start == end):
+                open_ends.pop()
+            if open_ends and end > open_ends[-1] + 1e-6:
+                check(False, f"{path}: complete events overlap without nesting on tid {tid}: {e['name']}")
+                break
+            open_ends.append(end)
+
+
+def find(events, ph=None, tid=None, name=None, cat=None):
+    out = []
+    for e in events:
+        if ph and e.get("ph") != ph:
+            continue
+        if tid is not None and e.get("tid") != tid:
+            continue
+        if name and not re.search(name, e.get("name", "")):
+            continue
+        if cat and e.get("cat") != cat:
+            continue
+        out.append(e)
+    return out
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def svg_of(html, path):
+    m = re.search(r"<svg\b.*?</svg>", html, re.S)
+    if not check(m, f"{path}: has an <svg"):
+        return None
+    try:
+        return ET.fromstring(m.group(0))
+    except ET.ParseError as e:
+        check(False, f"{path}: the SVG is well-formed XML: {e}")
+        return None
+
+
+def check_page(path, must_contain):
+    html = read(path)
+    check(html.startswith("<!DOCTYPE html>"), f"{path}: is an HTML page")
+    check("<script" not in html.lower(), f"{path}: no scripts")
+    check(not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html) and "@import" not in html and "url(" not in html,
+          f"{path}: nothing external")
+    svg = svg_of(html, path)
+    for text in must_contain:
+        check(text in html, f"{path}: contains {text!r}")
+    return html, svg
+
+
+def svg_texts(svg):
+    return [("".join(t.itertext())) for t in svg.iter() if t.tag.endswith("text")]
+
+
+def red_rects(svg):
+    return [r for r in svg.iter() if r.tag.endswith("rect") and r.get("class") == "alarm"]
+
+
+# --- cases -----------------------------------------------------------------
+
+def case_full(args):
+    trace = record(args, "full.jsonl", "--unfinished")
+    with open(trace, encoding="utf-8") as f:
+        at_ns = json.loads(f.readline())["at_ns"]
+    check(at_ns > 0, "the trace starts at a clock reading other than 0 (times must be made relative)")
+    out = os.path.join(args.work, "full")
+    p = timeline(args, trace, out)
+    check(p.returncode == 0, "full: exit 0")
+    events = load_chrome(out + ".json")
+    check_events_wellformed(events, "full.json")
+    names = threads(events)
+    tid = {v: k for k, v in names.items()}
+    for track in ("screen transitions", "bar transitions", "requests", "watchdog reports and logs"):
+        check(track in tid, f"full.json: a track named {track!r} (tracks: {sorted(names.values())})")
+    holds = [t for n, t in tid.items() if n.startswith("holds")]
+    touch_tids = [t for n, t in tid.items() if n.startswith("touches")]
+    check(holds and touch_tids, "full.json: hold and touch tracks")
+    if len(tid) < 6 or not holds or not touch_tids:
+        return
+    screen, bar = tid["screen transitions"], tid["bar transitions"]
+
+    # The checkout push the host never finished: forced by the watchdog after
+    # 2 s, at 3860 ms after the trace's start (the host's script).
+    forced = find(events, "X", screen, r"^push #6 item→checkout")
+    if check(len(forced) == 1, "full.json: the forced checkout push on the screen track"):
+        f = forced[0]
+        check(f["ts"] == 3_860_000 and f["dur"] == 2_000_000, f"full.json: forced push at 3860 ms for 2000 ms (µs, from at_ns): {f['ts']}, {f['dur']}")
+        check("FORCED by the watchdog after 2000 ms" in f["name"] and f["args"].get("end") == "did (forced)",
+              f"full.json: the push is marked forced by the watchdog: {f}")
+        check(f.get("cname") == "terrible", "full.json: the forced push is coloured as a problem")
+    check(len(find(events, "X", bar, r"^push #6 .*FORCED")) == 1, "full.json: the forced push on the bar track too")
+    never = find(events, "X", screen, r"^push #9 .*NEVER FINISHED")
+    if check(len(never) == 1, "full.json: the last push, never finished"):
+        check(never[0]["ts"] == 10_500_000 and never[0]["dur"] == 500_000, f"full.json: never-finished push from 10500 ms to the end: {never[0]}")
+    ok = find(events, "X", screen, r"^push #1 home→menu$")
+    check(len(ok) == 1 and ok[0]["args"].get("end") == "did" and ok[0]["dur"] == 350_000, f"full.json: the first push, finished after 350 ms: {ok}")
+
+    # A finger-driven swipe back, with its phases inside it.
+    swipe = find(events, "X", screen, r"^interactive-back #4 item→menu")
+    check(len(swipe) == 1, "full.json: the swipe back")
+    check(len(find(events, "X", screen, r"^driven by touch 5$")) == 1 and len(find(events, "X", screen, r"^finishing$")) == 1,
+          "full.json: the swipe's driven and finishing phases")
+    check(len([e for e in find(events, "C", name="^swipe$") if "progress" in e["args"]]) >= 4, "full.json: the swipe's progress counter")
+
+    # Holds: the host's network hold ended; its payment hold released by the
+    # watchdog at its 3 s limit; the printer hold released at destroy.
+    network = [e for t in holds for e in find(events, "X", t, r"^network$")]
+    check(len(network) == 1 and network[0]["dur"] == 400_000 and "problem" not in network[0]["args"],
+          f"full.json: the network hold, 400 ms, no problem: {network}")
+    payment = [e for t in holds for e in find(events, "X", t, r"^payment")]
+    check(len(payment) == 1 and "RELEASED by the watchdog after 3000 ms" in payment[0]["name"]
+          and payment[0]["args"].get("mask") == "touch", f"full.json: the payment hold released by the watchdog: {payment}")
+    printer = [e for t in holds for e in find(events, "X", t, r"^printer")]
+    check(len(printer) == 1 and "released at destroy" in printer[0]["name"], f"full.json: the printer hold released at destroy: {printer}")
+    check(any(find(events, "X", t, r"^global-ignore: transition") for t in holds), "full.json: the transition guard's holds")
+
+    # Touches: one slice each, dropped ones marked.
+    touches = [e for t in touch_tids for e in find(events, "X", t, r"^touch \d+")]
+    ids = sorted(int(re.match(r"touch (\d+)", e["name"]).group(1)) for e in touches)
+    check(ids == list(range(1, 14)), f"full.json: touches 1..13, one slice each: {ids}")
+    dropped = sorted(int(re.match(r"touch (\d+)", e["name"]).group(1)) for e in touches if e["cat"] == "touch.dropped")
+    check(dropped == [2, 3, 8, 9, 11, 13], f"full.json: the dropped touches: {dropped}")
+    t2 = [e for e in touches if e["name"].startswith("touch 2 ")]
+    check(t2 and t2[0]["name"] == "touch 2 dropped: ignoring" and t2[0]["args"].get("view") == 2, f"full.json: touch 2 dropped while a hold ignores touches: {t2}")
+    t1 = [e for e in touches if e["name"].startswith("touch 1 ")]
+    check(t1 and t1[0]["name"] == "touch 1 → view 2" and t1[0]["ts"] == 100_000 and t1[0]["dur"] == 60_000,
+          f"full.json: touch 1 delivered to view 2, from 100 to 160 ms: {t1}")
+
+    # Requests: instants with their outcome; refusals stand out.
+    req = tid["requests"]
+    refused = find(events, "i", req, cat="request.refused")
+    check(sorted(e["name"] for e in refused) == ["REFUSED back #7: busy", "REFUSED push #2 → menu: duplicate",
+                                                 f"REFUSED push #{POSTED_ID} → menu: duplicate"],
+          f"full.json: the three refusals: {[e['name'] for e in refused]}")
+    posted = [e for e in refused if e["args"].get("request") == str(POSTED_ID)]
+    check(posted and posted[0]["ts"] == 1_300_000 and posted[0]["args"].get("source") == 5,
+          f"full.json: the posted reply (an id above 2^63, kept exact) refused at the tick after it: {posted}")
+    busy = [e for e in refused if e["name"].startswith("REFUSED back")]
+    check(busy and busy[0]["args"].get("guard") == "org.navguard.transition" and busy[0]["args"].get("reason") == "busy",
+          f"full.json: the refused back names its guard and reason: {busy}")
+    check(len(find(events, "i", req, r"applied$", cat="request")) == 7, "full.json: seven applied requests")
+
+    # Watchdog reports, with their text.
+    reports = find(events, "i", tid["watchdog reports and logs"], cat="report")
+    check(len(reports) == 2 and all("recovered 1 stuck item" in e["args"].get("text", "") for e in reports),
+          f"full.json: the watchdog's two reports with their text: {[e['name'] for e in reports]}")
+
+    html, svg = check_page(out + ".html", ["FORCED by the watchdog after 2000 ms", "NEVER FINISHED",
+                                           "RELEASED by the watchdog after 3000 ms", "Reports (2)"])
+    if svg is not None:
+        texts = svg_texts(svg)
+        check(any("NEVER FINISHED" in t for t in texts), "full.html: the never-finished push is labelled in the picture")
+        check(len(red_rects(svg)) >= 5, f"full.html: the stuck spans are drawn red (forced x2, never finished x2, payment): {len(red_rects(svg))}")
+        check(any(re.fullmatch(r"\d+ ms", t) for t in texts) and "10000 ms" in texts, "full.html: a time axis labelled in ms")
+        titles = [t.text or "" for t in svg.iter() if t.tag.endswith("title")]
+        check(any(t.startswith("REFUSED back #7: busy") and "org.navguard.transition" in t for t in titles),
+              "full.html: hovering the refused back tells its guard")
+        for lane in ("screen", "bar", "holds", "touches", "requests"):
+            check(lane in texts, f"full.html: a {lane} lane")
+
+    # Only the SVG: -o OUT.svg, and --svg.
+    p = timeline(args, trace, os.path.join(args.work, "only.svg"))
+    check(p.returncode == 0 and os.path.exists(os.path.join(args.work, "only.svg")), "-o OUT.svg: written")
+    check(not os.path.exists(os.path.join(args.work, "only.svg.json")), "-o OUT.svg: nothing else written")
+    p = timeline(args, trace, os.path.join(args.work, "flag"), "--svg")
+    check(p.returncode == 0 and os.path.exists(os.path.join(args.work, "flag.svg"))
+          and not os.path.exists(os.path.join(args.work, "flag.json")), "--svg: OUT.svg only")
+    try:
+        root = ET.parse(os.path.join(args.work, "only.svg")).getroot()
+        check(root.tag == "{http://www.w3.org/2000/svg}svg", "only.svg: an SVG document")
+    except (ET.ParseError, OSError) as e:
+        check(False, f"only.svg: well-formed: {e}")
+
+
+def case_ring(args):
+    trace = record(args, "ring.jsonl", "--ring", "60", "--unfinished")
+    out = os.path.join(args.work, "ring")
+    p = timeline(args, trace, out)
+    check(p.returncode == 0, "ring: exit 0")
+    events = load_chrome(out + ".json")
+    check_events_wellformed(events, "ring.json")
+    tid = {v: k for k, v in threads(events).items()}
+    # The ring starts inside the stuck checkout push: its end is there, not its begin.
+    forced = find(events, "X", tid.get("screen transitions"), r"^… push #6 .*FORCED by the watchdog \(it began before")
+    check(len(forced) == 1 and forced[0]["ts"] == 0, f"ring.json: the forced push, begun before the ring, drawn from its start: {forced}")
+    check(min(e["ts"] for e in events if e["ph"] != "M") == 0, "ring.json: times start at the ring's oldest record")
+    # A ring's header is written at the dump: at_ns is the end, first_ns the start.
+    with open(trace, encoding="utf-8") as f:
+        header = json.loads(f.readline())
+    check(header.get("start") == "ring" and header.get("first_ns", 0) < header["at_ns"], f"ring: a ring dump header: {header}")
+    never = find(events, "X", tid.get("screen transitions"), r"^push #9 .*NEVER FINISHED")
+    expected = (HOST_START_NS + 10_500 * MS - header.get("first_ns", 0)) // 1000
+    check(len(never) == 1 and never[0]["ts"] == expected and never[0]["dur"] == 500_000,
+          f"ring.json: the never-finished push at 10500 ms of the session, {expected} µs into the ring: {never}")
+    payment = find(events, "X", name=r"^payment .*RELEASED by the watchdog after 3000 ms")
+    check(len(payment) == 1 and payment[0]["dur"] == 3_000_000, f"ring.json: the payment hold, 3000 ms: {payment}")
+    html, svg = check_page(out + ".html", ["Ring dump: this shows only the newest 60 records", "NEVER FINISHED", "STILL HELD at the end"])
+    if svg is not None:
+        check(any("only the newest" in t for t in svg_texts(svg)), "ring.html: the picture says it shows only the newest records")
+
+    # The dump the watchdog's first report wrote by itself (the file a frozen
+    # kiosk leaves): it ends at that report, the forced push in it.
+    dumps = sorted(n for n in os.listdir(args.work) if re.fullmatch(r"navguard-\d+-\d+-1\.jsonl", n))
+    if check(len(dumps) == 1, f"ring: the watchdog's first report dumped the ring: {os.listdir(args.work)}"):
+        out = os.path.join(args.work, "dump")
+        p = timeline(args, os.path.join(args.work, dumps[0]), out)
+        check(p.returncode == 0, "dump: exit 0")
+        events = load_chrome(out + ".json")
+        check_events_wellformed(events, "dump.json")
+        forced = find(events, "X", name=r"push #6 .*FORCED by the watchdog")
+        reports = find(events, "i", cat="report")
+        check(forced and len(reports) == 1 and reports[0]["ts"] == forced[0]["ts"] + forced[0]["dur"],
+              f"dump.json: the forced push, ended at the report that dumped the ring: {forced} {reports}")
+
+
+def case_truncated(args):
+    full = record(args, "whole.jsonl", "--unfinished")
+    with open(full, "rb") as f:
+        data = f.read()
+    lines = data.split(b"\n")[:-1]
+    cut = b"\n".join(lines[:-1]) + b"\n" + lines[-1][: len(lines[-1]) // 2]
+    trace = os.path.join(args.work, "cut.jsonl")
+    with open(trace, "wb") as f:
+        f.write(cut)
+    out = os.path.join(args.work, "cut")
+    p = timeline(args, trace, out)
+    check(p.returncode == 0, "truncated: exit 0")
+    events = load_chrome(out + ".json")
+    check_events_wellformed(events, "cut.json")
+    check(find(events, "X", name=r"^push #6 .*FORCED"), "cut.json: still drawn (the forced push is there)")
+    check_page(out + ".html", [f"line {len(lines)} is incomplete", "FORCED by the watchdog"])
+
+
+def case_malformed(args):
+    good = record(args, "good.jsonl")
+    with open(good, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    bad = os.path.join(args.work, "bad.jsonl")
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines[:2] + ['{"k":"call","fn":"tick","t":12,'] + lines[3:]))
+    cases = [(bad, r"line 3\b"), (os.path.join(args.work, "empty.jsonl"), r"empty"),
+             (os.path.join(args.work, "missing.jsonl"), r"missing\.jsonl"), (os.path.join(args.work, "notatrace.jsonl"), r"first line")]
+    open(cases[1][0], "w").close()
+    with open(cases[3][0], "w", encoding="utf-8") as f:
+        f.write('{"hello":1}\n')
+    for path, message in cases:
+        out = os.path.join(args.work, "out-" + os.path.basename(path))
+        p = timeline(args, path, out)
+        check(p.returncode == 2, f"{os.path.basename(path)}: exit 2 (got {p.returncode})")
+        check(re.search(message, p.stderr), f"{os.path.basename(path)}: the message matches {message!r}: {p.stderr.strip()}")
+        check(not os.path.exists(out + ".json") and not os.path.exists(out + ".html"), f"{os.path.basename(path)}: nothing written")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--host", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("case", choices=["full", "ring", "truncated", "malformed"])
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    for name in os.listdir(args.work):
+        os.remove(os.path.join(args.work, name))
+    globals()["case_" + args.case](args)
+    if FAILURES:
+        print(f"\n{len(FAILURES)} check(s) failed in case {args.case}")
+        sys.exit(1)
+    print(f"case {args.case}: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
