@@ -1,5 +1,6 @@
 import CNavGuard
 import Glibc
+import NavGuardC
 import NavGuardCore
 
 // Loading guard plugins from shared libraries, and chain configuration.
@@ -13,10 +14,10 @@ let defaultChainJSON: StaticString = """
 /// Resolved once: NAVGUARD_PLUGIN_DIR, else next to libnavguard.so.
 nonisolated(unsafe) let pluginDirectory: UnsafeMutablePointer<CChar> = {
     if let env = getenv("NAVGUARD_PLUGIN_DIR"), env[0] != 0 { return strdup(env)! }
-    var libdir = "."
-    if let path = libraryPath() {
-        if let slash = path.lastIndex(of: "/") { libdir = String(path[..<slash]) }
-    }
+    // Never a directory relative to the working directory: without the
+    // library's own path, there is no built-in directory ("").
+    guard let path = libraryPath(), let slash = path.lastIndex(of: "/") else { return strdup("")! }
+    let libdir = String(path[..<slash])
     // The install layout (<libdir>/navguard/plugins), the build tree
     // (build/lib/navguard/plugins) and a program linking NavGuard in
     // statically from <prefix>/bin.
@@ -51,24 +52,11 @@ public func pluginFileName(forID id: String) -> String? {
     return "\(short).so"
 }
 
-/// The file this code was loaded from, from /proc/self/maps (dladdr needs
-/// _GNU_SOURCE, which Swift's Glibc module does not expose).
+/// The file this code was loaded from (dladdr, in NavGuardC: no /proc).
 func libraryPath() -> String? {
-    let anchor = UInt(bitPattern: unsafeBitCast(ng_plugin_dir as @convention(c) () -> UnsafePointer<CChar>?, to: UnsafeRawPointer.self))
-    guard let f = fopen("/proc/self/maps", "r") else { return nil }
-    defer { fclose(f) }
-    var line = [CChar](repeating: 0, count: 4096)
-    while fgets(&line, Int32(line.count), f) != nil {
-        let text = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        let fields = text.split(separator: " ", omittingEmptySubsequences: true)
-        guard fields.count >= 6, let dash = fields[0].firstIndex(of: "-") else { continue }
-        guard let lo = UInt(fields[0][..<dash], radix: 16),
-              let hi = UInt(fields[0][fields[0].index(after: dash)...], radix: 16) else { continue }
-        if anchor >= lo && anchor < hi {
-            return fields[5...].joined(separator: " ").trimmingSuffixNewline()
-        }
-    }
-    return nil
+    var buf = [CChar](repeating: 0, count: Int(PATH_MAX))
+    guard ngc_library_path(&buf, buf.count) else { return nil }
+    return buf.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
 }
 
 extension String {

@@ -978,8 +978,11 @@ NG_API ng_status ng_chain_configure_file(ng_context *ctx, const char *path);
 
 /* [any-thread] The directory built-in plugins are loaded from: the
  * NAVGUARD_PLUGIN_DIR environment variable if set, else <libdir>/navguard/plugins
- * next to libnavguard.so (the install layout; the build tree has the same).
- * Static storage; never NULL (may name a directory that does not exist). */
+ * next to libnavguard.so (the install layout; the build tree has the same),
+ * found from the library's own file with dladdr (no /proc needed). Never a
+ * path relative to the working directory: "" if the library cannot find its
+ * own file. Static storage; never NULL (may name a directory that does not
+ * exist). */
 NG_API const char *ng_plugin_dir(void);
 
 /* [any-thread] The default chain's configuration as JSON text (static): */

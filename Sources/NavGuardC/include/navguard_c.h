@@ -4,6 +4,8 @@
 #ifndef NAVGUARD_C_H
 #define NAVGUARD_C_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
 
@@ -16,7 +18,17 @@ static inline uintptr_t ngc_thread_id(void) {
     return (uintptr_t)__builtin_thread_pointer();
 #else
     return (uintptr_t)pthread_self();
+/* The absolute path of the file this library was loaded from (libnavguard.so,
+ * or the program NavGuard is linked into), found with dladdr: no /proc
+ * needed. False when it cannot be found or does not fit `size`. */
+bool ngc_library_path(char *out, size_t size);
+
 #endif
 }
+
+/* The absolute path of the file this library was loaded from (libnavguard.so,
+ * or the program NavGuard is linked into), found with dladdr: no /proc
+ * needed. False when it cannot be found or does not fit `size`. */
+bool ngc_library_path(char *out, size_t size);
 
 #endif
