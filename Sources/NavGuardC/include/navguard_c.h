@@ -18,11 +18,6 @@ static inline uintptr_t ngc_thread_id(void) {
     return (uintptr_t)__builtin_thread_pointer();
 #else
     return (uintptr_t)pthread_self();
-/* The absolute path of the file this library was loaded from (libnavguard.so,
- * or the program NavGuard is linked into), found with dladdr: no /proc
- * needed. False when it cannot be found or does not fit `size`. */
-bool ngc_library_path(char *out, size_t size);
-
 #endif
 }
 
