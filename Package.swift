@@ -42,7 +42,7 @@ let package = Package(
         // `navguard plugins validate|list`, `navguard version`. Links the NavGuard
         // module statically (a target dependency, not the dynamic product).
         .executableTarget(name: "navguard-cli",
-                          dependencies: ["NavGuard", "NavGuardCore", "CNavGuard",
+                          dependencies: ["NavGuard", "NavGuardCore", "CNavGuard", "NavGuardC",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           path: "Sources/navguard-cli"),
         .testTarget(name: "NavGuardCoreTests", dependencies: ["NavGuardCore", "CNavGuard"]),

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "navguard_c.h"
 
@@ -16,9 +17,14 @@ static const char anchor = 0;
 
 bool ngc_library_path(char *out, size_t size) {
     Dl_info info;
-    if (!dladdr(&anchor, &info) || !info.dli_fname || !info.dli_fname[0]) return false;
+    if (!dladdr(&anchor, &info) || !info.dli_fname) return false;
+    /* Linked into a program, glibc names the program by argv[0], which may
+     * have no directory: the file execve ran is AT_EXECFN. */
+    const char *name = info.dli_fname;
+    if (!strchr(name, '/')) name = (const char *)getauxval(AT_EXECFN);
+    if (!name || !name[0]) return false;
     char resolved[PATH_MAX];
-    if (!realpath(info.dli_fname, resolved)) return false;
+    if (!realpath(name, resolved)) return false;
     if (strlen(resolved) >= size) return false;
     strcpy(out, resolved);
     return true;

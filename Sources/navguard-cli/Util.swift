@@ -1,5 +1,6 @@
 import CNavGuard
 import Glibc
+import NavGuardC
 import NavGuardCore
 
 // Small helpers shared by the subcommands: clocks, C strings, file reading,
@@ -83,11 +84,21 @@ func isDirectory(_ path: String) -> Bool {
 
 /// The executable of this process (/proc/self/exe resolved).
 func selfExecutable() -> String {
+    // NavGuard is linked into this program: the library's own file is ours.
+    // (dladdr and AT_EXECFN, not /proc: a chroot may not mount it.)
     var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let n = readlink("/proc/self/exe", &buf, buf.count - 1)
-    guard n > 0 else { return "/proc/self/exe" }
-    return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard ngc_library_path(&buf, buf.count) else { return "navguard" }
+    return buf.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
 }
+
+/// Debian's multiarch directory name for this machine (lib/<triplet>).
+#if arch(x86_64)
+let multiarchTriplet = "x86_64-linux-gnu"
+#elseif arch(arm64)
+let multiarchTriplet = "aarch64-linux-gnu"
+#else
+let multiarchTriplet = "unknown-linux-gnu"
+#endif
 
 /// The navguard tool links the NavGuard module statically, so ng_plugin_dir()
 /// finds the executable (<prefix>/bin/navguard) instead of libnavguard.so and
@@ -102,8 +113,9 @@ func setDefaultPluginDirectory() {
     for _ in 0..<5 {
         guard let slash = dir.lastIndex(of: "/"), slash != dir.startIndex else { return }
         dir = String(dir[..<slash])
-        let candidate = dir + "/lib/navguard/plugins"
-        if isDirectory(candidate) {
+        // <prefix>/lib/navguard/plugins, or a Debian multiarch libdir.
+        for candidate in [dir + "/lib/navguard/plugins", dir + "/lib/\(multiarchTriplet)/navguard/plugins"]
+        where isDirectory(candidate) {
             setenv("NAVGUARD_PLUGIN_DIR", candidate, 1)
             return
         }

@@ -114,7 +114,7 @@ func childEnvironment() -> [String] {
 
 /// Run one group in a child; its checks, with a crash or hang turned into a FAIL.
 func runGroup(_ group: String, _ input: ValidationInput, timeout: Double, verbose: Bool) -> [CheckRecord] {
-    let argv = ["/proc/self/exe", "plugins", "validate", "--child", group, "--config", input.config]
+    let argv = [selfExecutable(), "plugins", "validate", "--child", group, "--config", input.config]
         + (input.expectCreateFailure ? ["--expect-create-failure"] : []) + [input.path]
     let run: ChildRun
     switch runProcess(argv, environment: childEnvironment(), timeout: timeout) {
