@@ -39,10 +39,12 @@ let package = Package(
         // Helpers for guard plugins written in Swift: plugin.h only (imports
         // CNavGuard, never the core). CMake links it into every Swift plugin.
         .target(name: "NavGuardPluginKit", dependencies: ["CNavGuard"]),
+        // The tool's argv, captured in C: Swift reads it from /proc otherwise.
+        .target(name: "NavGuardCLIArgs"),
         // `navguard plugins validate|list`, `navguard version`. Links the NavGuard
         // module statically (a target dependency, not the dynamic product).
         .executableTarget(name: "navguard-cli",
-                          dependencies: ["NavGuard", "NavGuardCore", "CNavGuard", "NavGuardC",
+                          dependencies: ["NavGuard", "NavGuardCore", "CNavGuard", "NavGuardC", "NavGuardCLIArgs",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           path: "Sources/navguard-cli"),
         .testTarget(name: "NavGuardCoreTests", dependencies: ["NavGuardCore", "CNavGuard"]),

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import NavGuard
 import NavGuardCore
+import NavGuardCLIArgs
 
 // navguard — NavGuard's command-line tool.
 //
@@ -19,7 +20,22 @@ import NavGuardCore
 // The NavGuard module is linked in statically (and, in the release build, the
 // Swift runtime too), so the installed bin/navguard needs nothing but libc.
 
+/// The entry point: the arguments come from argv as the process got them
+/// (NavGuardCLIArgs), not from /proc/self/cmdline, so the tool also works
+/// in a chroot or container without /proc.
 @main
+enum Entry {
+    static func main() {
+        var argc: Int32 = 0
+        let argv = ngcli_arguments(&argc)
+        var arguments: [String] = []
+        if let argv {
+            for i in 1..<max(Int(argc), 1) { if let a = argv[i] { arguments.append(String(cString: a)) } }
+        }
+        NavGuardCLI.main(arguments)
+    }
+}
+
 struct NavGuardCLI: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "navguard",
