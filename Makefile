@@ -4,6 +4,8 @@
 #   make test            SwiftPM build + swift test (and the thread stress tests
 #                        under AddressSanitizer), then CMake build + ctest
 #   make install         install to $(PREFIX) (default /usr/local)
+#   make package         the Debian packages (libnavguard0, libnavguard-dev,
+#                        navguard-tools) in build/packages, checked by lintian
 #   make demo            stage-install to build/stage, build examples/kiosk-sim
 #                        against the installed copy (pkg-config) and run it
 #   make demo-window     the SDL kiosk (examples/sdl-kiosk) in a real window, with
@@ -31,6 +33,7 @@ BUILD_TYPE ?= Release
 PREFIX     ?= /usr/local
 CMAKE      ?= cmake
 CTEST      ?= ctest
+CPACK      ?= cpack
 SWIFT      ?= swift
 CC         ?= cc
 
@@ -47,7 +50,7 @@ FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/
 FUZZ_FLAGS   ?=
 FUZZ_OUT     := $(FUZZ_DIR)/fuzz
 
-.PHONY: all tools test-tools configure build test swift-test swift-test-asan install demo demo-window bench fuzz docs clean
+.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan install package demo demo-window bench fuzz docs clean
 
 all: build
 
@@ -75,9 +78,21 @@ tools:
 	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
 	$(call apt_install,the build)
 
+# `make package`: CPack's DEB generator computes the packages' dependencies
+# with dpkg-shlibdeps (dpkg-dev) on the binaries `file` recognizes, and
+# lintian checks the result.
+PACKAGE_TOOLS := dpkg-dev file lintian
+package-tools: tools
+	@missing=""; \
+	for p in $(PACKAGE_TOOLS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	$(call apt_install,make package)
+
 # The tests also run the SDL2 adapter and the SDL kiosk in a real window:
-# an X server (Xvfb), xdotool to drive it, SDL2, SDL2_ttf and the DejaVu font.
-TEST_PACKAGES := xvfb xdotool libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core abigail-tools
+# an X server (Xvfb), xdotool to drive it, SDL2, SDL2_ttf and the DejaVu font;
+# and they build the Debian packages (package_deb).
+TEST_PACKAGES := xvfb xdotool libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core abigail-tools $(PACKAGE_TOOLS)
 test-tools: tools
 	@missing=""; \
 	for p in $(TEST_PACKAGES); do \
@@ -109,6 +124,15 @@ test: test-tools swift-test swift-test-asan build
 
 install: build
 	$(CMAKE) --install $(BUILD_DIR) --prefix "$(abspath $(PREFIX))"
+
+# The Debian packages (cmake/NavGuardPackaging.cmake) into $(BUILD_DIR)/packages,
+# then lintian: an error fails, warnings are printed (README, "Packages and
+# installing", lists the expected ones).
+package: package-tools build
+	rm -rf "$(BUILD_DIR)/packages"
+	cd "$(BUILD_DIR)" && $(CPACK) --config CPackConfig.cmake
+	lintian "$(BUILD_DIR)"/packages/*.deb
+	@ls -l "$(BUILD_DIR)"/packages/*.deb
 
 # kiosk-sim is built from the staged install only: its header, its library
 # (rpath into the stage) and its pkg-config file; never from the source tree.

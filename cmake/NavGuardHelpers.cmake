@@ -1,4 +1,9 @@
 # Helpers for NavGuard's CMake build (included by the top-level CMakeLists.txt).
+# They use NavGuard_SOURCE_DIR, not PROJECT_SOURCE_DIR: a template under
+# examples/ is a project() of its own, also when added to this build.
+
+# navguard_add_guard, navguard_add_swift_guard: the guard rule, also installed.
+include(NavGuardGuards)
 
 # navguard_swift_sources(<out-var> <module-dir>)
 # The .swift files of one SwiftPM module directory, recursively (as SwiftPM
@@ -7,40 +12,24 @@ function(navguard_swift_sources out dir)
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${dir}/*.swift)
   list(SORT sources)
   if(NOT sources)
-    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${dir})
+    file(RELATIVE_PATH rel ${NavGuard_SOURCE_DIR} ${dir})
     message(FATAL_ERROR "no Swift sources in ${rel}/")
   endif()
   set(${out} ${sources} PARENT_SCOPE)
 endfunction()
 
 # navguard_swift_target(<target>)
-# Work around CMake 3.25's Ninja rules for Swift, where one swiftc call
-# compiles, emits the module and links (or archives):
-#  - swiftc leaves an object or .swiftmodule untouched when its content did
-#    not change (multi-threaded WMO compares a module hash; incremental builds
-#    skip unchanged files), so Ninja saw the target as dirty forever: touch
-#    all of them once the step has succeeded;
-#  - swiftc adds to an existing archive, so a renamed or deleted source would
-#    leave its old object inside, duplicated under WHOLE_ARCHIVE: remove the
-#    archive first.
-# It also refuses a target not in the language mode SwiftPM uses
-# (NAVGUARD_SWIFT_LANGUAGE_MODE, cmake/NavGuardSwift.cmake).
+# A Swift module of this build: refuses a target not in the language mode
+# SwiftPM uses (NAVGUARD_SWIFT_LANGUAGE_MODE, cmake/NavGuardSwift.cmake), and
+# works around CMake 3.25's Ninja rules for Swift (_navguard_swift_ninja,
+# cmake/NavGuardGuards.cmake).
 function(navguard_swift_target target)
-  get_target_property(type ${target} TYPE)
-  get_target_property(module ${target} Swift_MODULE_NAME)
-  get_target_property(module_dir ${target} Swift_MODULE_DIRECTORY)
   get_target_property(mode ${target} Swift_LANGUAGE_VERSION)
   if(NOT mode STREQUAL NAVGUARD_SWIFT_LANGUAGE_MODE)
     message(FATAL_ERROR "${target}: Swift_LANGUAGE_VERSION is '${mode}', not ${NAVGUARD_SWIFT_LANGUAGE_MODE} "
       "as in Package.swift (define Swift targets after include(NavGuardSwift))")
   endif()
-  if(type STREQUAL "STATIC_LIBRARY")
-    add_custom_command(TARGET ${target} PRE_LINK
-      COMMAND ${CMAKE_COMMAND} -E rm -f $<TARGET_FILE:${target}>)
-  endif()
-  add_custom_command(TARGET ${target} POST_BUILD
-    COMMAND ${CMAKE_COMMAND} -E touch $<TARGET_OBJECTS:${target}> ${module_dir}/${module}.swiftmodule
-    COMMAND_EXPAND_LISTS)
+  _navguard_swift_ninja(${target})
 endfunction()
 
 # navguard_add_subdirectories(<dir>)
@@ -94,56 +83,24 @@ function(navguard_add_export_check test target)
     -DPATTERN=${ARG_PATTERN}
     -DREQUIRE=${require}
     -DSONAME=${ARG_SONAME}
-    -P ${PROJECT_SOURCE_DIR}/cmake/CheckExports.cmake)
+    -P ${NavGuard_SOURCE_DIR}/cmake/CheckExports.cmake)
 endfunction()
 
-# navguard_add_plugin(<name> SOURCES <file>... [OUTPUT_NAME <n>] [LINK_LIBRARIES <lib>...])
-# A guard plugin: a shared library (C and/or Swift) exporting only
-# ng_plugin_entry, built into ${NAVGUARD_PLUGIN_BUILD_DIR}, installed into
-# <prefix>/lib/navguard/plugins, with an export check test plugin_<name>_exports.
-# It sees include/ (navguard.h, plugin.h; module CNavGuard for Swift) and does
-# not link libnavguard. Swift plugins link NavGuardPluginKit when it exists
-# and carry their own static Swift runtime.
-function(navguard_add_plugin name)
-  cmake_parse_arguments(ARG "NO_INSTALL" "OUTPUT_NAME" "SOURCES;LINK_LIBRARIES" ${ARGN})
-  if(NOT ARG_SOURCES)
-    message(FATAL_ERROR "navguard_add_plugin(${name}): no SOURCES")
+# navguard_plugin_in_tree(<target> [NO_INSTALL])
+# What this build adds to a guard made by navguard_add_guard or
+# navguard_add_swift_guard (cmake/NavGuardGuards.cmake, the rule installed for
+# plugin authors): the file goes to ${NAVGUARD_PLUGIN_BUILD_DIR}, where ctest
+# runs `navguard plugins validate` on it (cmake/NavGuardCLI.cmake), an export
+# check test plugin_<target>_exports, and install into
+# <prefix>/lib/navguard/plugins (component runtime) unless NO_INSTALL
+# (examples and test plugins stay in the build tree).
+function(navguard_plugin_in_tree target)
+  cmake_parse_arguments(ARG "NO_INSTALL" "" "" ${ARGN})
+  set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${NAVGUARD_PLUGIN_BUILD_DIR})
+  if(NOT ARG_NO_INSTALL)
+    install(TARGETS ${target} LIBRARY DESTINATION ${NAVGUARD_INSTALL_PLUGINDIR} COMPONENT runtime)
   endif()
-  set(map ${PROJECT_SOURCE_DIR}/cmake/navguard-plugin.map)
-  add_library(${name} SHARED ${ARG_SOURCES})
-  string(MAKE_C_IDENTIFIER "NavGuardPlugin_${name}" module)
-  set_target_properties(${name} PROPERTIES
-    LIBRARY_OUTPUT_DIRECTORY ${NAVGUARD_PLUGIN_BUILD_DIR}
-    NO_SONAME ON
-    POSITION_INDEPENDENT_CODE ON
-    Swift_MODULE_NAME ${module}
-    Swift_MODULE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/swift
-    LINK_DEPENDS ${map})
-  if(ARG_OUTPUT_NAME)
-    set_target_properties(${name} PROPERTIES OUTPUT_NAME ${ARG_OUTPUT_NAME})
-  endif()
-  target_include_directories(${name} PRIVATE ${NAVGUARD_INCLUDE_DIR})
-  target_link_options(${name} PRIVATE "LINKER:--version-script=${map}" LINKER:-z,defs)
-  set(swift_sources ${ARG_SOURCES})
-  list(FILTER swift_sources INCLUDE REGEX "\\.swift$")
-  if(swift_sources)
-    target_compile_options(${name} PRIVATE "$<$<COMPILE_LANGUAGE:Swift>:${NAVGUARD_SWIFT_OPTIONS}>")
-    target_link_options(${name} PRIVATE -static-stdlib -no-toolchain-stdlib-rpath)
-    navguard_swift_target(${name})
-    if(TARGET NavGuardPluginKit)
-      # Whole archive, as SwiftPM links a module: no kit object (its type
-      # metadata, protocol conformances) is dropped for lack of a direct
-      # reference; the version script keeps all of it local.
-      target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,NavGuardPluginKit>")
-    endif()
-  endif()
-  if(ARG_LINK_LIBRARIES)
-    target_link_libraries(${name} PRIVATE ${ARG_LINK_LIBRARIES})
-  endif()
-  if(NOT ARG_NO_INSTALL)   # examples and test plugins stay in the build tree
-    install(TARGETS ${name} LIBRARY DESTINATION ${NAVGUARD_INSTALL_PLUGINDIR})
-  endif()
-  navguard_add_export_check(plugin_${name}_exports ${name}
+  navguard_add_export_check(plugin_${target}_exports ${target}
     PATTERN "^ng_plugin_entry$" REQUIRE ng_plugin_entry)
 endfunction()
 
@@ -159,4 +116,16 @@ function(navguard_add_bench name)
   find_package(Threads REQUIRED)
   target_link_libraries(${name} PRIVATE navguard Threads::Threads m ${ARG_LINK_LIBRARIES})
   target_compile_options(${name} PRIVATE "$<$<COMPILE_LANGUAGE:C,CXX>:-Wall;-Wextra>")
+endfunction()
+
+# navguard_gzip(<in> <out>)
+# <out> is `gzip -9n <in>` (no file name or time inside, as Debian wants
+# manual pages and changelogs), written at configure time; editing <in>
+# reconfigures.
+function(navguard_gzip in out)
+  find_program(NAVGUARD_GZIP gzip REQUIRED)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${in})
+  get_filename_component(dir ${out} DIRECTORY)
+  file(MAKE_DIRECTORY ${dir})
+  execute_process(COMMAND ${NAVGUARD_GZIP} -9nc ${in} OUTPUT_FILE ${out} COMMAND_ERROR_IS_FATAL ANY)
 endfunction()
