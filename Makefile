@@ -11,6 +11,10 @@
 #   make demo-window     the SDL kiosk (examples/sdl-kiosk) in a real window, with
 #                        DEMO_ARGS; without DISPLAY a scripted visit under xvfb-run
 #                        leaves a screenshot in build/sdl-kiosk.bmp
+#   make package         the Debian packages into build/packages (CPack), then lintian
+#   make test-dist       those packages in a minimal Debian 12 root without Swift
+#                        (debootstrap + chroot, as root): a C host and a C guard
+#                        built there with gcc and run, with and without /proc
 #   make bench           build, then run every benchmark in build/bench/
 #   make docs            rewrite docs/guards.md from the built-in guards' declared
 #                        options (a ctest fails when it is out of date), and
@@ -50,7 +54,7 @@ FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/
 FUZZ_FLAGS   ?=
 FUZZ_OUT     := $(FUZZ_DIR)/fuzz
 
-.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan install package demo demo-window bench fuzz docs clean
+.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan install package test-dist demo demo-window bench fuzz docs clean
 
 all: build
 
@@ -133,6 +137,16 @@ package: package-tools build
 	cd "$(BUILD_DIR)" && $(CPACK) --config CPackConfig.cmake
 	lintian "$(BUILD_DIR)"/packages/*.deb
 	@ls -l "$(BUILD_DIR)"/packages/*.deb
+
+# NavGuard where no Swift is (tests/dist/test-dist.sh): the packages
+# installed with dpkg into a minimal Debian 12 root (debootstrap, cached in
+# $(BUILD_DIR)/dist), a C host and the C guard template built there with gcc
+# and run, without /proc mounted and with it. Needs root (chroot); .ci/run
+# runs it after `make test`.
+test-dist: package
+	@if [ "$$(id -u)" != 0 ]; then \
+	  echo "error: make test-dist needs root (debootstrap, chroot): run: sudo make test-dist" >&2; exit 1; fi
+	tests/dist/test-dist.sh "$(BUILD_DIR)" "$(BUILD_DIR)/packages"
 
 # kiosk-sim is built from the staged install only: its header, its library
 # (rpath into the stage) and its pkg-config file; never from the source tree.
