@@ -167,12 +167,8 @@ final class ContextBox: EngineObserver {
 
     func engineHoldEnded(_ h: HoldEndRecord) {
         recorder?.callback("hold_end") { w in
-            w.field("token", h.token)
-            w.field("label", h.label)
-            w.field("mask", h.mask)
-            w.field("reason", h.reason, names: ng_hold_end_reason_name)
-            w.field("began", h.beganNs)
-            w.field("ended", h.endedNs)
+            TraceWrite.holdEnd(w, token: h.token, label: h.label.map { UnsafePointer($0.pointer) }, mask: h.mask,
+                               reason: h.reason, began: h.beganNs, ended: h.endedNs)
         }
         guard let f = delegate.on_hold_end else { return }
         var c = ng_hold_info()
@@ -191,10 +187,7 @@ final class ContextBox: EngineObserver {
             delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(text.pointer))
             return
         }
-        rec.callback("report") { w in
-            w.field("guard", guardID)
-            w.field("text", text)
-        }
+        rec.callback("report") { TraceWrite.report($0, guardID: guardID, text: UnsafePointer(text.pointer)) }
         // A watchdog report names where the record of what led to it is.
         guard let g = guardID, strcmp(g, "org.navguard.watchdog") == 0 else {
             delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(text.pointer))
@@ -219,10 +212,8 @@ final class ContextBox: EngineObserver {
     }
 
     func engineLog(severity: Int32, guardID: UnsafePointer<CChar>?, message: CStr) {
-        recorder?.callback("log") { w in
-            w.field("severity", severity, names: ng_severity_name)
-            w.field("guard", guardID)
-            w.field("message", message)
+        recorder?.callback("log") {
+            TraceWrite.log($0, severity: severity, guardID: guardID, message: UnsafePointer(message.pointer))
         }
         delegate.on_log?(delegate.user, handle, severity, guardID, UnsafePointer(message.pointer))
     }
@@ -302,12 +293,7 @@ let ownerCheck: @convention(c) (Int) -> Bool = { word in
 
 extension ContextBox {
     func engineTouchCancelled(_ touch: ng_touch_info) {
-        recorder?.callback("touch_cancel") { w in
-            w.field("touch", touch.touch_id)
-            w.field("view", touch.view_id)
-            w.field("state", touch.state, names: ng_touch_state_name)
-            w.field("began", touch.began_ns)
-        }
+        recorder?.callback("touch_cancel") { TraceWrite.touchCancel($0, touch) }
         guard let f = delegate.on_touch_cancel else { return }
         var t = touch
         f(delegate.user, handle, &t)

@@ -204,11 +204,8 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
         }
         let res = box.engine.submit(r)
         if let m = res.message { box.setError(m.string) }
-        box.recordResult { w in
-            w.field("status", res.status, names: ng_outcome_name)
-            w.field("id", res.requestID)
-            if res.reason != NG_REASON_NONE { w.field("reason", res.reason, names: ng_reason_name) }
-            if let g = res.guardID { w.field("guard", g) }
+        box.recordResult {
+            TraceWrite.submitResult($0, status: res.status, id: res.requestID, reason: res.reason, guardID: res.guardID)
         }
         if let out {
             var o = ng_request_result()

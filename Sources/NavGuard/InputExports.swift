@@ -46,12 +46,7 @@ private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: U
     if let rec = box.recorder { rec.args(box.engine.now) { w in w.object("ev") { TraceWrite.event($0, event.pointee) } } }
     let v = box.engine.submitEvent(event)
     if let rec = box.recorder {
-        rec.result { w in
-            w.field("verdict", v.verdict, names: ng_verdict_name)
-            w.field("reason", v.reason, names: ng_reason_name)
-            w.field("view", v.target)
-            if let g = v.guardID { w.field("guard", g) }
-        }
+        rec.result { TraceWrite.eventResult($0, verdict: v.verdict, reason: v.reason, view: v.target, guardID: v.guardID) }
     }
     if let out {
         if out.pointee.size >= UInt32(MemoryLayout<ng_event_result>.size) {

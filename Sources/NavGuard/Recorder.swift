@@ -462,6 +462,51 @@ enum TraceWrite {
         if let m = o.message { w.field("message", m) }
     }
 
+    /// What ng_request_submit returned (the recorder and replay write the
+    /// same fields, which replay compares).
+    static func submitResult(_ w: TraceLine, status: Int32, id: UInt64, reason: Int32, guardID: UnsafePointer<CChar>?) {
+        w.field("status", status, names: ng_outcome_name)
+        w.field("id", id)
+        if reason != NG_REASON_NONE { w.field("reason", reason, names: ng_reason_name) }
+        if let guardID { w.field("guard", guardID) }
+    }
+
+    /// What ng_event_submit returned.
+    static func eventResult(_ w: TraceLine, verdict: Int32, reason: Int32, view: UInt64, guardID: UnsafePointer<CChar>?) {
+        w.field("verdict", verdict, names: ng_verdict_name)
+        w.field("reason", reason, names: ng_reason_name)
+        w.field("view", view)
+        if let guardID { w.field("guard", guardID) }
+    }
+
+    static func holdEnd(_ w: TraceLine, token: UInt64, label: UnsafePointer<CChar>?, mask: UInt32, reason: Int32,
+                        began: Int64, ended: Int64) {
+        w.field("token", token)
+        w.field("label", label)
+        w.field("mask", mask)
+        w.field("reason", reason, names: ng_hold_end_reason_name)
+        w.field("began", began)
+        w.field("ended", ended)
+    }
+
+    static func report(_ w: TraceLine, guardID: UnsafePointer<CChar>?, text: UnsafePointer<CChar>?) {
+        w.field("guard", guardID)
+        w.field("text", text)
+    }
+
+    static func log(_ w: TraceLine, severity: Int32, guardID: UnsafePointer<CChar>?, message: UnsafePointer<CChar>?) {
+        w.field("severity", severity, names: ng_severity_name)
+        w.field("guard", guardID)
+        w.field("message", message)
+    }
+
+    static func touchCancel(_ w: TraceLine, _ t: ng_touch_info) {
+        w.field("touch", t.touch_id)
+        w.field("view", t.view_id)
+        w.field("state", t.state, names: ng_touch_state_name)
+        w.field("began", t.began_ns)
+    }
+
     static func transition(_ w: TraceLine, _ e: ng_transition_event) {
         w.field("track", e.track, names: ng_track_name)
         w.field("phase", e.phase, names: ng_phase_name)

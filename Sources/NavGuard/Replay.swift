@@ -509,10 +509,7 @@ final class Replayer {
             case .failure(let e): return .failure(e.error(line: r.line))
             }
             if st == NG_OK {
-                ret.field("status", out.status, names: ng_outcome_name)
-                ret.field("id", out.request_id)
-                if out.reason != NG_REASON_NONE { ret.field("reason", out.reason, names: ng_reason_name) }
-                if let g = out.guard_id { ret.field("guard", g) }
+                TraceWrite.submitResult(ret, status: out.status, id: out.request_id, reason: out.reason, guardID: out.guard_id)
             }
         case "event":
             guard let ev = v["ev"] else { return fail("event without \"ev\"") }
@@ -525,10 +522,7 @@ final class Replayer {
             out.size = UInt32(MemoryLayout<ng_event_result>.size)
             st = ng_event_submit(ctx, &e, &out)
             if st == NG_OK {
-                ret.field("verdict", out.verdict, names: ng_verdict_name)
-                ret.field("reason", out.reason, names: ng_reason_name)
-                ret.field("view", out.target_view)
-                if let g = out.guard_id { ret.field("guard", g) }
+                TraceWrite.eventResult(ret, verdict: out.verdict, reason: out.reason, view: out.target_view, guardID: out.guard_id)
             }
         case "view_set":
             guard let view = v["view"] else { return fail("view_set without \"view\"") }

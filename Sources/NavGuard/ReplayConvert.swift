@@ -161,39 +161,23 @@ extension Replayer {
         d.on_hold_end = { user, _, h in
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
             let x = h!.pointee
-            r.callback("hold_end") { w in
-                w.field("token", x.token)
-                w.field("label", x.label)
-                w.field("mask", x.mask)
-                w.field("reason", x.reason, names: ng_hold_end_reason_name)
-                w.field("began", x.began_ns)
-                w.field("ended", x.ended_ns)
+            r.callback("hold_end") {
+                TraceWrite.holdEnd($0, token: x.token, label: x.label, mask: x.mask, reason: x.reason,
+                                   began: x.began_ns, ended: x.ended_ns)
             }
         }
         d.on_report = { user, _, gid, text in
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
-            r.callback("report") { w in
-                w.field("guard", gid)
-                w.field("text", text)
-            }
+            r.callback("report") { TraceWrite.report($0, guardID: gid, text: text) }
         }
         d.on_log = { user, _, severity, gid, message in
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
-            r.callback("log") { w in
-                w.field("severity", severity, names: ng_severity_name)
-                w.field("guard", gid)
-                w.field("message", message)
-            }
+            r.callback("log") { TraceWrite.log($0, severity: severity, guardID: gid, message: message) }
         }
         d.on_touch_cancel = { user, _, t in
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
             let x = t!.pointee
-            r.callback("touch_cancel") { w in
-                w.field("touch", x.touch_id)
-                w.field("view", x.view_id)
-                w.field("state", x.state, names: ng_touch_state_name)
-                w.field("began", x.began_ns)
-            }
+            r.callback("touch_cancel") { TraceWrite.touchCancel($0, x) }
         }
         return d
     }

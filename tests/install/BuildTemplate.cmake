@@ -14,13 +14,7 @@ foreach(var TEMPLATE BINARY PREFIX PLUGIN GENERATOR SOURCE_DIR)
   endif()
 endforeach()
 
-function(run what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${out}${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/RunStep.cmake)
 
 file(REMOVE_RECURSE ${BINARY})
 run("configure" ${CMAKE_COMMAND} -S ${TEMPLATE} -B ${BINARY} -G ${GENERATOR}

@@ -23,13 +23,7 @@ foreach(var CPACK CONFIG OUT INSTALLED VERSION DPKG_DEB LINTIAN GENERATOR TEMPLA
   endif()
 endforeach()
 
-function(run what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${out}${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/RunStep.cmake)
 
 include(${CONFIG})                          # CPACK_DEBIAN_PACKAGE_RELEASE
 set(VERSION ${VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE})
