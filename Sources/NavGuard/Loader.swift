@@ -412,6 +412,10 @@ public func ng_chain_configure_file(_ ctx: OpaquePointer?, _ path: UnsafePointer
             bytes.append(contentsOf: chunk[0..<n])
             if bytes.count > 1 << 20 { return box.fail(NG_E_TOO_LONG, "chain configuration is larger than 1 MiB") }
         }
+        // A read error part-way would otherwise configure from a truncated file.
+        if ferror(f) != 0 {
+            return box.fail(NG_E_LOAD, "cannot read chain configuration \(String(cString: path)): \(String(cString: strerror(errno)))")
+        }
         guard bytes.withUnsafeBytes({ isValidUTF8($0) }) else {
             return box.fail(NG_E_UTF8, "chain configuration is not valid UTF-8")
         }

@@ -292,7 +292,7 @@ final class Replayer {
 
     func callback(_ fn: StaticString, _ body: (TraceLine) -> Void) {
         if diverged { return }
-        var line = TraceLine()
+        let line = TraceLine()
         line.begin()
         line.field("k", literal: "cb")
         line.field("fn", literal: fn)
@@ -480,7 +480,7 @@ final class Replayer {
     /// Make the recorded call; its result as the recorder writes it.
     func perform(_ r: TraceRecord) -> Result<JSONValue, TraceError> {
         let v = r.value
-        var ret = TraceLine()
+        let ret = TraceLine()
         var st: ng_status = NG_OK
         func fail(_ m: String) -> Result<JSONValue, TraceError> {
             .failure(TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): \(m)"))
@@ -609,7 +609,7 @@ final class Replayer {
         default:
             return fail("unknown call \"\(r.fn)\"")
         }
-        var full = TraceLine()
+        let full = TraceLine()
         full.begin()
         full.field("st", status: st)
         full.members(ret)

@@ -595,6 +595,9 @@ static void test_default_chain(void) {
     }
     ctx = new_ctx(NULL);
     EXPECT_ST(ctx, ng_chain_configure_file(ctx, "/nonexistent/chain.json"), NG_E_LOAD);
+    /* a directory opens but does not read: a load error, not an empty configuration */
+    EXPECT_ST(ctx, ng_chain_configure_file(ctx, "/"), NG_E_LOAD);
+    EXPECT(strstr(ng_errmsg(ctx), "cannot read chain configuration /") != NULL, "errmsg: %s", ng_errmsg(ctx));
 
     /* configuration errors; each leaves the chain empty */
     EXPECT_ST(ctx, ng_chain_configure(ctx, "not json"), NG_E_PARSE);
