@@ -34,15 +34,31 @@
 /* Setup                                                                     */
 /* ------------------------------------------------------------------------ */
 
+/* The wake-up event type, registered once per process: SDL's user event
+ * types are never given back (SDL_Quit does not reset them), so a type per
+ * adapter would run out in a host that sets one up per context. 0: none. */
+static SDL_SpinLock wake_lock;
+static Uint32 wake_type;
+
+static Uint32 wake_event_type(void) {
+    SDL_AtomicLock(&wake_lock);
+    if (wake_type == 0) {
+        Uint32 t = SDL_RegisterEvents(1);
+        if (t != (Uint32)-1) wake_type = t;
+    }
+    Uint32 t = wake_type;
+    SDL_AtomicUnlock(&wake_lock);
+    return t;
+}
+
 ng_status ng_sdl2_init(ng_sdl2 *a, ng_context *ctx, SDL_Window *window) {
     if (!a || !ctx) return NG_E_NULL;
     memset(a, 0, sizeof *a);
     int64_t now = 0;
-    /* A bad handle must not use up one of SDL's user events. */
     ng_status st = ng_now(ctx, &now);
     if (st != NG_OK) return st;
-    Uint32 wake = SDL_RegisterEvents(1);
-    if (wake == (Uint32)-1) return NG_E_STATE;
+    Uint32 wake = wake_event_type();
+    if (wake == 0) return NG_E_STATE;
     a->ctx = ctx;
     a->window = window;
     a->hover = true;
@@ -110,6 +126,31 @@ static bool finger_is_indirect(SDL_TouchID touch) {
     return false;
 }
 
+/* Live fingers, for their cancel on focus loss (NG_SDL2_MAX_FINGERS). */
+static size_t finger_index(const ng_sdl2 *a, uint64_t id) {
+    for (size_t i = 0; i < a->finger_count; i++)
+        if (a->fingers[i].touch_id == id) return i;
+    return a->finger_count;
+}
+
+static void follow_finger(ng_sdl2 *a, int32_t phase, uint64_t id, Uint32 window, double x, double y) {
+    size_t i = finger_index(a, id);
+    if (phase == NG_TOUCH_ENDED) {
+        if (i < a->finger_count) a->fingers[i] = a->fingers[--a->finger_count];
+        return;
+    }
+    if (i == a->finger_count) {
+        /* A move of a finger not followed (beyond the table, or cancelled on
+         * focus loss) is not taken up again: NavGuard has ended it. */
+        if (phase != NG_TOUCH_BEGAN || a->finger_count == NG_SDL2_MAX_FINGERS) return;
+        a->finger_count++;
+        a->fingers[i].touch_id = id;
+        a->fingers[i].window = window;
+    }
+    a->fingers[i].x = x;
+    a->fingers[i].y = y;
+}
+
 static bool convert_finger(ng_sdl2 *a, const SDL_TouchFingerEvent *f, int32_t phase, ng_event *out) {
     /* SDL_HINT_MOUSE_TOUCH_EVENTS makes SDL echo the mouse as a finger of
      * SDL_MOUSE_TOUCHID: the mouse is already the mouse touch. */
@@ -121,21 +162,44 @@ static bool convert_finger(ng_sdl2 *a, const SDL_TouchFingerEvent *f, int32_t ph
     if (!w) return false;
     int ww = 0, wh = 0;
     SDL_GetWindowSize(w, &ww, &wh);
-    fill(out, NG_EVENT_TOUCH, phase, finger_touch_id(f->touchId, f->fingerId),
-         event_time(a, f->timestamp), (double)f->x * ww, (double)f->y * wh, 0);
+    uint64_t id = finger_touch_id(f->touchId, f->fingerId);
+    double x = (double)f->x * ww, y = (double)f->y * wh;
+    follow_finger(a, phase, id, f->windowID, x, y);
+    fill(out, NG_EVENT_TOUCH, phase, id, event_time(a, f->timestamp), x, y, 0);
     return true;
 }
 
-static bool convert_window(ng_sdl2 *a, const SDL_WindowEvent *w, ng_event *out) {
-    /* Only focus loss: SDL captures the mouse while a button is down, so
-     * leaving the window (SDL_WINDOWEVENT_LEAVE) still brings the release,
-     * while a window that lost focus (alt-tab, another app's popup) may
-     * never get it. */
-    if (w->event != SDL_WINDOWEVENT_FOCUS_LOST || !a->mouse_down) return false;
-    if (a->mouse_window != 0 && w->windowID != 0 && w->windowID != a->mouse_window) return false;
-    a->mouse_down = false;
-    mouse_touch(a, out, NG_TOUCH_CANCELLED, w->timestamp, a->mouse_x, a->mouse_y);
-    return true;
+/* Whether `touch_window` belongs to `window` (0 on either side: any). */
+static bool same_window(Uint32 touch_window, Uint32 window) {
+    return touch_window == 0 || window == 0 || touch_window == window;
+}
+
+/* The next live touch of `window` (0: every window) ended as cancelled, or
+ * false when none is left. Only focus loss and going to the background end
+ * touches: SDL captures the mouse while a button is down, so leaving the
+ * window (SDL_WINDOWEVENT_LEAVE) still brings the release, while a window
+ * that lost focus (alt-tab, another app's popup) may never get it. */
+static bool cancel_next_touch(ng_sdl2 *a, Uint32 window, Uint32 ts, ng_event *out) {
+    if (a->mouse_down && same_window(a->mouse_window, window)) {
+        a->mouse_down = false;
+        mouse_touch(a, out, NG_TOUCH_CANCELLED, ts, a->mouse_x, a->mouse_y);
+        return true;
+    }
+    for (size_t i = 0; i < a->finger_count; i++) {
+        if (!same_window(a->fingers[i].window, window)) continue;
+        uint64_t id = a->fingers[i].touch_id;
+        double x = a->fingers[i].x, y = a->fingers[i].y;
+        a->fingers[i] = a->fingers[--a->finger_count];
+        fill(out, NG_EVENT_TOUCH, NG_TOUCH_CANCELLED, id, event_time(a, ts), x, y, 0);
+        return true;
+    }
+    return false;
+}
+
+/* SDL events that end every live touch of a window or of all windows. */
+static bool ends_touches(const SDL_Event *e) {
+    return (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_FOCUS_LOST) ||
+           e->type == SDL_APP_WILLENTERBACKGROUND;
 }
 
 bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out) {
@@ -205,7 +269,10 @@ bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out) {
         return true;
     }
     case SDL_WINDOWEVENT:
-        return convert_window(a, &e->window, out);
+        return e->window.event == SDL_WINDOWEVENT_FOCUS_LOST &&
+               cancel_next_touch(a, e->window.windowID, e->window.timestamp, out);
+    case SDL_APP_WILLENTERBACKGROUND:
+        return cancel_next_touch(a, 0, e->common.timestamp, out);
     default:
         return false; /* includes the adapter's wake-up event */
     }
@@ -213,11 +280,14 @@ bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out) {
 
 ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out) {
     if (!out) return NG_E_NULL;
-    ng_sdl2_input none = { false, NG_EVENT_INIT(NG_EVENT_TOUCH), NG_EVENT_RESULT_INIT };
+    ng_sdl2_input none = { false, NG_EVENT_INIT(NG_EVENT_TOUCH), NG_EVENT_RESULT_INIT, false };
     *out = none;
     if (!a || !e) return NG_E_NULL;
     if (!ng_sdl2_convert(a, e, &out->event)) return NG_OK;
     out->mapped = true;
+    /* A cancel made from an event that ends touches: the next call makes the
+     * next one, or hands the event back unmapped. */
+    out->more = ends_touches(e);
     return ng_event_submit(a->ctx, &out->event, &out->result);
 }
 
@@ -261,9 +331,11 @@ int ng_sdl2_wait_event(ng_sdl2 *a, SDL_Event *e, int timeout_ms) {
 
         int got = wait_ms < 0 ? SDL_WaitEvent(e) : SDL_WaitEventTimeout(e, wait_ms);
         if (got) {
-            if (e->type == a->wake_event) {
+            if (e->type == a->wake_event && (e->user.data1 == a || e->user.data1 == NULL)) {
                 /* A post: apply it now. The host's state may have changed,
-                 * so this is a frame (0), never an event. */
+                 * so this is a frame (0), never an event. (Another adapter's
+                 * wake-up is returned as an event: this one cannot tick its
+                 * context.) */
                 tick_if_due(a);
                 return 0;
             }
@@ -288,6 +360,7 @@ ng_status ng_sdl2_post(ng_sdl2 *a, const ng_request *request, uint64_t *out_id) 
     SDL_zero(wake);
     wake.type = a->wake_event;
     wake.user.type = a->wake_event;
+    wake.user.data1 = a;
     (void)SDL_PushEvent(&wake); /* a full queue only delays the request */
     return NG_OK;
 }

@@ -23,6 +23,11 @@
  *  - sleeps until the next SDL event, NavGuard's next deadline or the host's
  *    next frame, and ticks NavGuard when due (ng_sdl2_wait_event): an idle
  *    kiosk uses no CPU;
+ *  - ends every touch whose end SDL will not send: on focus loss of its
+ *    window (SDL_WINDOWEVENT_FOCUS_LOST) and when the application goes to the
+ *    background (SDL_APP_WILLENTERBACKGROUND), the mouse touch and every
+ *    live finger are submitted as NG_TOUCH_CANCELLED, so NavGuard keeps no
+ *    touch until its watchdog's limit and every began gets one end;
  *  - posts a request from any thread and wakes the loop (ng_sdl2_post);
  *  - routes NavGuard's on_touch_cancel to the widget bound to the view
  *    (ng_sdl2_bind_view, ng_sdl2_route_touch_cancel).
@@ -52,6 +57,11 @@ extern "C" {
 /* Views that can be bound to a widget (ng_sdl2_bind_view). */
 #define NG_SDL2_MAX_BINDINGS  256
 
+/* Live fingers the adapter follows to cancel them on focus loss. A finger
+ * beyond this many is still converted and submitted; only its cancel on
+ * focus loss is left to the watchdog's touch limit. */
+#define NG_SDL2_MAX_FINGERS   32
+
 /* A widget's cancel handler: the touch it was tracking will get no end. */
 typedef void (*ng_sdl2_cancel_fn)(void *widget, const ng_touch_info *touch);
 
@@ -67,8 +77,16 @@ typedef struct ng_sdl2 {
     bool mouse_down;
     Uint32 mouse_window;       /* window of the mouse touch's began */
     double mouse_x, mouse_y;   /* its last point (for a cancel on focus loss) */
-    Uint32 wake_event;         /* SDL user event type of ng_sdl2_post */
+    Uint32 wake_event;         /* SDL user event type of ng_sdl2_post (one
+                                  per process, shared by every adapter; its
+                                  user.data1 names the adapter) */
     int64_t last_ns;           /* latest event timestamp (they never go back) */
+    size_t finger_count;
+    struct {
+        uint64_t touch_id;
+        Uint32 window;         /* SDL window id of its down (0: none named) */
+        double x, y;           /* its last point */
+    } fingers[NG_SDL2_MAX_FINGERS];
     size_t binding_count;
     struct {
         uint64_t view_id;
@@ -86,27 +104,46 @@ typedef struct ng_sdl2_input {
     ng_event event;            /* the converted event (window coordinates,
                                   nanoseconds) when mapped */
     ng_event_result result;    /* the verdict when mapped */
+    bool more;                 /* call ng_sdl2_submit again with the same SDL
+                                  event: it ended a touch (focus loss, see
+                                  ng_sdl2_convert) and may end more; the
+                                  last call returns it unmapped, for the
+                                  host's own handling */
 } ng_sdl2_input;
 
 /* [owner] Set up `a` for `ctx` (and optionally `window`). Call after
- * SDL_Init(SDL_INIT_VIDEO or SDL_INIT_EVENTS); registers one SDL user event.
- * Returns NG_OK, NG_E_NULL (a or ctx), NG_E_STATE (SDL has no user event
- * left; SDL_GetError says more), or a status of ng_now (e.g. NG_E_HANDLE). */
+ * SDL_Init(SDL_INIT_VIDEO or SDL_INIT_EVENTS). The first call in a process
+ * registers one SDL user event, which every adapter shares (so a host may
+ * set up an adapter for each new context without using SDL's user events
+ * up); nothing needs releasing. Returns NG_OK, NG_E_NULL (a or ctx),
+ * NG_E_STATE (SDL has no user event left; SDL_GetError says more), or a
+ * status of ng_now (e.g. NG_E_HANDLE). */
 ng_status ng_sdl2_init(ng_sdl2 *a, ng_context *ctx, SDL_Window *window);
 
 /* [owner] Convert one SDL event without submitting it. Returns true and fills
  * *out when it is NavGuard input (see ng_sdl2_input.mapped); updates the
- * adapter's mouse state. A mouse touch whose release SDL will not send ends
- * as NG_TOUCH_CANCELLED: on SDL_WINDOWEVENT_FOCUS_LOST of its window, or on
- * motion reporting the left button up. */
+ * adapter's mouse and finger state. A touch whose end SDL will not send ends
+ * as NG_TOUCH_CANCELLED: the mouse touch on motion reporting the left button
+ * up; the mouse touch and every live finger of a window on its
+ * SDL_WINDOWEVENT_FOCUS_LOST, and of every window on
+ * SDL_APP_WILLENTERBACKGROUND. Such an event can end several touches: each
+ * call returns the next one's cancel, so call again with the same event
+ * until it returns false (ng_sdl2_submit does). */
 bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out);
 
 /* [owner] Convert and submit one SDL event (ng_event_submit). *out is always
  * written (when `out` is not NULL). Returns NG_OK (see out->mapped and
  * out->result), NG_E_NULL, or a failing status of ng_event_submit (ng_errmsg
- * says why). When the window loses focus while the mouse button is down, the
- * mouse touch is submitted as cancelled (mapped), so NavGuard never keeps a
- * touch whose end SDL will not send. */
+ * says why). At most one NavGuard event per call: an SDL event that ends
+ * touches (focus loss, see ng_sdl2_convert) gives one touch's cancel per
+ * call with out->more set, then itself unmapped. So submit each SDL event as
+ *     do {
+ *         ng_sdl2_submit(&a, &e, &in);
+ *         if (in.mapped) use(&in.event, &in.result); else handle(&e);
+ *     } while (in.more);
+ * and every touch SDL will not end gets its cancel, each through the host's
+ * usual touch handling. (A host that submits once ends one touch per such
+ * event; the watchdog's touch limit ends the rest.) */
 ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out);
 
 /* [owner] Wait for the next SDL event: sleeps until an event arrives,

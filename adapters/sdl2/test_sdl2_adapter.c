@@ -210,7 +210,14 @@ static void test_init(ng_context *ctx) {
            (unsigned)a.wake_event);
     ng_sdl2 b;
     ng_sdl2_init(&b, ctx, NULL);
-    EXPECT(b.wake_event != a.wake_event, "each adapter registers its own user event");
+    EXPECT(b.wake_event == a.wake_event, "adapters share one wake-up event type");
+    /* An adapter per context for a long-running host: SDL has 32,767 user
+     * event types and never gives one back, so each init must not take one. */
+    int failed = 0;
+    for (int i = 0; i < 40000; i++)
+        if (ng_sdl2_init(&b, ctx, NULL) != NG_OK || b.wake_event != a.wake_event) failed++;
+    EXPECT(failed == 0, "%d of 40,000 inits failed or got another wake-up type", failed);
+    EXPECT(SDL_RegisterEvents(1) != (Uint32)-1, "SDL's user events were used up");
     EXPECT(!ng_sdl2_convert(NULL, NULL, NULL), "convert(NULL)");
 }
 
@@ -286,6 +293,9 @@ static void test_mouse(ng_context *ctx) {
     ng_sdl2 f;
     ng_sdl2_init(&f, ctx, g_win);
     int64_t before = 0, after = 0;
+    /* SDL's clock starts at SDL_Init: before 6 ms, "5 ms ago" would be stamp
+     * 0 (the host's own event) or wrap. */
+    while (SDL_GetTicks64() < 6) SDL_Delay(1);
     e = mouse_motion(0, 0, 1, 1);
     e.motion.timestamp = (Uint32)SDL_GetTicks64() - 5;
     ng_now(ctx, &before);
@@ -483,6 +493,144 @@ static void test_submit(ng_context *ctx) {
                in.result.reason == NG_REASON_WITHHELD,
            "up of the withheld touch: verdict %d reason %s", (int)in.result.verdict, ng_reason_name(in.result.reason));
     ng_view_remove(ctx, 1);
+}
+
+/* Submit `e` as the header says (again while out->more); returns how many
+ * NavGuard events it became. *last gets the last mapped one; the final call
+ * must hand the SDL event back unmapped. */
+static unsigned submit_all(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *last) {
+    unsigned n = 0;
+    ng_sdl2_input in;
+    memset(last, 0, sizeof *last);
+    for (int calls = 0; calls < 1000; calls++) {
+        ng_status st = ng_sdl2_submit(a, e, &in);
+        EXPECT(st == NG_OK, "submit: %s", ng_strstatus(st));
+        if (in.mapped) {
+            n++;
+            *last = in;
+        }
+        if (!in.more) {
+            EXPECT(!in.mapped || n == 1, "an event that ended %u touches ended mapped", n);
+            return n;
+        }
+    }
+    EXPECT(false, "out->more stayed set for 1000 calls");
+    return n;
+}
+
+/* Focus loss and going to the background end every live touch SDL will
+ * not end: the mouse and each finger, one cancel each, each to its view. */
+static void test_focus_loss(ng_context *ctx) {
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_win);
+    add_view(ctx, 1, 0, 0, 400, 600);
+    add_view(ctx, 2, 400, 0, 400, 600);
+    ng_sdl2_input in;
+    SDL_Event e;
+    size_t touches = 99;
+
+    e = roundtrip(mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 50, 50));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && !in.more && in.result.verdict == NG_VERDICT_DELIVER,
+           "mouse down: more %d, verdict %d", (int)in.more, (int)in.result.verdict);
+    uint64_t f[3];
+    float fx[3] = { 0.1f, 0.75f, 0.9f };
+    for (int i = 0; i < 3; i++) {
+        e = roundtrip(finger(SDL_FINGERDOWN, 7, 10 + i, g_win_id, fx[i], 0.5f));
+        EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped && in.result.verdict == NG_VERDICT_DELIVER,
+               "finger %d down: verdict %d (%s)", i, (int)in.result.verdict, ng_reason_name(in.result.reason));
+        f[i] = in.event.touch_id;
+    }
+    e = roundtrip(finger(SDL_FINGERMOTION, 7, 11, g_win_id, 0.625f, 0.25f));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.result.verdict == NG_VERDICT_DELIVER, "finger 1 moved");
+    e = roundtrip(finger(SDL_FINGERUP, 7, 12, g_win_id, 0.9f, 0.5f));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.result.verdict == NG_VERDICT_DELIVER, "finger 2 up");
+    /* A finger of the small window stays: its window keeps its focus. */
+    e = roundtrip(finger(SDL_FINGERDOWN, 7, 20, SDL_GetWindowID(g_small), 0.5f, 0.5f));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped, "finger of the small window down");
+    uint64_t other = in.event.touch_id;
+    ng_touch_count(ctx, &touches);
+    EXPECT(touches == 4, "%zu live touches before the focus loss, want 4", touches);
+
+    e = roundtrip(window_event(SDL_WINDOWEVENT_FOCUS_LOST, g_win_id));
+    /* Each call makes one cancel and says there may be more. */
+    ng_sdl2_input first;
+    EXPECT(ng_sdl2_submit(&a, &e, &first) == NG_OK && first.mapped && first.more,
+           "focus lost, first call: mapped %d, more %d", (int)first.mapped, (int)first.more);
+    expect_event("focus lost, first cancel", &first.event, NG_EVENT_TOUCH, NG_TOUCH_CANCELLED,
+                 NG_SDL2_MOUSE_TOUCH_ID, 50, 50, 0);
+    EXPECT(first.result.verdict == NG_VERDICT_DELIVER && first.result.target_view == 1,
+           "the mouse's cancel: verdict %d, view %llu", (int)first.result.verdict,
+           (unsigned long long)first.result.target_view);
+    unsigned n = submit_all(&a, &e, &in);
+    EXPECT(n == 2, "focus lost: %u more cancels, want 2 (fingers 0 and 1)", n);
+    ng_touch_count(ctx, &touches);
+    EXPECT(touches == 1, "%zu live touches after the focus loss, want 1 (the small window's)", touches);
+    ng_touch_info ti = NG_TOUCH_INFO_INIT;
+    EXPECT(ng_touch_get(ctx, 0, &ti) == NG_OK && ti.touch_id == other, "the small window's finger was cancelled");
+    /* The last cancel is finger 1's (the table keeps fingers in order until
+     * one is removed), at its last point, to the view it began on. */
+    expect_event("focus lost, last cancel", &in.event, NG_EVENT_TOUCH, NG_TOUCH_CANCELLED, f[1], 500, 150, 0);
+    EXPECT(in.result.verdict == NG_VERDICT_DELIVER && in.result.target_view == 2,
+           "finger 1's cancel: verdict %d, view %llu", (int)in.result.verdict,
+           (unsigned long long)in.result.target_view);
+    e = roundtrip(window_event(SDL_WINDOWEVENT_FOCUS_LOST, g_win_id));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && !in.mapped && !in.more,
+           "a second focus loss: mapped %d, more %d", (int)in.mapped, (int)in.more);
+    /* SDL sends finger 0's end after all: NavGuard has ended it, so it drops it. */
+    e = roundtrip(finger(SDL_FINGERUP, 7, 10, g_win_id, 0.1f, 0.5f));
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped && in.result.verdict == NG_VERDICT_DROP,
+           "a late finger up after its cancel: verdict %d", (int)in.result.verdict);
+    ng_touch_count(ctx, &touches);
+    EXPECT(touches == 1, "%zu live touches after the late up", touches);
+
+    /* Going to the background ends the touches of every window. */
+    e = roundtrip(mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 500, 50));
+    ng_sdl2_submit(&a, &e, &in);
+    memset(&e, 0, sizeof e);
+    e.type = SDL_APP_WILLENTERBACKGROUND;
+    e = roundtrip(e);
+    n = submit_all(&a, &e, &in);
+    EXPECT(n == 2, "background: %u cancels, want 2 (the mouse and the small window's finger)", n);
+    ng_touch_count(ctx, &touches);
+    EXPECT(touches == 0 && !a.mouse_down && a.finger_count == 0, "%zu live touches after the background",
+           touches);
+
+    /* More fingers than the table follows: all convert; the followed ones
+     * are cancelled on focus loss. */
+    int delivered = 0;
+    for (int i = 0; i < NG_SDL2_MAX_FINGERS + 4; i++) {
+        e = roundtrip(finger(SDL_FINGERDOWN, 8, 100 + i, g_win_id, 0.25f, 0.25f));
+        if (ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped) delivered++;
+    }
+    EXPECT(delivered == NG_SDL2_MAX_FINGERS + 4 && a.finger_count == NG_SDL2_MAX_FINGERS,
+           "%d fingers converted, %zu followed", delivered, a.finger_count);
+    e = roundtrip(window_event(SDL_WINDOWEVENT_FOCUS_LOST, g_win_id));
+    n = submit_all(&a, &e, &in);
+    EXPECT(n == NG_SDL2_MAX_FINGERS, "focus lost with a full table: %u cancels", n);
+    ng_touch_count(ctx, &touches);
+    EXPECT(touches == 4, "%zu live touches left (4 were beyond the table)", touches);
+    for (int i = NG_SDL2_MAX_FINGERS; i < NG_SDL2_MAX_FINGERS + 4; i++) {
+        e = roundtrip(finger(SDL_FINGERUP, 8, 100 + i, g_win_id, 0.25f, 0.25f));
+        ng_sdl2_submit(&a, &e, &in);
+    }
+    ng_touch_count(ctx, &touches);
+    EXPECT(touches == 0, "%zu live touches after the rest ended", touches);
+
+    /* Another adapter's wake-up is not this adapter's: returned as an event. */
+    ng_sdl2 b;
+    ng_sdl2_init(&b, ctx, NULL);
+    drain();
+    SDL_Event w;
+    memset(&w, 0, sizeof w);
+    w.type = b.wake_event;
+    w.user.data1 = &b;
+    SDL_PushEvent(&w);
+    int r = ng_sdl2_wait_event(&a, &e, 500);
+    EXPECT(r == 1 && e.type == b.wake_event && e.user.data1 == &b, "another adapter's wake-up: %d, type 0x%x", r,
+           (unsigned)e.type);
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && !in.mapped, "another adapter's wake-up: mapped");
+    ng_view_remove(ctx, 1);
+    ng_view_remove(ctx, 2);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -743,6 +891,7 @@ int main(void) {
     test_fingers(ctx);
     test_keys_remote_wheel(ctx);
     test_submit(ctx);
+    test_focus_loss(ctx);
     test_wait(ctx);
     ng_context_destroy(ctx);
     test_wait_manual();

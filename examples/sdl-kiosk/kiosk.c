@@ -761,47 +761,54 @@ static void request_screenshot(app *ap) {
     ap->dirty = true;
 }
 
-static void handle_event(app *ap, const SDL_Event *ev) {
-    ng_sdl2_input in;
-    ng_status st = ng_sdl2_submit(&ap->a, ev, &in);
-    check(ap, st, "ng_sdl2_submit");
-    if (st == NG_OK && in.mapped) {
-        const ng_event *e = &in.event;
-        const ng_event_result *r = &in.result;
-        bool drop = r->verdict == NG_VERDICT_DROP;
-        if (e->type == NG_EVENT_TOUCH || e->type == NG_EVENT_KEY) {
-            klog_begin("verdict");
-            klog_str("event", event_type_name(e->type));
-            if (e->type == NG_EVENT_TOUCH) {
-                klog_str("phase", phase_name(e->phase));
-                klog_uint("touch", e->touch_id);
-                klog_num("x", e->x);
-                klog_num("y", e->y);
-            } else {
-                klog_int("phase", e->phase);
-                klog_int("code", e->code);
-            }
-            klog_str("verdict", drop ? "drop" : "deliver");
-            klog_str("reason", ng_reason_name(r->reason));
-            klog_str("guard", r->guard_id);
-            klog_uint("view", r->target_view);
-            klog_end();
+/* One NavGuard event the adapter made from `ev`, with its verdict. */
+static void handle_input(app *ap, const SDL_Event *ev, const ng_sdl2_input *in) {
+    const ng_event *e = &in->event;
+    const ng_event_result *r = &in->result;
+    bool drop = r->verdict == NG_VERDICT_DROP;
+    if (e->type == NG_EVENT_TOUCH || e->type == NG_EVENT_KEY) {
+        klog_begin("verdict");
+        klog_str("event", event_type_name(e->type));
+        if (e->type == NG_EVENT_TOUCH) {
+            klog_str("phase", phase_name(e->phase));
+            klog_uint("touch", e->touch_id);
+            klog_num("x", e->x);
+            klog_num("y", e->y);
+        } else {
+            klog_int("phase", e->phase);
+            klog_int("code", e->code);
         }
-        if (drop) {
-            if (e->type == NG_EVENT_TOUCH)
-                add_verdict(ap, "touch %s dropped %s  %s", phase_name(e->phase), ng_reason_name(r->reason),
-                            guard_or_core(r->guard_id));
-            else
-                add_verdict(ap, "%s dropped %s  %s", event_type_name(e->type), ng_reason_name(r->reason),
-                            guard_or_core(r->guard_id));
-        } else if (e->type == NG_EVENT_TOUCH) {
-            handle_touch(ap, e, r);
-        }
-        /* The hardware back key acts only when NavGuard delivers it. */
-        if (e->type == NG_EVENT_KEY && !drop && ev->type == SDL_KEYDOWN && !ev->key.repeat &&
-            (ev->key.keysym.sym == SDLK_BACKSPACE || ev->key.keysym.sym == SDLK_AC_BACK))
-            simple_request(ap, NG_REQ_BACK, SRC_BACK_KEY);
+        klog_str("verdict", drop ? "drop" : "deliver");
+        klog_str("reason", ng_reason_name(r->reason));
+        klog_str("guard", r->guard_id);
+        klog_uint("view", r->target_view);
+        klog_end();
     }
+    if (drop) {
+        if (e->type == NG_EVENT_TOUCH)
+            add_verdict(ap, "touch %s dropped %s  %s", phase_name(e->phase), ng_reason_name(r->reason),
+                        guard_or_core(r->guard_id));
+        else
+            add_verdict(ap, "%s dropped %s  %s", event_type_name(e->type), ng_reason_name(r->reason),
+                        guard_or_core(r->guard_id));
+    } else if (e->type == NG_EVENT_TOUCH) {
+        handle_touch(ap, e, r);
+    }
+    /* The hardware back key acts only when NavGuard delivers it. */
+    if (e->type == NG_EVENT_KEY && !drop && ev->type == SDL_KEYDOWN && !ev->key.repeat &&
+        (ev->key.keysym.sym == SDLK_BACKSPACE || ev->key.keysym.sym == SDLK_AC_BACK))
+        simple_request(ap, NG_REQ_BACK, SRC_BACK_KEY);
+}
+
+static void handle_event(app *ap, const SDL_Event *ev) {
+    /* An event that ends touches (focus loss) gives one cancel per call
+     * (in.more), each handled as a touch like any other. */
+    ng_sdl2_input in;
+    do {
+        ng_status st = ng_sdl2_submit(&ap->a, ev, &in);
+        check(ap, st, "ng_sdl2_submit");
+        if (st == NG_OK && in.mapped) handle_input(ap, ev, &in);
+    } while (in.more);
     /* Developer keys work whatever NavGuard says: they are not kiosk UI. */
     switch (ev->type) {
     case SDL_QUIT: ap->quit = true; break;

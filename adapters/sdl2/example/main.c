@@ -16,19 +16,21 @@ static void submit(ng_sdl2 *a, SDL_Event *ev, const char *what, ng_verdict_kind 
     SDL_Event e;
     while (SDL_PollEvent(&e)) {
         ng_sdl2_input in;
-        ng_status st = ng_sdl2_submit(a, &e, &in);
-        if (st != NG_OK) {
-            printf("%s: %s (%s)\n", what, ng_strstatus(st), ng_errmsg(a->ctx));
-            failures++;
-        } else if (in.mapped) {
-            printf("%-22s -> %s", what, in.result.verdict == NG_VERDICT_DELIVER ? "deliver" : "drop");
-            if (in.result.verdict == NG_VERDICT_DROP)
-                printf(" (%s%s%s)", ng_reason_name(in.result.reason), in.result.guard_id ? ", " : "",
-                       in.result.guard_id ? in.result.guard_id : "");
-            if (in.result.target_view) printf(", view %llu", (unsigned long long)in.result.target_view);
-            printf("\n");
-            if (in.result.verdict != want) failures++;
-        }
+        do { /* again while in.more: a focus loss ends each live touch in turn */
+            ng_status st = ng_sdl2_submit(a, &e, &in);
+            if (st != NG_OK) {
+                printf("%s: %s (%s)\n", what, ng_strstatus(st), ng_errmsg(a->ctx));
+                failures++;
+            } else if (in.mapped) {
+                printf("%-22s -> %s", what, in.result.verdict == NG_VERDICT_DELIVER ? "deliver" : "drop");
+                if (in.result.verdict == NG_VERDICT_DROP)
+                    printf(" (%s%s%s)", ng_reason_name(in.result.reason), in.result.guard_id ? ", " : "",
+                           in.result.guard_id ? in.result.guard_id : "");
+                if (in.result.target_view) printf(", view %llu", (unsigned long long)in.result.target_view);
+                printf("\n");
+                if (in.result.verdict != want) failures++;
+            }
+        } while (in.more);
     }
 }
 
