@@ -48,8 +48,7 @@
 #include <string.h>
 #include <time.h>
 
-#define RUNS 7
-#define MAX_FIGURES 64
+#include "bench_measure.h"
 
 /* ------------------------------------------------------------------------ */
 /* Allocation counting (interposition of the malloc family)                  */
@@ -97,12 +96,6 @@ int posix_memalign(void **out, size_t al, size_t n) {
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static int64_t mono_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static void check_at(ng_context *ctx, ng_status got, ng_status want, const char *call, int line) {
     if (got == want) return;
     fprintf(stderr, "navguard_bench.c:%d: %s returned %s, expected %s\n  ng_errmsg: %s\n", line, call,
@@ -110,61 +103,6 @@ static void check_at(ng_context *ctx, ng_status got, ng_status want, const char 
     exit(1);
 }
 #define CHECK(ctx, call) check_at((ctx), (call), NG_OK, #call, __LINE__)
-
-typedef struct {
-    char name[64];
-    double median, min, max;
-    int runs;
-    const char *unit;
-    char note[96];
-} figure;
-
-static figure g_fig[MAX_FIGURES];
-static int g_nfig = 0;
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Run `fn(state, iters)` once untimed, then RUNS times timed; record ns per
- * op (elapsed / (iters * ops_per_iter)). */
-typedef void (*bench_fn)(void *state, long iters);
-
-static figure *measure(const char *name, bench_fn fn, void *state, long iters, double ops_per_iter) {
-    double v[RUNS];
-    fn(state, iters / 10 > 0 ? iters / 10 : 1);
-    for (int r = 0; r < RUNS; r++) {
-        int64_t t0 = mono_ns();
-        fn(state, iters);
-        int64_t t1 = mono_ns();
-        v[r] = (double)(t1 - t0) / ((double)iters * ops_per_iter);
-    }
-    qsort(v, RUNS, sizeof v[0], cmp_double);
-    figure *f = &g_fig[g_nfig++];
-    snprintf(f->name, sizeof f->name, "%s", name);
-    f->median = v[RUNS / 2];
-    f->min = v[0];
-    f->max = v[RUNS - 1];
-    f->runs = RUNS;
-    f->unit = "ns";
-    f->note[0] = '\0';
-    return f;
-}
-
-/* Record a figure from RUNS per-op values. */
-static figure *record(const char *name, double *v, double minus) {
-    qsort(v, RUNS, sizeof v[0], cmp_double);
-    figure *f = &g_fig[g_nfig++];
-    snprintf(f->name, sizeof f->name, "%s", name);
-    f->median = v[RUNS / 2] - minus;
-    f->min = v[0] - minus;
-    f->max = v[RUNS - 1] - minus;
-    f->runs = RUNS;
-    f->unit = "ns";
-    f->note[0] = '\0';
-    return f;
-}
 
 /* Iterations for a run of about RUN_NS: grows a trial run until it lasts
  * at least 2 ms, then scales. */

@@ -105,7 +105,8 @@ function(navguard_plugin_in_tree target)
 endfunction()
 
 # navguard_add_bench(<name> SOURCES <file>... [LINK_LIBRARIES <lib>...])
-# A C benchmark executable linked to libnavguard, built into
+# A C benchmark executable linked to libnavguard, measuring with
+# bench/bench_measure.h, built into
 # ${NAVGUARD_BENCH_BUILD_DIR} (`make bench` runs every executable there).
 function(navguard_add_bench name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LINK_LIBRARIES" ${ARGN})
@@ -115,6 +116,7 @@ function(navguard_add_bench name)
     C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
   find_package(Threads REQUIRED)
   target_link_libraries(${name} PRIVATE navguard Threads::Threads m ${ARG_LINK_LIBRARIES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/bench)   # bench_measure.h
   target_compile_options(${name} PRIVATE "$<$<COMPILE_LANGUAGE:C,CXX>:-Wall;-Wextra>")
 endfunction()
 

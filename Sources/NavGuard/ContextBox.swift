@@ -80,6 +80,17 @@ final class ContextBox: EngineObserver {
         return status
     }
 
+    /// The one size check of a struct the host passes to be filled
+    /// (`type` "ng_screen_info": NG_SCREEN_INFO_MIN_SIZE, NG_SCREEN_INFO_INIT).
+    /// nil when `size` reaches the frozen minimum; the text is built only on
+    /// failure.
+    @inline(__always)
+    func failUndersized(_ size: UInt32, _ minimum: Int, _ type: StaticString) -> ng_status? {
+        guard Int(size) < minimum else { return nil }
+        let upper = String(describing: type).dropFirst(3).uppercased()
+        return fail(NG_E_SIZE, "\(type).size is \(size), below NG_\(upper)_MIN_SIZE (set it with NG_\(upper)_INIT)")
+    }
+
     func fail(_ e: any Error) -> ng_status {
         guard let e = e as? EngineError else { return fail(NG_E_STATE, "unexpected error \(e)") }
         setError(e.message)

@@ -123,9 +123,7 @@ public func ng_stack_count(_ ctx: OpaquePointer?, _ out: UnsafeMutablePointer<In
 public func ng_stack_get(_ ctx: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<ng_screen_info>?) -> ng_status {
     withContext(ctx) { box in
         guard let out else { return box.fail(NG_E_NULL, "out is NULL") }
-        guard out.pointee.size >= UInt32(NG_SCREEN_INFO_MIN_SIZE) else {
-            return box.fail(NG_E_SIZE, "ng_screen_info.size is \(out.pointee.size); set it to sizeof(ng_screen_info)")
-        }
+        if let st = box.failUndersized(out.pointee.size, Int(NG_SCREEN_INFO_MIN_SIZE), "ng_screen_info") { return st }
         guard let s = box.engine.screen(at: index) else {
             return box.fail(NG_E_NOT_FOUND, "index \(index) is outside the stack (\(box.engine.stackCount) screens)")
         }
@@ -187,7 +185,7 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
             return box.fail(NG_E_SIZE, "ng_request.size is too small; set it to sizeof(ng_request)")
         }
         if box.engine.stackCount == 0 { return box.fail(NG_E_STATE, "the stack has no root: call ng_stack_set_root first") }
-        if let out, out.pointee.size < UInt32(NG_REQUEST_RESULT_MIN_SIZE) { return box.fail(NG_E_SIZE, "ng_request_result.size is not set (NG_REQUEST_RESULT_INIT)") }
+        if let out, let st = box.failUndersized(out.pointee.size, Int(NG_REQUEST_RESULT_MIN_SIZE), "ng_request_result") { return st }
         var r: Request
         switch readRequest(c, declared: declared, intern: box.engine) {
         case .success(let x): r = x
@@ -298,7 +296,7 @@ public func ng_interactive_complete(_ ctx: OpaquePointer?) -> ng_status {
 public func ng_track_get(_ ctx: OpaquePointer?, _ track: ng_track, _ out: UnsafeMutablePointer<ng_track_info>?) -> ng_status {
     withContext(ctx) { box in
         guard let out else { return box.fail(NG_E_NULL, "out is NULL") }
-        guard out.pointee.size >= UInt32(NG_TRACK_INFO_MIN_SIZE) else { return box.fail(NG_E_SIZE, "ng_track_info.size is \(out.pointee.size), below NG_TRACK_INFO_MIN_SIZE (use NG_TRACK_INFO_INIT)") }
+        if let st = box.failUndersized(out.pointee.size, Int(NG_TRACK_INFO_MIN_SIZE), "ng_track_info") { return st }
         guard track == NG_TRACK_SCREEN || track == NG_TRACK_BAR else {
             return box.fail(NG_E_RANGE, "track \(track) is not NG_TRACK_SCREEN or NG_TRACK_BAR")
         }
@@ -371,7 +369,7 @@ public func ng_hold_state(_ ctx: OpaquePointer?, _ outMask: UnsafeMutablePointer
 public func ng_hold_get(_ ctx: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<ng_hold_view>?) -> ng_status {
     withContext(ctx) { box in
         guard let out else { return box.fail(NG_E_NULL, "out is NULL") }
-        guard out.pointee.size >= UInt32(NG_HOLD_VIEW_MIN_SIZE) else { return box.fail(NG_E_SIZE, "ng_hold_view.size is \(out.pointee.size), below NG_HOLD_VIEW_MIN_SIZE (use NG_HOLD_VIEW_INIT)") }
+        if let st = box.failUndersized(out.pointee.size, Int(NG_HOLD_VIEW_MIN_SIZE), "ng_hold_view") { return st }
         guard let v = box.engine.holdView(at: index) else {
             return box.fail(NG_E_NOT_FOUND, "index \(index) is outside the live holds (\(box.engine.holdCount))")
         }

@@ -22,7 +22,7 @@ func eventProblem(_ e: ng_event) -> String? {
 public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_event>?, _ out: UnsafeMutablePointer<ng_event_result>?) -> ng_status {
     withContext(ctx, record: "event") { box in
         guard let event else { return box.fail(NG_E_NULL, "event is NULL") }
-        if let out, out.pointee.size < UInt32(NG_EVENT_RESULT_MIN_SIZE) { return box.fail(NG_E_SIZE, "ng_event_result.size is not set (NG_EVENT_RESULT_INIT)") }
+        if let out, let st = box.failUndersized(out.pointee.size, Int(NG_EVENT_RESULT_MIN_SIZE), "ng_event_result") { return st }
         let declared = Int(event.pointee.size)
         let full = MemoryLayout<ng_event>.size
         if declared == full {
@@ -146,7 +146,7 @@ public func ng_touch_count(_ ctx: OpaquePointer?, _ out: UnsafeMutablePointer<In
 public func ng_touch_get(_ ctx: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<ng_touch_info>?) -> ng_status {
     withContext(ctx) { box in
         guard let out else { return box.fail(NG_E_NULL, "out is NULL") }
-        guard out.pointee.size >= UInt32(NG_TOUCH_INFO_MIN_SIZE) else { return box.fail(NG_E_SIZE, "ng_touch_info.size is below NG_TOUCH_INFO_MIN_SIZE (use NG_TOUCH_INFO_INIT)") }
+        if let st = box.failUndersized(out.pointee.size, Int(NG_TOUCH_INFO_MIN_SIZE), "ng_touch_info") { return st }
         guard let t = box.engine.touch(at: index) else {
             return box.fail(NG_E_NOT_FOUND, "index \(index) is outside the live touches")
         }

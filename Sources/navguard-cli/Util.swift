@@ -122,27 +122,8 @@ func setDefaultPluginDirectory() {
     }
 }
 
-/// JSON string literal for `s`.
-func jsonString(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if u.value < 0x20 {
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(u)
-            }
-        }
-    }
-    return out + "\""
-}
+/// JSON string literal for `s` (the core's writer: one escaping rule).
+func jsonString(_ s: String) -> String { JSON.serialize(.string(s)) }
 
 /// One line, no tabs (for the child's line protocol and the table).
 func oneLine(_ s: String) -> String {

@@ -23,51 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#define RUNS 7
-#define MAX_FIGURES 24
-
-static int64_t mono_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-typedef struct {
-    char name[56];
-    double median, min, max;
-    char note[64];
-} figure;
-
-static figure g_fig[MAX_FIGURES];
-static int g_nfig = 0;
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-typedef void (*bench_fn)(void *state, long iters);
-
-/* fn once untimed (iters/10), then RUNS timed runs: ns per event. */
-static figure *measure(const char *name, bench_fn fn, void *state, long iters, double events_per_iter) {
-    double v[RUNS];
-    fn(state, iters / 10 > 0 ? iters / 10 : 1);
-    for (int r = 0; r < RUNS; r++) {
-        int64_t t0 = mono_ns();
-        fn(state, iters);
-        v[r] = (double)(mono_ns() - t0) / ((double)iters * events_per_iter);
-    }
-    qsort(v, RUNS, sizeof v[0], cmp_double);
-    figure *f = &g_fig[g_nfig++];
-    snprintf(f->name, sizeof f->name, "%s", name);
-    f->median = v[RUNS / 2];
-    f->min = v[0];
-    f->max = v[RUNS - 1];
-    f->note[0] = '\0';
-    return f;
-}
+#include "bench_measure.h" /* bench/: RUNS, measure(), figures */
 
 static void fail(const char *what, ng_context *ctx, ng_status st) {
     fprintf(stderr, "bench_sdl2_adapter: %s: %s\n  ng_errmsg: %s\n", what, ng_strstatus(st),

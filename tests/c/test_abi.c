@@ -30,7 +30,10 @@
 
 #include "check.h"
 
-/* A call must return `want`. */
+/* Handles here may be invalid or destroyed, so these checks read no
+ * ng_errmsg: they replace check.h's. A call must return `want`. */
+#undef EXPECT_ST
+#undef MUST
 #define EXPECT_ST(call, want)                                                                     \
     do {                                                                                          \
         ng_status st_ = (call);                                                                   \

@@ -40,27 +40,6 @@
 
 #include "check.h"
 
-#define EXPECT_ST(ctx, call, want)                                                                   \
-    do {                                                                                             \
-        ng_status st_ = (call);                                                                      \
-        g_checks++;                                                                                  \
-        if (st_ != (want)) {                                                                         \
-            g_failures++;                                                                            \
-            fprintf(stderr, "FAIL test_plugins.c:%d: %s\n    returned %s, expected %s\n    ng_errmsg: %s\n", \
-                    __LINE__, #call, ng_strstatus(st_), ng_strstatus(want), ng_errmsg(ctx));         \
-        }                                                                                            \
-    } while (0)
-
-#define MUST(ctx, call)                                                                              \
-    do {                                                                                             \
-        ng_status st_ = (call);                                                                      \
-        if (st_ != NG_OK) {                                                                          \
-            fprintf(stderr, "FATAL test_plugins.c:%d: %s returned %s\n    ng_errmsg: %s\n", __LINE__, #call, \
-                    ng_strstatus(st_), ng_errmsg(ctx));                                              \
-            exit(1);                                                                                 \
-        }                                                                                            \
-    } while (0)
-
 /* ------------------------------------------------------------------------ */
 /* A recording delegate                                                      */
 /* ------------------------------------------------------------------------ */

@@ -24,16 +24,6 @@
 
 #define MS 1000000LL
 
-#define MUST(ctx, call)                                                                              \
-    do {                                                                                             \
-        ng_status st_ = (call);                                                                      \
-        if (st_ != NG_OK) {                                                                          \
-            fprintf(stderr, "FATAL test_record.c:%d: %s returned %s\n    ng_errmsg: %s\n", __LINE__, #call, \
-                    ng_strstatus(st_), ng_errmsg(ctx));                                              \
-            exit(1);                                                                                 \
-        }                                                                                            \
-    } while (0)
-
 typedef struct {
     char report[8192];
     int reports;
