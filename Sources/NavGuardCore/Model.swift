@@ -187,5 +187,7 @@ public enum Limits {
     public static let maxStack = 4096
     public static let maxGuards = 32
     public static let maxHolds = 1024
+    /// The largest `size` an option declaration may have (plugin.h).
+    public static let maxOptionDeclSize = 1024
     public static let noDeadline = Int64.max
 }

@@ -233,7 +233,10 @@ typedef int32_t ng_option_type;
 #define NG_OPT_TYPE_COUNT 6
 
 typedef struct ng_option_decl {
-    uint32_t size;              /* sizeof(ng_option_decl) at build time */
+    uint32_t size;              /* sizeof(ng_option_decl) at build time; the
+                                   same in every entry. Another value below
+                                   NG_OPTION_DECL_MIN_SIZE or above 1024
+                                   refuses the guard (NG_E_GUARD). */
     ng_option_type type;
     const char *name;           /* the key; NULL ends the list */
     const char *doc;            /* one line */
@@ -245,7 +248,7 @@ typedef struct ng_option_decl {
                                    min > max (unbounded). */
     const char *const *choices; /* ENUM: the allowed strings; STRINGS: the
                                    allowed items, or NULL for any string.
-                                   NULL-terminated. */
+                                   NULL-terminated, at most 64, no repeats. */
 } ng_option_decl;
 
 /* Declarations, e.g.
