@@ -1070,9 +1070,10 @@ typedef struct ng_replay_result {
  * first divergence; `out->report` shows it with the calls before it. Guards
  * that read anything but host->now (the wall clock, files, randomness)
  * cannot be replayed exactly. Returns NG_OK (replayed: see
- * out->identical), NG_E_NULL, NG_E_SIZE, NG_E_PARSE (not a trace, or a
- * malformed line: out->line and the report name it), NG_E_RANGE (a newer
- * trace version), NG_E_STATE (a trace that cannot be replayed: a ring dump,
+ * out->identical), NG_E_NULL, NG_E_SIZE, NG_E_PARSE (not a trace, a
+ * malformed line, or a number that is not an integer of its field's range,
+ * a negative time included: out->line and the report name it), NG_E_RANGE
+ * (a newer trace version), NG_E_STATE (a trace that cannot be replayed: a ring dump,
  * or one started with live state), or the status of configuring the chain
  * (NG_E_LOAD: a recorded guard was not found). */
 NG_API ng_status ng_replay(const char *trace, size_t len, const ng_replay_options *options,

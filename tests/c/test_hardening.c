@@ -5,6 +5,10 @@
  *  - an option declaration with `size` 0xFFFFFFFF (used as the stride:
  *    SIGSEGV) and an enum declared with a repeated choice: ng_chain_add
  *    refuses both with NG_E_GUARD, naming the guard;
+ *  - ng_replay of a trace whose header says "at_ns": INT64_MIN and which
+ *    diverges (the report's arithmetic trapped: SIGILL); the version check's
+ *    messages for 0, negative, fractional and string versions; numbers
+ *    outside their field's range;
  */
 #define _XOPEN_SOURCE 700
 #include <navguard/navguard.h>
@@ -172,6 +176,80 @@ static void test_option_declarations(void) {
     EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
 }
 
+/* ------------------------------------------------------------------------ */
+/* 2: numbers read from a trace                                              */
+/* ------------------------------------------------------------------------ */
+
+#define HEADER(version, at) \
+    "{\"navguard_trace\":" version ",\"library\":\"0.2.0\",\"plugin_abi\":\"1.1\",\"clock\":\"monotonic\"," \
+    "\"manual_start_ns\":0,\"default_duration_ns\":350000000,\"start\":\"create\",\"at_ns\":" at "}\n"
+/* The root call recorded as refused: the replay's NG_OK diverges there. */
+#define DIVERGING_ROOT \
+    "{\"k\":\"call\",\"fn\":\"root\",\"t\":1000,\"screen\":{\"id\":1,\"route\":\"home\",\"identity\":\"home\"}," \
+    "\"ret\":{\"st\":\"NG_E_STATE\"}}\n"
+
+static ng_status replay(const char *trace, ng_replay_result *out) {
+    ng_replay_result r = NG_REPLAY_RESULT_INIT;
+    *out = r;
+    return ng_replay(trace, strlen(trace), NULL, out);
+}
+
+static void expect_replay(const char *trace, ng_status want, uint64_t line, const char *says, const char *not_says) {
+    ng_replay_result r;
+    ng_status st = replay(trace, &r);
+    const char *report = r.report ? r.report : "";
+    EXPECT(st == want, "ng_replay returned %s, expected %s: %s", ng_strstatus(st), ng_strstatus(want), report);
+    EXPECT(r.line == line, "line %llu, expected %llu: %s", (unsigned long long)r.line, (unsigned long long)line, report);
+    EXPECT(strstr(report, says) != NULL, "the report says \"%s\": %s", says, report);
+    if (not_says) EXPECT(strstr(report, not_says) == NULL, "the report does not say \"%s\": %s", not_says, report);
+    ng_free(r.report);
+}
+
+static void test_trace_numbers(void) {
+    /* The attack's trace: the header's instant is INT64_MIN and the replay
+     * diverges at its first call. It died of SIGILL (t - at_ns overflowed). */
+    expect_replay(HEADER("1", "-9223372036854775808") DIVERGING_ROOT, NG_E_PARSE, 1,
+                  "\"at_ns\" is -9223372036854775808: a trace's times are nanoseconds >= 0", NULL);
+    /* At -9e18 it survived and said "9000000003140.0 ms into the trace". */
+    expect_replay(HEADER("1", "-9000000000000000000") DIVERGING_ROOT, NG_E_PARSE, 1, "\"at_ns\" is -9000000000000000000",
+                  "into the trace");
+    /* A sane header: the divergence is reported with the time into the trace. */
+    expect_replay(HEADER("1", "0") DIVERGING_ROOT, NG_OK, 2, "diverged at line 2, 0.001 ms into the trace (t=1000)", NULL);
+    expect_replay(HEADER("1", "1.5") DIVERGING_ROOT, NG_E_PARSE, 1, "\"at_ns\" is 1.5, not an integer", NULL);
+    /* The version: only a newer one is "a newer NavGuard wrote it". */
+    expect_replay(HEADER("0", "0") DIVERGING_ROOT, NG_E_PARSE, 1, "\"navguard_trace\" is 0: a trace format version is a whole number from 1", "newer");
+    expect_replay(HEADER("-1", "0") DIVERGING_ROOT, NG_E_PARSE, 1, "\"navguard_trace\" is -1:", "newer");
+    expect_replay(HEADER("1.5", "0") DIVERGING_ROOT, NG_E_PARSE, 1, "\"navguard_trace\" is 1.5:", "newer");
+    expect_replay(HEADER("\"1\"", "0") DIVERGING_ROOT, NG_E_PARSE, 1, "\"navguard_trace\" is \"1\":", "newer");
+    expect_replay(HEADER("-9223372036854775808", "0") DIVERGING_ROOT, NG_E_PARSE, 1, "a whole number from 1", "newer");
+    expect_replay(HEADER("2", "0") DIVERGING_ROOT, NG_E_RANGE, 1, "trace format version 2; this library reads version 1 (a newer NavGuard wrote it)", NULL);
+    /* Numbers in records: refused with their field's name, never cut to fit. */
+    expect_replay(HEADER("1", "0") "{\"k\":\"call\",\"fn\":\"root\",\"t\":-5,\"screen\":{\"id\":1,\"route\":\"home\"},\"ret\":{\"st\":\"NG_OK\"}}\n",
+                  NG_E_PARSE, 2, "line 2: \"t\" is -5: a trace's times are nanoseconds >= 0", NULL);
+    expect_replay(HEADER("1", "0")
+                  "{\"k\":\"call\",\"fn\":\"root\",\"t\":10,\"screen\":{\"id\":1,\"route\":\"home\"},\"ret\":{\"st\":\"NG_OK\"}}\n"
+                  "{\"k\":\"call\",\"fn\":\"submit\",\"t\":20,\"req\":{\"kind\":\"push\",\"flags\":4294967297,\"source\":0,"
+                  "\"screen\":{\"id\":2,\"route\":\"menu\"}},\"ret\":{\"st\":\"NG_OK\"}}\n",
+                  NG_E_PARSE, 3, "line 3: \"flags\" is 4294967297, not an integer in 0...4294967295", NULL);
+    expect_replay(HEADER("1", "0")
+                  "{\"k\":\"call\",\"fn\":\"root\",\"t\":10,\"screen\":{\"id\":-1,\"route\":\"home\"},\"ret\":{\"st\":\"NG_OK\"}}\n",
+                  NG_E_PARSE, 2, "\"id\" is -1, not an integer in 0...18446744073709551615", NULL);
+    expect_replay(HEADER("1", "0")
+                  "{\"k\":\"call\",\"fn\":\"root\",\"t\":10,\"screen\":{\"id\":1,\"route\":\"home\"},\"ret\":{\"st\":\"NG_OK\"}}\n"
+                  "{\"k\":\"call\",\"fn\":\"hold_begin\",\"t\":20,\"mask\":-1,\"max_ns\":0,\"ret\":{\"st\":\"NG_OK\",\"token\":1}}\n",
+                  NG_E_PARSE, 3, "\"mask\" is -1, not an integer in 0...4294967295", NULL);
+    expect_replay(HEADER("1", "0")
+                  "{\"k\":\"call\",\"fn\":\"root\",\"t\":10,\"screen\":{\"id\":1,\"route\":\"home\"},\"ret\":{\"st\":\"NG_OK\"}}\n"
+                  "{\"k\":\"call\",\"fn\":\"interactive_update\",\"t\":20,\"progress\":\"half\",\"ret\":{\"st\":\"NG_E_NOT_FOUND\"}}\n",
+                  NG_E_PARSE, 3, "\"progress\" is \"half\", not a number", NULL);
+    /* A kind number outside Int32 is an unknown kind, not cut to "push" (0). */
+    expect_replay(HEADER("1", "0")
+                  "{\"k\":\"call\",\"fn\":\"root\",\"t\":10,\"screen\":{\"id\":1,\"route\":\"home\"},\"ret\":{\"st\":\"NG_OK\"}}\n"
+                  "{\"k\":\"call\",\"fn\":\"submit\",\"t\":20,\"req\":{\"kind\":4294967296,\"screen\":{\"id\":2,\"route\":\"menu\"}},"
+                  "\"ret\":{\"st\":\"NG_OK\"}}\n",
+                  NG_E_PARSE, 3, "a request with an unknown kind", NULL);
+}
+
 int main(void) {
     const char *dir = getenv("NAVGUARD_TEST_PLUGIN_DIR");
 #ifdef NAVGUARD_TEST_PLUGIN_DIR
@@ -180,6 +258,7 @@ int main(void) {
     snprintf(g_plugin_dir, sizeof g_plugin_dir, "%s", dir ? dir : ".");
     setenv("NAVGUARD_PLUGIN_DIR", g_plugin_dir, 1);
     test_option_declarations();
+    test_trace_numbers();
     printf("test_hardening: %d checks, %d failures\n", g_checks, g_failures);
     return g_failures ? 1 : 0;
 }
