@@ -9,6 +9,11 @@
  *    diverges (the report's arithmetic trapped: SIGILL); the version check's
  *    messages for 0, negative, fractional and string versions; numbers
  *    outside their field's range;
+ *  - a FIFO where a plugin or a chain file is looked for (ng_plugin_load, a
+ *    {"path": ...} entry, ng_chain_configure_file, an x.so FIFO on
+ *    NAVGUARD_PLUGIN_PATH): NG_E_LOAD at once, or skipped when listing. The
+ *    old code blocked forever opening them: alarm() kills the test then,
+ *    and ctest's TIMEOUT stops it in any case;
  */
 #define _XOPEN_SOURCE 700
 #include <navguard/navguard.h>
@@ -250,6 +255,65 @@ static void test_trace_numbers(void) {
                   NG_E_PARSE, 3, "a request with an unknown kind", NULL);
 }
 
+/* ------------------------------------------------------------------------ */
+/* 3: FIFOs where files are looked for                                       */
+/* ------------------------------------------------------------------------ */
+
+static void test_fifos(void) {
+    char dir[] = "/tmp/navguard-fifo-XXXXXX";
+    if (!mkdtemp(dir)) {
+        EXPECT(0, "mkdtemp");
+        return;
+    }
+    char fifo[PATH_MAX + 16], json[2 * PATH_MAX];
+    snprintf(fifo, sizeof fifo, "%s/x.so", dir);
+    if (mkfifo(fifo, 0600) != 0) {
+        EXPECT(0, "mkfifo %s", fifo);
+        rmdir(dir);
+        return;
+    }
+    /* Opening a FIFO for reading waits for a writer: before the fix each
+     * call below blocked forever. SIGALRM's default action ends the test. */
+    alarm(30);
+    host h;
+    ng_context *ctx = new_ctx(&h);
+    EXPECT_ST(ctx, ng_plugin_load(ctx, fifo, NULL), NG_E_LOAD);
+    EXPECT(strstr(ng_errmsg(ctx), fifo) && strstr(ng_errmsg(ctx), "it is a FIFO, not a regular file"), "errmsg: %s",
+           ng_errmsg(ctx));
+    snprintf(json, sizeof json, "{\"guards\":[{\"path\":\"%s\"}]}", fifo);
+    EXPECT_ST(ctx, ng_chain_configure(ctx, json), NG_E_LOAD);
+    EXPECT(strstr(ng_errmsg(ctx), "it is a FIFO"), "errmsg: %s", ng_errmsg(ctx));
+    EXPECT_ST(ctx, ng_chain_configure_file(ctx, fifo), NG_E_LOAD);
+    EXPECT(strstr(ng_errmsg(ctx), "cannot read chain configuration") && strstr(ng_errmsg(ctx), "it is a FIFO"),
+           "errmsg: %s", ng_errmsg(ctx));
+    EXPECT_ST(ctx, ng_plugin_load(ctx, "/dev/null", NULL), NG_E_LOAD);
+    EXPECT(strstr(ng_errmsg(ctx), "a character device"), "errmsg: %s", ng_errmsg(ctx));
+    EXPECT_ST(ctx, ng_chain_configure_file(ctx, "/dev/null"), NG_E_LOAD);
+
+    /* On the search path: an unknown id lists the guards found there, and
+     * the FIFO is skipped; the id naming it gets NG_E_LOAD. */
+    const char *old = getenv("NAVGUARD_PLUGIN_PATH");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("NAVGUARD_PLUGIN_PATH", dir, 1);
+    EXPECT_ST(ctx, ng_chain_configure(ctx, "{\"guards\":[{\"id\":\"org.example.nosuch\"}]}"), NG_E_LOAD);
+    EXPECT(strstr(ng_errmsg(ctx), "unknown guard id \"org.example.nosuch\"") && strstr(ng_errmsg(ctx), "org.navguard.watchdog"),
+           "lists what the search path has, the FIFO skipped: %s", ng_errmsg(ctx));
+    EXPECT_ST(ctx, ng_chain_configure(ctx, "{\"guards\":[{\"id\":\"org.example.x\"}]}"), NG_E_LOAD);
+    EXPECT(strstr(ng_errmsg(ctx), "it is a FIFO"), "errmsg: %s", ng_errmsg(ctx));
+    /* The built-in directory still serves the ids it has. */
+    EXPECT_ST(ctx, ng_chain_configure(ctx, "{\"guards\":[{\"id\":\"org.navguard.throttle\"}]}"), NG_OK);
+    if (saved) {
+        setenv("NAVGUARD_PLUGIN_PATH", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("NAVGUARD_PLUGIN_PATH");
+    }
+    alarm(0);
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+    unlink(fifo);
+    rmdir(dir);
+}
+
 int main(void) {
     const char *dir = getenv("NAVGUARD_TEST_PLUGIN_DIR");
 #ifdef NAVGUARD_TEST_PLUGIN_DIR
@@ -259,6 +323,7 @@ int main(void) {
     setenv("NAVGUARD_PLUGIN_DIR", g_plugin_dir, 1);
     test_option_declarations();
     test_trace_numbers();
+    test_fifos();
     printf("test_hardening: %d checks, %d failures\n", g_checks, g_failures);
     return g_failures ? 1 : 0;
 }
