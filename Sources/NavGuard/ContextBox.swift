@@ -74,6 +74,12 @@ final class ContextBox: EngineObserver {
         }
     }
 
+    /// A call from inside the flight recorder's writer.
+    @inline(never)
+    func failInWriter() -> ng_status {
+        fail(NG_E_CALLBACK, "not allowed inside the flight recorder's write callback")
+    }
+
     @inline(__always)
     func fail(_ status: ng_status, _ message: String) -> ng_status {
         setError(message)
@@ -271,6 +277,7 @@ func withContext(_ handle: OpaquePointer?, _ body: (ContextBox) -> ng_status) ->
     guard let box = registry.owned(handle, &status) else { return status }
     // Borrowed, not retained: the owner's call cannot race its destruction.
     return box._withUnsafeGuaranteedRef { b in
+        if let r = b.recorder, r.inWriter { return b.failInWriter() }
         b.engine.beginCall()
         return body(b)
     }
@@ -285,8 +292,12 @@ func withContext(_ handle: OpaquePointer?, record fn: StaticString, flush: Bool 
     var status = NG_OK
     guard let box = registry.owned(handle, &status) else { return status }
     return box._withUnsafeGuaranteedRef { b in
+        guard let rec = b.recorder else {
+            b.engine.beginCall()
+            return body(b)
+        }
+        if rec.inWriter { return b.failInWriter() }
         b.engine.beginCall()
-        guard let rec = b.recorder else { return body(b) }
         rec.enter(fn)
         let st = body(b)
         b.recorderLeave(rec, st, flush: flush)

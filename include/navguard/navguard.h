@@ -1013,7 +1013,9 @@ typedef struct ng_record_options {
     uint32_t size;
     const char *path;
     /* Called on the owner thread with whole lines (a chunk may hold several);
-     * return false to stop recording. */
+     * return false to stop recording. It may run inside any call on the
+     * context: every [owner] call it makes on the context gets
+     * NG_E_CALLBACK (ng_context_destroy and ng_context_detach included). */
     bool (*write)(void *user, const char *data, size_t len);
     void *user;
     uint32_t ring_records;

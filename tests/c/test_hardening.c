@@ -14,6 +14,9 @@
  *    NAVGUARD_PLUGIN_PATH): NG_E_LOAD at once, or skipped when listing. The
  *    old code blocked forever opening them: alarm() kills the test then,
  *    and ctest's TIMEOUT stops it in any case;
+ *  - a flight-recorder writer that calls the API on its own context: every
+ *    call gets NG_E_CALLBACK, ng_context_destroy and ng_context_detach
+ *    included, and nothing nests.
  */
 #define _XOPEN_SOURCE 700
 #include <navguard/navguard.h>
@@ -314,6 +317,87 @@ static void test_fifos(void) {
     rmdir(dir);
 }
 
+/* ------------------------------------------------------------------------ */
+/* 8a: the flight recorder's writer calling the API                          */
+/* ------------------------------------------------------------------------ */
+
+static ng_context *g_wctx;
+static int g_writes, g_depth, g_max_depth, g_tried, g_not_refused;
+static char g_not_refused_what[256];
+
+#define TRY_IN_WRITER(call)                                                      \
+    do {                                                                         \
+        ng_status st_ = (call);                                                  \
+        g_tried++;                                                               \
+        if (st_ != NG_E_CALLBACK && st_ != NG_E_HANDLE) {                        \
+            g_not_refused++;                                                     \
+            snprintf(g_not_refused_what, sizeof g_not_refused_what, "%s: %s", #call, ng_strstatus(st_)); \
+        }                                                                        \
+    } while (0)
+
+static bool writer(void *user, const char *data, size_t len) {
+    (void)user;
+    (void)data;
+    (void)len;
+    g_writes++;
+    if (++g_depth > g_max_depth) g_max_depth = g_depth;
+    /* Re-entered: the calls below were accepted and wrote again. Stop here,
+     * or the nesting never ends (it passed 10,000 before the fix). */
+    if (g_depth > 3) {
+        g_depth--;
+        return true;
+    }
+    ng_context *ctx = g_wctx;
+    size_t n = 0;
+    TRY_IN_WRITER(ng_stack_count(ctx, &n));
+    ng_request rq = NG_REQUEST_INIT(NG_REQ_PUSH);
+    rq.screen.id = 9;
+    rq.screen.route = "from-writer";
+    ng_request_result res = NG_REQUEST_RESULT_INIT;
+    TRY_IN_WRITER(ng_request_submit(ctx, &rq, &res));
+    uint64_t t = 0;
+    TRY_IN_WRITER(ng_hold_begin(ctx, "w", 0, 0, &t));
+    TRY_IN_WRITER(ng_tick(ctx));
+    TRY_IN_WRITER(ng_clock_advance(ctx, 1));
+    TRY_IN_WRITER(ng_record_dump(ctx, NULL));
+    TRY_IN_WRITER(ng_record_stop(ctx));
+    TRY_IN_WRITER(ng_context_detach(ctx));
+    TRY_IN_WRITER(ng_context_destroy(ctx));
+    g_depth--;
+    return true;
+}
+
+static void test_recorder_writer(void) {
+    host h;
+    ng_context *ctx = new_ctx(&h);
+    g_wctx = ctx;
+    ng_record_options ro = NG_RECORD_OPTIONS_INIT;
+    ro.write = writer;
+    EXPECT_ST(ctx, ng_record_start(ctx, &ro), NG_OK);   /* the header is written at once */
+    EXPECT(g_writes == 1, "the header went to the writer (%d)", g_writes);
+    EXPECT_ST(ctx, ng_record_dump(ctx, NULL), NG_OK);   /* nothing buffered: no write */
+    ng_request rq = NG_REQUEST_INIT(NG_REQ_PUSH);
+    rq.screen.id = 2;
+    rq.screen.route = "menu";
+    ng_request_result res = NG_REQUEST_RESULT_INIT;
+    EXPECT_ST(ctx, ng_request_submit(ctx, &rq, &res), NG_OK);
+    EXPECT_ST(ctx, ng_record_dump(ctx, NULL), NG_OK);
+    EXPECT(g_writes == 2, "the submit's lines were written (%d)", g_writes);
+    EXPECT(g_max_depth == 1 && g_not_refused == 0 && g_tried == 2 * 9,
+           "every call from the writer refused, none nested (depth %d, tried %d): %s", g_max_depth, g_tried,
+           g_not_refused_what);
+    /* The context is whole: still owned here, still recording, still going. */
+    size_t n = 0;
+    EXPECT_ST(ctx, ng_stack_count(ctx, &n), NG_OK);
+    EXPECT(n == 2, "the writer's push was not made (%zu screens)", n);
+    EXPECT_ST(ctx, ng_tick(ctx), NG_OK);
+    /* The last flush runs inside ng_context_destroy: its destroy is refused too. */
+    int before = g_writes;
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+    EXPECT(g_writes == before + 1 && g_max_depth == 1 && g_not_refused == 0, "destroy's flush (%d writes): %s",
+           g_writes - before, g_not_refused_what);
+}
+
 int main(void) {
     const char *dir = getenv("NAVGUARD_TEST_PLUGIN_DIR");
 #ifdef NAVGUARD_TEST_PLUGIN_DIR
@@ -324,6 +408,7 @@ int main(void) {
     test_option_declarations();
     test_trace_numbers();
     test_fifos();
+    test_recorder_writer();
     printf("test_hardening: %d checks, %d failures\n", g_checks, g_failures);
     return g_failures ? 1 : 0;
 }
