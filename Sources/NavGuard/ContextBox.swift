@@ -74,6 +74,21 @@ final class ContextBox: EngineObserver {
         }
     }
 
+    /// A call from a callback that would add work past the work cap.
+    @inline(never)
+    func failCut() -> ng_status {
+        fail(NG_E_NO_MEMORY, "refused: the work of the call that made this callback passed NG_MAX_WORK "
+             + "(\(NG_MAX_WORK)); no work is added from callbacks until it returns")
+    }
+
+    /// The host call returns (outside any callback) and its work was cut:
+    /// its status says so unless it failed on its own.
+    @inline(never)
+    func endCutCall(_ st: ng_status) -> ng_status {
+        guard let e = engine.takeWorkCut() else { return st }
+        return st == NG_OK ? fail(e.status, "the call was done, but \(e.message)") : st
+    }
+
     /// A call from inside the flight recorder's writer.
     @inline(never)
     func failInWriter() -> ng_status {
@@ -292,14 +307,20 @@ func withContext(_ handle: OpaquePointer?, record fn: StaticString, flush: Bool 
     var status = NG_OK
     guard let box = registry.owned(handle, &status) else { return status }
     return box._withUnsafeGuaranteedRef { b in
+        // The calls recorded are those that change state: past the work
+        // cap, one made from a callback is refused (WorkCap.swift).
         guard let rec = b.recorder else {
             b.engine.beginCall()
-            return body(b)
+            if _slowPath(b.engine.isCuttingWork) { return b.failCut() }
+            let st = body(b)
+            if _slowPath(b.engine.workCut != nil) { return b.endCutCall(st) }
+            return st
         }
         if rec.inWriter { return b.failInWriter() }
         b.engine.beginCall()
         rec.enter(fn)
-        let st = body(b)
+        var st = b.engine.isCuttingWork ? b.failCut() : body(b)
+        if _slowPath(b.engine.workCut != nil) { st = b.endCutCall(st) }
         b.recorderLeave(rec, st, flush: flush)
         return st
     }

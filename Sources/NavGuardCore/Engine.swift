@@ -22,6 +22,9 @@ public final class Engine {
     var touches = TouchTable()
     public var views = ViewTree()
     var strings = StringPool()
+    /// Set when this call's work passed Limits.maxWork (WorkCap.swift); the
+    /// ABI layer turns it into the call's status.
+    public internal(set) var workCut: EngineError?
 
     public internal(set) var destroying = false
 
@@ -152,6 +155,7 @@ public final class Engine {
         run.draining = true
         defer { run.draining = false }
         while let w = run.take() {
+            if run.overrunUnlogged { noteOverrun() }
             switch w {
             case .note(let n): deliver(n)
             case .evaluate(let r): _ = evaluate(r)

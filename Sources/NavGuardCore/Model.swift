@@ -189,5 +189,7 @@ public enum Limits {
     public static let maxHolds = 1024
     /// The largest `size` an option declaration may have (plugin.h).
     public static let maxOptionDeclSize = 1024
+    /// The work one host call may set off (navguard.h).
+    public static let maxWork = Int(NG_MAX_WORK)
     public static let noDeadline = Int64.max
 }

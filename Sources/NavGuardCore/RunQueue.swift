@@ -37,10 +37,26 @@ enum Work {
 ///  * nothing runs while `depth > 0` (a callback or guard hook is on the
 ///    stack) or while a drain is already running: callbacks never nest
 ///    inside work, work waits for the callback that caused it to return;
-///  * `inVote` implies `depth > 0`: a vote is a guard hook.
+///  * `inVote` implies `depth > 0`: a vote is a guard hook;
+///  * at most `Limits.maxWork` items are queued per burst (from empty to
+///    empty: the work one host call sets off) before `overrun`: from then
+///    until the queue is empty, hooks and callbacks may add no work (the
+///    engine refuses it at its doors), so a burst is bounded and so is the
+///    storage, which is given back after a large burst.
 struct RunQueue {
     private var items: [Work] = []
     private var head = 0
+    /// Items queued in this burst.
+    private(set) var burst = 0
+    /// The burst passed Limits.maxWork: work is refused until it is empty.
+    private(set) var overrun = false
+    /// `overrun` was just set and the engine has not said so yet.
+    var overrunUnlogged = false
+    /// Who is adding work: 0 the host or the core, slot + 1 a guard acting
+    /// through its host table. Counted in the second half of a burst only
+    /// (a runaway is the only burst that long), to name who fed it.
+    var actor = 0
+    private var fed = [Int](repeating: 0, count: Limits.maxGuards + 1)
     /// > 0 while a callback or guard hook runs.
     var depth = 0
     var draining = false
@@ -53,14 +69,39 @@ struct RunQueue {
     /// Inside a callback, a hook or a drain: work queued now runs later.
     var isBusy: Bool { depth > 0 || draining }
 
-    mutating func append(_ w: Work) { items.append(w) }
+    mutating func append(_ w: Work) {
+        items.append(w)
+        burst += 1
+        if burst > Limits.maxWork / 2 { countLongBurst() }
+    }
 
-    /// The next item, consumed; the storage is kept for the next burst.
+    private mutating func countLongBurst() {
+        fed[actor] += 1
+        if burst > Limits.maxWork && !overrun {
+            overrun = true
+            overrunUnlogged = true
+        }
+    }
+
+    /// Who added the most work in the second half of this burst: 0 the host
+    /// (its callbacks), slot + 1 a guard.
+    var feeder: Int { fed.indices.max { fed[$0] < fed[$1] } ?? 0 }
+
+    /// The next item, consumed; the storage is kept for the next burst
+    /// (unless a long one made it large).
     mutating func take() -> Work? {
         guard head < items.count else {
             if head > 0 {
-                items.removeAll(keepingCapacity: true)
+                if items.capacity > 4096 {
+                    items = []
+                    items.reserveCapacity(64)
+                } else {
+                    items.removeAll(keepingCapacity: true)
+                }
                 head = 0
+                if burst > Limits.maxWork / 2 { for i in fed.indices { fed[i] = 0 } }
+                burst = 0
+                overrun = false
             }
             return nil
         }
@@ -90,11 +131,12 @@ struct RunQueue {
         e.kind = t.kind
         e.from_id = t.fromID
         e.to_id = to ?? t.toID
-        items.append(.note(.transition(e)))
+        append(.note(.transition(e)))
     }
 
     /// Destroy resets the flags: nothing above it is still running.
     mutating func resetForDestroy() {
+        actor = 0
         depth = 0
         draining = false
         inVote = false

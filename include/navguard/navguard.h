@@ -21,6 +21,16 @@
  *  - [callback-safe] functions may be called from inside a delegate callback.
  *    Requests made inside a callback are queued and evaluated after the
  *    callback returns, in order, never recursively (run to completion).
+ *    The work one call sets off this way (notices to guards and callbacks,
+ *    requests made inside callbacks, guard actions) is capped at NG_MAX_WORK:
+ *    a guard or callback that makes new work for every notice it gets (a
+ *    hold begun and ended on every hold notice) would otherwise never end.
+ *    Past the cap, calls made from hooks and callbacks that would add work
+ *    get NG_E_NO_MEMORY; the work already queued still runs (every request
+ *    still gets its outcome); an NG_LOG_ERROR line names the guard that made
+ *    most of it (NULL: the host's callbacks); and the call returns
+ *    NG_E_NO_MEMORY once its own effect is done (a hold begun, a request
+ *    decided: its out values are set). The context stays usable.
  *  - Structs the caller fills start with `size`: set it to sizeof(the struct)
  *    (use the NG_*_INIT macros). The library reads only the fields inside
  *    `size` (a later field outside it counts as zero) and writes only inside
@@ -145,6 +155,8 @@ NG_API const char *ng_strstatus(ng_status status);
 #define NG_MAX_STACK       4096   /* screens in one stack */
 #define NG_MAX_GUARDS      32     /* guards in one chain */
 #define NG_MAX_CONTEXTS    4096   /* live contexts per process */
+#define NG_MAX_WORK        65536  /* notices, queued requests and guard actions
+                                     one call may set off (run to completion) */
 #define NG_NO_DEADLINE     0x7FFFFFFFFFFFFFFFLL  /* INT64_MAX, as a literal Swift imports */
 
 /* ------------------------------------------------------------------------ */

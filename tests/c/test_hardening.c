@@ -14,6 +14,10 @@
  *    NAVGUARD_PLUGIN_PATH): NG_E_LOAD at once, or skipped when listing. The
  *    old code blocked forever opening them: alarm() kills the test then,
  *    and ctest's TIMEOUT stops it in any case;
+ *  - a guard whose on_hold begins and ends a hold for every notice, and a
+ *    host callback doing the same: the call returns NG_E_NO_MEMORY past
+ *    NG_MAX_WORK, a log names who fed it, every request gets its outcome and
+ *    the context stays usable;
  *  - a flight-recorder writer that calls the API on its own context: every
  *    call gets NG_E_CALLBACK, ng_context_destroy and ng_context_detach
  *    included, and nothing nests.
@@ -318,6 +322,90 @@ static void test_fifos(void) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* 5: the work one call may set off                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    const ng_guard_host *h;
+    long notices;
+    long refused;
+} runaway;
+static runaway g_runaway;
+
+static void *runaway_create(const ng_guard_host *h, const char *config) {
+    (void)config;
+    memset(&g_runaway, 0, sizeof g_runaway);
+    g_runaway.h = h;
+    return &g_runaway;
+}
+
+/* Two notices (began, ended) for every notice: without a cap, the queue
+ * grew until the process aborted ("failed to allocate 1778384640 bytes"). */
+static void runaway_on_hold(void *instance, const ng_hold_notice *n) {
+    runaway *g = instance;
+    (void)n;
+    g->notices++;
+    uint64_t t = 0;
+    if (g->h->hold_begin(g->h, "again", 0, 0, &t) != NG_OK) {
+        g->refused++;
+        return;
+    }
+    g->h->hold_end(g->h, t);
+}
+
+static void test_work_cap(void) {
+    host h;
+    ng_context *ctx = new_ctx(&h);
+    static ng_plugin_descriptor d = TEST_DESCRIPTOR("org.navguard.test.runaway", NULL);
+    d.create = runaway_create;
+    d.on_hold = runaway_on_hold;
+    MUST(ctx, ng_chain_add(ctx, &d, NULL));
+    h.submit_once = true;
+    uint64_t token = 0;
+    EXPECT_ST(ctx, ng_hold_begin(ctx, "start", 0, 0, &token), NG_E_NO_MEMORY);
+    EXPECT(strstr(ng_errmsg(ctx), "the call was done, but more than 65536 pieces of work") &&
+               strstr(ng_errmsg(ctx), "guard org.navguard.test.runaway's hooks"),
+           "errmsg: %s", ng_errmsg(ctx));
+    EXPECT(token != 0 && hold_count(ctx) == 1, "the call's own effect stands: the hold is live (token %llu, %zu holds)",
+           (unsigned long long)token, hold_count(ctx));
+    EXPECT(g_runaway.notices > NG_MAX_WORK / 2 && g_runaway.notices < 2L * NG_MAX_WORK + 64, "bounded: %ld notices",
+           g_runaway.notices);
+    EXPECT(g_runaway.refused >= 1, "the guard's hold_begin was refused past the cap (%ld)", g_runaway.refused);
+    EXPECT(h.error_logs == 1 && strcmp(h.last_error_guard, "org.navguard.test.runaway") == 0 &&
+               strstr(h.last_error, "NG_MAX_WORK"),
+           "one error log naming the guard (%d, %s): %s", h.error_logs, h.last_error_guard, h.last_error);
+    EXPECT(h.queued_id != 0 && h.queued_id < MAX_IDS && h.outcomes[h.queued_id] == 1 &&
+               h.outcome[h.queued_id] == NG_OUTCOME_APPLIED,
+           "the request made from a callback got its one outcome (id %llu)", (unsigned long long)h.queued_id);
+    /* Usable afterwards: a request with no hold in play is untouched. */
+    ng_request rq = NG_REQUEST_INIT(NG_REQ_PUSH);
+    rq.screen.id = 3;
+    rq.screen.route = "after";
+    ng_request_result res = NG_REQUEST_RESULT_INIT;
+    EXPECT_ST(ctx, ng_request_submit(ctx, &rq, &res), NG_OK);
+    EXPECT(res.status == NG_OUTCOME_APPLIED && h.outcomes[res.request_id] == 1, "applied: %s", ng_outcome_name(res.status));
+    /* The next hold notice starts it again, and it is cut again. */
+    EXPECT_ST(ctx, ng_hold_end(ctx, token), NG_E_NO_MEMORY);
+    EXPECT(hold_count(ctx) == 0 && h.error_logs == 2, "%zu holds, %d error logs", hold_count(ctx), h.error_logs);
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+
+    /* The host's own callbacks feeding it: the log names no guard. */
+    ctx = new_ctx(&h);
+    h.host_runaway = true;
+    EXPECT_ST(ctx, ng_hold_begin(ctx, "start", 0, 0, &token), NG_OK);
+    EXPECT_ST(ctx, ng_hold_end(ctx, token), NG_E_NO_MEMORY);
+    EXPECT(strstr(ng_errmsg(ctx), "the host's callbacks"), "errmsg: %s", ng_errmsg(ctx));
+    EXPECT(h.host_refused >= 1 && h.error_logs == 1 && strcmp(h.last_error_guard, "(null)") == 0,
+           "refused %ld, %d error logs, guard %s", h.host_refused, h.error_logs, h.last_error_guard);
+    EXPECT(h.holds_ended > NG_MAX_WORK / 4 && h.holds_ended < NG_MAX_WORK + 64, "bounded: %d hold ends", h.holds_ended);
+    EXPECT(hold_count(ctx) == 0, "no hold left behind (%zu)", hold_count(ctx));
+    h.host_runaway = false;
+    EXPECT_ST(ctx, ng_hold_begin(ctx, "quiet", 0, 0, &token), NG_OK);
+    EXPECT_ST(ctx, ng_hold_end(ctx, token), NG_OK);
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+}
+
+/* ------------------------------------------------------------------------ */
 /* 8a: the flight recorder's writer calling the API                          */
 /* ------------------------------------------------------------------------ */
 
@@ -408,6 +496,7 @@ int main(void) {
     test_option_declarations();
     test_trace_numbers();
     test_fifos();
+    test_work_cap();
     test_recorder_writer();
     printf("test_hardening: %d checks, %d failures\n", g_checks, g_failures);
     return g_failures ? 1 : 0;
