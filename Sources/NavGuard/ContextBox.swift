@@ -215,31 +215,33 @@ final class ContextBox: EngineObserver {
     }
 
     func engineReport(guardID: UnsafePointer<CChar>?, text: CStr) {
-        guard let rec = recorder else {
-            delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(text.pointer))
-            return
-        }
-        rec.callback("report") { TraceWrite.report($0, guardID: guardID, text: UnsafePointer(text.pointer)) }
+        // The trace keeps the guard's text; what the library adds for the
+        // host (slow votes, where the recording is) depends on timing and
+        // files, which replay does not reproduce.
+        recorder?.callback("report") { TraceWrite.report($0, guardID: guardID, text: UnsafePointer(text.pointer)) }
+        var notes: [String] = []
+        if let slow = engine.takeSlowVoteNote() { notes.append(slow) }
         // A watchdog report names where the record of what led to it is.
-        guard let g = guardID, strcmp(g, "org.navguard.watchdog") == 0 else {
+        if let rec = recorder, let g = guardID, strcmp(g, "org.navguard.watchdog") == 0 {
+            if rec.isRing {
+                let path = rec.nextDumpPath(slot: slot)
+                let trace = rec.ringTrace(self)
+                if let err = writeFile(path, trace) {
+                    notes.append("flight recorder: could not dump the last \(rec.ringCount) records: \(err)")
+                } else {
+                    notes.append("flight recorder: the last \(rec.ringCount) records are in \(path)")
+                }
+            } else {
+                rec.flush()
+                notes.append(rec.path.map { "flight recorder: the whole session is in \($0)" }
+                    ?? "flight recorder: the whole session went to the host's writer")
+            }
+        }
+        guard !notes.isEmpty else {
             delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(text.pointer))
             return
         }
-        let note: String
-        if rec.isRing {
-            let path = rec.nextDumpPath(slot: slot)
-            let trace = rec.ringTrace(self)
-            if let err = writeFile(path, trace) {
-                note = "flight recorder: could not dump the last \(rec.ringCount) records: \(err)"
-            } else {
-                note = "flight recorder: the last \(rec.ringCount) records are in \(path)"
-            }
-        } else {
-            rec.flush()
-            note = rec.path.map { "flight recorder: the whole session is in \($0)" }
-                ?? "flight recorder: the whole session went to the host's writer"
-        }
-        let full = CStr(text.string + (text.string.hasSuffix("\n") ? "" : "\n") + note + "\n")
+        let full = CStr(text.string + (text.string.hasSuffix("\n") ? "" : "\n") + notes.joined(separator: "\n") + "\n")
         delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(full.pointer))
     }
 

@@ -268,6 +268,7 @@ final class Replayer {
             recorded = inline
             at = r
         } else {
+            skipTimingLines()
             guard cursor < trace.records.count else {
                 if trace.truncatedLine != nil { return nil }
                 return TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): the \(fn) call has no ret line")
@@ -316,6 +317,7 @@ final class Replayer {
         line.end()
         let now = JSON.parse(line.bytes)
         guard case .success(let nowValue) = now else { return }
+        skipTimingLines()
         guard cursor < trace.records.count else {
             if trace.truncatedLine != nil { return }
             divergeAtEnd(now: String(decoding: line.bytes, as: UTF8.self))
@@ -336,6 +338,16 @@ final class Replayer {
                 outcome.report = "replay: \(e.message)\n"
                 return
             }
+        }
+    }
+
+    /// Pass over recorded lines that depend on how long a call took, which
+    /// replay (every call in no time) never makes: a slow-vote warning.
+    func skipTimingLines() {
+        while cursor < trace.records.count {
+            let r = trace.records[cursor]
+            guard r.kind == "cb", r.fn == "log", r.value["message"]?.string?.hasPrefix(Engine.slowVotePrefix) == true else { return }
+            cursor += 1
         }
     }
 

@@ -22,6 +22,7 @@ public final class Engine {
     var touches = TouchTable()
     public var views = ViewTree()
     var strings = StringPool()
+    var votes = VoteTimes()
     /// Set when this call's work passed Limits.maxWork (WorkCap.swift); the
     /// ABI layer turns it into the call's status.
     public internal(set) var workCut: EngineError?
@@ -162,6 +163,7 @@ public final class Engine {
             case .action(let a): perform(a)
             }
         }
+        if run.trackStarted { restampStartedTrack() }
     }
 
     /// Apply an action if what it names is still there (a queued action may

@@ -191,5 +191,7 @@ public enum Limits {
     public static let maxOptionDeclSize = 1024
     /// The work one host call may set off (navguard.h).
     public static let maxWork = Int(NG_MAX_WORK)
+    /// Guards voting longer on one request are logged (navguard.h).
+    public static let slowVoteNs = Int64(NG_SLOW_VOTE_MS) * 1_000_000
     public static let noDeadline = Int64.max
 }

@@ -132,7 +132,12 @@ struct RunQueue {
         e.from_id = t.fromID
         e.to_id = to ?? t.toID
         append(.note(.transition(e)))
+        // A track began in this call: its times are set when the call returns.
+        if phase == NG_PHASE_WILL { trackStarted = true }
     }
+
+    /// A transition began since the engine last restamped one.
+    var trackStarted = false
 
     /// Destroy resets the flags: nothing above it is still running.
     mutating func resetForDestroy() {

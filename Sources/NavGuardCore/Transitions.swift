@@ -102,6 +102,25 @@ struct Transitions {
         return restored
     }
 
+    /// The tracks in flight began `delta` later than recorded (the call that
+    /// began them returned then): their begin, deadline and swipe move too.
+    mutating func restamp(by delta: Int64) {
+        func moved(_ t: Int64) -> Int64 {
+            if t == Limits.noDeadline { return t }
+            let (x, o) = t.addingReportingOverflow(delta)
+            return o || x == Limits.noDeadline ? Limits.noDeadline - 1 : x
+        }
+        func moved(_ t: Track) -> Track {
+            var x = t
+            x.beganNs = moved(t.beganNs)
+            x.deadlineNs = moved(t.deadlineNs)
+            return x
+        }
+        screen = screen.map(moved)
+        bar = bar.map(moved)
+        swipe?.restamp(by: delta)
+    }
+
     /// Forget everything in flight without a notice (destroy).
     mutating func clear() {
         screen = nil

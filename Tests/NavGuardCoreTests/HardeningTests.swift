@@ -1,8 +1,14 @@
 // The core's side of the third hardening round: the cap on the work one call
-// may set off.
+// may set off, the time guards take to vote, and a transition's age counted
+// from when the call that began it returned.
 import CNavGuard
 import Testing
 @testable import NavGuardCore
+
+/// An external clock the tests move by hand: the engine reads it as it
+/// reads the monotonic clock (once per call, cached), unlike a manual clock.
+nonisolated(unsafe) private var fakeNowNs: Int64 = 0
+private let fakeClock: @convention(c) () -> Int64 = { fakeNowNs }
 
 @Suite("hardening", .serialized)
 struct HardeningTests {
@@ -78,5 +84,76 @@ struct HardeningTests {
         try g.add(to: e)
         _ = try e.beginHold(label: nil, mask: 0, maxDurationNs: 0, by: .host)
         #expect(left == 0 && e.takeWorkCut() == nil && e.holdCount == 0)
+    }
+
+    // MARK: Votes and transition age
+
+    /// A guard that blocks 3 s in its vote, on a clock read once per call as
+    /// the monotonic one is: a warning names it, the core keeps it for the
+    /// next report, and the transition it let through is dated from when
+    /// the call returned, not from before the vote.
+    @Test func aSlowVoteIsLoggedAndDoesNotAgeTheTransition() throws {
+        fakeNowNs = 10_000 * ms
+        let e = Engine(EngineConfig(clock: .external(fakeClock)))
+        let rec = Recorder(engine: e)
+        e.observer = rec
+        try e.setRoot(Screen(id: 1, route: "root"))
+        let fast = TestGuard(id: "org.test.fast")
+        let slow = TestGuard(id: "org.test.slow")
+        slow.vote = { _, _, _ in
+            fakeNowNs += 3_000 * ms   // blocks 3 s
+            return NG_VOTE_ALLOW
+        }
+        try fast.add(to: e)
+        try slow.add(to: e)
+        e.beginCall()
+        let r = e.push(2, flags: ANIMATED | TIMED)
+        #expect(r.status == NG_OUTCOME_APPLIED)
+        let logs = rec.events.compactMap { ev -> (Int32, String?, String)? in
+            if case .log(let s, let g, let m) = ev { return (s, g, m) }
+            return nil
+        }
+        #expect(logs.count == 1)
+        #expect(logs.first?.0 == NG_LOG_WARN && logs.first?.1 == "org.test.slow", "\(logs)")
+        #expect(logs.first?.2.hasPrefix(Engine.slowVotePrefix + "guard org.test.slow took 3000.0 ms to vote on request \(r.requestID)") == true,
+                "\(logs)")
+        let track = try #require(e.trackView(NG_TRACK_SCREEN))
+        #expect(track.began_ns == 13_000 * ms, "began when the call returned, not at its start (10 s): \(track.began_ns)")
+        #expect(track.deadline_ns == 13_000 * ms + 350 * ms, "a timed transition's duration counts from then too")
+        let note = try #require(e.takeSlowVoteNote())
+        #expect(note.contains("1 request over 100 ms") && note.contains("guard org.test.slow, 3000.0 ms on request \(r.requestID)"),
+                "\(note)")
+        #expect(e.takeSlowVoteNote() == nil, "consumed by the report")
+        // A vote under the limit logs nothing.
+        slow.vote = { _, _, _ in
+            fakeNowNs += 99 * ms
+            return NG_VOTE_ALLOW
+        }
+        _ = try? e.finishTransition(NG_TRACK_ALL, forced: false)
+        e.beginCall()
+        #expect(e.push(3, flags: 0).status == NG_OUTCOME_APPLIED)
+        #expect(rec.events.filter { if case .log = $0 { return true } else { return false } }.count == 1)
+        #expect(e.takeSlowVoteNote() == nil)
+    }
+
+    @Test func theEventPathIsNotTimed() throws {
+        fakeNowNs = 1_000 * ms
+        let e = Engine(EngineConfig(clock: .external(fakeClock)))
+        let rec = Recorder(engine: e)
+        e.observer = rec
+        try e.setRoot(Screen(id: 1, route: "root"))
+        let slow = TestGuard(id: "org.test.slow-events")
+        slow.onEvent = { _, _ in
+            fakeNowNs += 3_000 * ms
+            return NG_VOTE_ALLOW
+        }
+        try slow.add(to: e)
+        var ev = ng_event()
+        ev.size = UInt32(MemoryLayout<ng_event>.size)
+        ev.type = NG_EVENT_KEY
+        e.beginCall()
+        _ = withUnsafePointer(to: &ev) { e.submitEvent($0) }
+        #expect(rec.events.allSatisfy { if case .log = $0 { return false } else { return true } })
+        #expect(e.takeSlowVoteNote() == nil)
     }
 }

@@ -157,6 +157,8 @@ NG_API const char *ng_strstatus(ng_status status);
 #define NG_MAX_CONTEXTS    4096   /* live contexts per process */
 #define NG_MAX_WORK        65536  /* notices, queued requests and guard actions
                                      one call may set off (run to completion) */
+#define NG_SLOW_VOTE_MS    100    /* a request whose guards vote longer is
+                                     logged (NG_LOG_WARN), naming the slowest */
 #define NG_NO_DEADLINE     0x7FFFFFFFFFFFFFFFLL  /* INT64_MAX, as a literal Swift imports */
 
 /* ------------------------------------------------------------------------ */

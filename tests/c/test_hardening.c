@@ -18,6 +18,10 @@
  *    host callback doing the same: the call returns NG_E_NO_MEMORY past
  *    NG_MAX_WORK, a log names who fed it, every request gets its outcome and
  *    the context stays usable;
+ *  - a guard that blocks 3 s in its vote (it advances the manual clock
+ *    there): a warning names it, the watchdog's next report says so, and the
+ *    transition is not aged by the vote; an event hook that blocks is not
+ *    timed;
  *  - a flight-recorder writer that calls the API on its own context: every
  *    call gets NG_E_CALLBACK, ng_context_destroy and ng_context_detach
  *    included, and nothing nests.
@@ -406,6 +410,88 @@ static void test_work_cap(void) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* 7: slow votes                                                             */
+/* ------------------------------------------------------------------------ */
+
+static ng_context *g_slow_ctx;
+static int64_t g_vote_block_ns, g_event_block_ns;
+
+/* "Blocks" by moving the manual clock inside the hook (a test shortcut: a
+ * guard must never call the API on its context). */
+static ng_vote slow_on_request(void *instance, const ng_guard_request *r, ng_verdict *v) {
+    (void)instance;
+    (void)r;
+    (void)v;
+    if (g_vote_block_ns) ng_clock_advance(g_slow_ctx, g_vote_block_ns);
+    return NG_VOTE_ALLOW;
+}
+
+static ng_vote slow_on_event(void *instance, const ng_guard_event *e, ng_verdict *v) {
+    (void)instance;
+    (void)e;
+    (void)v;
+    if (g_event_block_ns) ng_clock_advance(g_slow_ctx, g_event_block_ns);
+    return NG_VOTE_ALLOW;
+}
+
+static void test_slow_votes(void) {
+    host h;
+    ng_context *ctx = new_ctx(&h);
+    g_slow_ctx = ctx;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/watchdog.so", g_plugin_dir);
+    MUST(ctx, ng_plugin_load(ctx, path, "{\"transition_limit_ms\":2000}"));
+    static ng_plugin_descriptor d = TEST_DESCRIPTOR("org.navguard.test.slow", NULL);
+    d.on_request = slow_on_request;
+    d.on_event = slow_on_event;
+    MUST(ctx, ng_chain_add(ctx, &d, NULL));
+
+    g_vote_block_ns = 3000 * MS;
+    ng_request rq = NG_REQUEST_INIT(NG_REQ_PUSH);
+    rq.flags = NG_REQF_ANIMATED;
+    rq.screen.id = 2;
+    rq.screen.route = "menu";
+    ng_request_result res = NG_REQUEST_RESULT_INIT;
+    EXPECT_ST(ctx, ng_request_submit(ctx, &rq, &res), NG_OK);
+    g_vote_block_ns = 0;
+    EXPECT(res.status == NG_OUTCOME_APPLIED, "applied: %s", ng_outcome_name(res.status));
+    EXPECT(h.warn_logs == 1 && strcmp(h.last_warn_guard, "org.navguard.test.slow") == 0 &&
+               strstr(h.last_warn, "slow vote: guard org.navguard.test.slow took 3000.0 ms to vote on request") &&
+               strstr(h.last_warn, "over the 100 ms limit"),
+           "a warning names the slow guard (%d, %s): %s", h.warn_logs, h.last_warn_guard, h.last_warn);
+    int64_t now = 0;
+    MUST(ctx, ng_now(ctx, &now));
+    ng_track_info ti = NG_TRACK_INFO_INIT;
+    EXPECT_ST(ctx, ng_track_get(ctx, NG_TRACK_SCREEN, &ti), NG_OK);
+    EXPECT(ti.began_ns == now && now == 4000 * MS, "the transition began after the vote (began %lld, now %lld)",
+           (long long)ti.began_ns, (long long)now);
+
+    /* 1.5 s after the call returned: younger than the watchdog's 2 s. */
+    MUST(ctx, ng_clock_advance(ctx, 1500 * MS));
+    MUST(ctx, ng_tick(ctx));
+    bool busy = false;
+    MUST(ctx, ng_transition_in_flight(ctx, NG_TRACK_SCREEN, &busy, NULL));
+    EXPECT(busy && h.reports == 0, "still in flight, no report");
+    /* 2.5 s: the watchdog finishes it, and its report names the slow vote. */
+    MUST(ctx, ng_clock_advance(ctx, 1000 * MS));
+    MUST(ctx, ng_tick(ctx));
+    MUST(ctx, ng_transition_in_flight(ctx, NG_TRACK_SCREEN, &busy, NULL));
+    EXPECT(!busy && h.reports == 1, "finished by the watchdog (%d reports)", h.reports);
+    EXPECT(strstr(h.report, "slow votes since the last report: 1 request over 100 ms; the slowest: guard "
+                            "org.navguard.test.slow, 3000.0 ms on request"),
+           "the report says so: %s", h.report);
+
+    /* The event path reads no clock: a hook that blocks there is not timed. */
+    g_event_block_ns = 3000 * MS;
+    ng_event ev = NG_EVENT_INIT(NG_EVENT_KEY);
+    ng_event_result er = NG_EVENT_RESULT_INIT;
+    EXPECT_ST(ctx, ng_event_submit(ctx, &ev, &er), NG_OK);
+    g_event_block_ns = 0;
+    EXPECT(h.warn_logs == 1, "no warning from the event path (%d): %s", h.warn_logs, h.last_warn);
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+}
+
+/* ------------------------------------------------------------------------ */
 /* 8a: the flight recorder's writer calling the API                          */
 /* ------------------------------------------------------------------------ */
 
@@ -497,6 +583,7 @@ int main(void) {
     test_trace_numbers();
     test_fifos();
     test_work_cap();
+    test_slow_votes();
     test_recorder_writer();
     printf("test_hardening: %d checks, %d failures\n", g_checks, g_failures);
     return g_failures ? 1 : 0;
