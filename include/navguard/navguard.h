@@ -841,8 +841,8 @@ typedef struct ng_event_result {
  * `out` may be NULL (the verdict is then not reported); when given, its
  * `size` must be set (NG_EVENT_RESULT_INIT).
  * Allocates nothing in steady state. Returns NG_OK (see out->verdict),
- * NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_RANGE (type, phase, flags, NaN
- * point), NG_E_THREAD. */
+ * NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_RANGE (type, phase, flags, a NaN
+ * or infinite point), NG_E_THREAD. */
 NG_API ng_status ng_event_submit(ng_context *ctx, const ng_event *event, ng_event_result *out);
 
 /* View flags. The zero value is UIKit's default: interaction enabled,
