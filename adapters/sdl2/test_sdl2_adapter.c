@@ -9,6 +9,7 @@
 #include "navguard_sdl2.h"
 #include "check.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -728,16 +729,39 @@ static void *post_thread(void *arg) {
     return NULL;
 }
 
-/* Unblocks a stuck infinite wait so the test fails instead of hanging. */
+/* Unblocks a stuck infinite wait after 5 s so the test fails instead of
+ * hanging; told to stop otherwise (not cancelled: ThreadSanitizer reports a
+ * thread cancelled inside its sleep). */
+static pthread_mutex_t g_rescue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_rescue_cond = PTHREAD_COND_INITIALIZER;
+static bool g_rescue_stop;
+
 static void *rescue_thread(void *arg) {
     (void)arg;
-    struct timespec d = { 5, 0 };
-    nanosleep(&d, NULL);
-    SDL_Event q;
-    memset(&q, 0, sizeof q);
-    q.type = SDL_QUIT;
-    SDL_PushEvent(&q);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 5;
+    pthread_mutex_lock(&g_rescue_lock);
+    int rc = 0;
+    while (!g_rescue_stop && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&g_rescue_cond, &g_rescue_lock, &until);
+    bool fire = !g_rescue_stop;
+    pthread_mutex_unlock(&g_rescue_lock);
+    if (fire) {
+        SDL_Event q;
+        memset(&q, 0, sizeof q);
+        q.type = SDL_QUIT;
+        SDL_PushEvent(&q);
+    }
     return NULL;
+}
+
+static void stop_rescue(pthread_t t) {
+    pthread_mutex_lock(&g_rescue_lock);
+    g_rescue_stop = true;
+    pthread_cond_signal(&g_rescue_cond);
+    pthread_mutex_unlock(&g_rescue_lock);
+    pthread_join(t, NULL);
+    g_rescue_stop = false;
 }
 
 static void test_wait(ng_context *ctx) {
@@ -813,8 +837,7 @@ static void test_wait(ng_context *ctx) {
     }
     dt = wall_ms() - t0;
     pthread_join(th, NULL);
-    pthread_cancel(rescue);
-    pthread_join(rescue, NULL);
+    stop_rescue(rescue);
     EXPECT(p.status == NG_OK && p.id != 0, "ng_sdl2_post: %s", ng_strstatus(p.status));
     EXPECT(g_outcomes == 1 && g_outcome == NG_OUTCOME_APPLIED && g_outcome_on_main,
            "posted push: %d outcome(s), outcome %s, on main %d", g_outcomes, ng_outcome_name(g_outcome),
