@@ -448,7 +448,9 @@ typedef struct ng_delegate {
     void (*on_outcome)(void *user, ng_context *ctx, const ng_outcome *outcome);
     void (*on_transition)(void *user, ng_context *ctx, const ng_transition_event *event);
     void (*on_hold_end)(void *user, ng_context *ctx, const ng_hold_info *hold);
-    /* A guard posted a report (e.g. the watchdog). Text valid during the call. */
+    /* A guard posted a report (e.g. the watchdog). Text valid during the call.
+     * The library may add lines at its end: the slow votes since the last
+     * report (NG_SLOW_VOTE_MS), where the flight recording is. */
     void (*on_report)(void *user, ng_context *ctx, const char *guard_id, const char *text);
     /* A guard or the core logged a message; severity is NG_LOG_* (an
      * ng_severity). Text valid during the call. */

@@ -196,7 +196,8 @@ struct ng_guard_host {
      * delivered and live. */
     ng_status (*touch_cancel)(const ng_guard_host *h, uint64_t touch_id);
     /* Hand a report (text copied, up to 64 KiB; NG_E_TOO_LONG beyond) to the
-     * host's report callback. */
+     * host's report callback. The host's copy may end with the library's
+     * notes: the slow votes since the last report (NG_SLOW_VOTE_MS). */
     ng_status (*report)(const ng_guard_host *h, const char *text);
     /* Log a message (copied) with a severity. */
     void (*log)(const ng_guard_host *h, ng_severity severity, const char *message);
@@ -291,7 +292,9 @@ typedef struct ng_plugin_descriptor {
     /* Destroy an instance. Called once, at context destruction. */
     void (*destroy)(void *instance);
 
-    /* Vote on a request. Return NG_VOTE_*; fill *verdict when not allowing. */
+    /* Vote on a request. Return NG_VOTE_*; fill *verdict when not allowing.
+     * Timed: a request whose votes take longer than NG_SLOW_VOTE_MS in all
+     * is logged (NG_LOG_WARN) naming its slowest guard. */
     ng_vote (*on_request)(void *instance, const ng_guard_request *request, ng_verdict *verdict);
     /* Vote on an input event: ALLOW delivers, REFUSE drops. */
     ng_vote (*on_event)(void *instance, const ng_guard_event *event, ng_verdict *verdict);
