@@ -403,7 +403,7 @@ typedef struct ng_request {
                                  no scope. When the request would apply (at
                                  once, after a deferral, or posted) and that
                                  screen is not the top, it is REFUSED (DROPPED
-                                 if it was deferred or queued) with
+                                 when a guard had deferred it) with
                                  NG_REASON_STALE: a reply never lands on a
                                  screen the user has left. */
     uint32_t screen_flags;    /* PUSH: the pushed screen's NG_SCREENF_* flags */
