@@ -176,7 +176,7 @@ set(libdir ${OUT}/root/usr/${MULTIARCH})
 run("the host against the packages" ${CC} -std=c11 -Wall -Wextra -o ${OUT}/host
   ${SOURCE_DIR}/tests/dist/host.c -I${OUT}/root/usr/include -L${libdir} -lnavguard -Wl,-rpath,${libdir})
 run("the host" ${CMAKE_COMMAND} -E env --unset=NAVGUARD_PLUGIN_DIR --unset=NAVGUARD_PLUGIN_PATH ${OUT}/host)
-if(NOT out MATCHES "plugins in ${libdir}/navguard/plugins\n" OR NOT out MATCHES "chain: 7 guards")
+if(NOT out MATCHES "plugins in ${libdir}/navguard/plugins\n" OR NOT out MATCHES "chain: [1-9][0-9]* guards" OR NOT out MATCHES "host: ok")
   string(APPEND errors "  the packaged library did not load the default chain from ${libdir}/navguard/plugins:\n${out}\n")
 endif()
 message(STATUS "a host linked to the packaged library ran the default chain from ${libdir}/navguard/plugins")
