@@ -82,6 +82,14 @@ public struct Trace {
                         return .failure(TraceError(status: NG_E_PARSE, line: 1, message: "line 1: \(error.message)"))
                     }
                 }
+                // Posted ids count up from posted_base (2^52; NavGuard 0.2's
+                // began at 2^63): above that, counting on could overflow.
+                if let base = v["posted_base"] {
+                    guard let b = base.uint64, b >= 1, b <= 1 << 63 else {
+                        return .failure(TraceError(status: NG_E_PARSE, line: 1,
+                                                   message: "line 1: \"posted_base\" is \(clip(JSON.serialize(base))), not an integer in 1...2^63"))
+                    }
+                }
                 header = v
                 continue
             }
@@ -184,6 +192,11 @@ final class Replayer {
             if ctx != nil { _ = ng_context_destroy(ctx) }
             ctx = nil
         }
+        // Posted ids continue the recording's range (NavGuard 0.2 wrote no
+        // posted_base: its posted ids began at 2^63).
+        let postedBase = h["posted_base"]?.uint64 ?? (1 << 63)
+        var status = NG_OK
+        registry.owned(c, &status)?._withUnsafeGuaranteedRef { $0.postedIDBase = postedBase }
         if let chain = chainOverride {
             let s = chain.withCString { ng_chain_configure(ctx, $0) }
             if s != NG_OK {
@@ -392,13 +405,28 @@ final class Replayer {
     // MARK: State of a mid-session trace
 
     func restoreState(_ state: JSONValue) -> TraceError? {
-        // Ids and tokens continue from where the recording was.
+        // Ids and tokens continue from where the recording was. Every id
+        // NavGuard hands out is below 2^53: a counter above it is refused
+        // (counting on from it could overflow).
+        func counter(_ key: String, _ dflt: UInt64) throws(FieldError) -> UInt64 {
+            let n = try integer(state[key], "state.\(key)", as: UInt64.self, default: dflt)
+            guard n <= 1 << 53 else { throw FieldError(message: "\"state.\(key)\" is \(n), above 2^53") }
+            return n
+        }
+        let counters: Engine.Counters, posted: UInt64
+        do {
+            counters = Engine.Counters(requestID: try counter("next_request_id", 1), holdToken: try counter("next_hold_token", 1),
+                                       guardRequestID: try counter("next_guard_request_id", Limits.guardRequestIDBase),
+                                       questionID: try counter("next_question_id", 1))
+            posted = try counter("next_posted", 0)
+        } catch {
+            return error.error(line: 1)
+        }
         var st = NG_OK
         if let box = registry.owned(ctx, &st) {
             box._withUnsafeGuaranteedRef { b in
-                b.engine.counters = (state["next_request_id"]?.uint64 ?? 1, state["next_hold_token"]?.uint64 ?? 1)
-                b.nextPostedID.store(state["next_posted"]?.uint64 ?? 0, ordering: .relaxed)
-                // (A wrong value here is not a safety matter: ids wrap with &+.)
+                b.engine.counters = counters
+                b.nextPostedID.store(posted, ordering: .relaxed)
             }
         }
         if chainOverride == nil, let guards = state["chain"]?.array, !guards.isEmpty {
@@ -589,6 +617,13 @@ final class Replayer {
         case "interactive_cancel": st = ng_interactive_cancel(ctx)
         case "interactive_release": st = ng_interactive_release(ctx, v["finish"]?.bool ?? false)
         case "interactive_complete": st = ng_interactive_complete(ctx)
+        case "screen_flags":
+            do { st = ng_screen_set_flags(ctx, try integer(v["id"], "id"), try integer(v["flags"], "flags")) } catch {
+                return .failure(error.error(line: r.line))
+            }
+        case "question_answer":
+            guard let answer = enumValue(v["answer"], ng_answer_name, 0..<4) else { return fail("question_answer without an answer") }
+            do { st = ng_question_answer(ctx, try integer(v["id"], "id"), answer) } catch { return .failure(error.error(line: r.line)) }
         case "restore":
             var bytes: [UInt8]
             if let hex = v["snapshot_hex"]?.string {

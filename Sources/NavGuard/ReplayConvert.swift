@@ -84,6 +84,8 @@ func withRequest(_ v: JSONValue, _ body: (UnsafePointer<ng_request>) -> ng_statu
         r.target_id = try integer(v["target"], "target")
         r.duration_ns = try integer(v["duration_ns"], "duration_ns")
         r.driving_touch = try integer(v["touch"], "touch")
+        r.from_screen = try integer(v["from"], "from")
+        if kind == NG_REQ_PUSH { r.screen_flags = try integer(v["screen"]?["flags"], "screen.flags") }
         for s in v["screens"]?.array ?? [] { screens.append(try screenFrom(s, &strings)) }
     } catch {
         return .failure(error)
@@ -203,6 +205,16 @@ extension Replayer {
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
             let x = t!.pointee
             r.callback("touch_cancel") { TraceWrite.touchCancel($0, x) }
+        }
+        d.on_question = { user, _, q in
+            let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
+            let x = q!.pointee
+            r.callback("question") { TraceWrite.question($0, x) }
+        }
+        d.on_question_end = { user, _, q, answer in
+            let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
+            let x = q!.pointee
+            r.callback("question_end") { TraceWrite.questionEnd($0, x, answer: answer) }
         }
         return d
     }

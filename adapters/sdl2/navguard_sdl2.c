@@ -308,8 +308,9 @@ ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out) {
     out->more = ends_touches(e);
     ng_status st = ng_event_submit(a->ctx, &out->event, &out->result);
     if (st != NG_OK) {
-        /* Refused (a point that is not finite...): NavGuard did not take it,
-         * so it must not read as delivered. */
+        /* Not taken (a point that is not finite...), so it must not read as
+         * delivered: NavGuard writes DROP itself for what it refuses, but a
+         * handle or thread error leaves `result` as it was. */
         ng_event_result drop = NG_EVENT_RESULT_INIT;
         drop.verdict = NG_VERDICT_DROP;
         drop.reason = NG_REASON_INVALID;
