@@ -157,9 +157,9 @@ static void *plain_create(const ng_guard_host *h, const char *config) {
 static void plain_destroy(void *instance) { (void)instance; }
 
 #define TEST_DESCRIPTOR(id_, options_) \
-    { NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor), (id_), "test", "1.0", \
-      "a guard of test_hardening.c", plain_create, plain_destroy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
-      NULL, (options_) }
+    { .abi_major = NG_PLUGIN_ABI_MAJOR, .abi_minor = NG_PLUGIN_ABI_MINOR, .size = sizeof(ng_plugin_descriptor), \
+      .id = (id_), .name = "test", .version = "1.0", .description = "a guard of test_hardening.c", \
+      .create = plain_create, .destroy = plain_destroy, .options = (options_) }
 
 /* ------------------------------------------------------------------------ */
 /* 1, 8b: option declarations                                                */
@@ -258,6 +258,15 @@ static void test_trace_numbers(void) {
                   "{\"k\":\"call\",\"fn\":\"root\",\"t\":10,\"screen\":{\"id\":1,\"route\":\"home\"},\"ret\":{\"st\":\"NG_OK\"}}\n"
                   "{\"k\":\"call\",\"fn\":\"interactive_update\",\"t\":20,\"progress\":\"half\",\"ret\":{\"st\":\"NG_E_NOT_FOUND\"}}\n",
                   NG_E_PARSE, 3, "\"progress\" is \"half\", not a number", NULL);
+    /* Counters a mid-session trace continues from: ids count up from them
+     * (a hold token of UINT64_MAX overflowed at the first hold_begin). */
+    expect_replay("{\"navguard_trace\":1,\"clock\":\"manual\",\"start\":\"mid-session\",\"at_ns\":0,"
+                  "\"state\":{\"next_hold_token\":\"18446744073709551615\",\"stack\":[{\"id\":1,\"route\":\"home\"}]}}\n"
+                  "{\"k\":\"call\",\"fn\":\"hold_begin\",\"t\":10,\"mask\":0,\"max_ns\":0,\"ret\":{\"st\":\"NG_OK\",\"token\":1}}\n",
+                  NG_E_PARSE, 1, "\"state.next_hold_token\" is 18446744073709551615, above 2^53", NULL);
+    expect_replay("{\"navguard_trace\":1,\"clock\":\"manual\",\"start\":\"create\",\"at_ns\":0,"
+                  "\"posted_base\":\"18446744073709551615\"}\n" DIVERGING_ROOT,
+                  NG_E_PARSE, 1, "\"posted_base\" is \"18446744073709551615\", not an integer in 1...2^63", NULL);
     /* A kind number outside Int32 is an unknown kind, not cut to "push" (0). */
     expect_replay(HEADER("1", "0")
                   "{\"k\":\"call\",\"fn\":\"root\",\"t\":10,\"screen\":{\"id\":1,\"route\":\"home\"},\"ret\":{\"st\":\"NG_OK\"}}\n"
