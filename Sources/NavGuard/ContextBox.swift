@@ -321,6 +321,15 @@ final class ContextBox: EngineObserver {
     }
 }
 
+/// The monotonic clock to the kernel's tick (a few ms): what guards' votes
+/// are timed with, against a limit of NG_SLOW_VOTE_MS. About 3 ns a reading
+/// where CLOCK_MONOTONIC takes 20.
+func monotonicCoarseNow() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)
+    return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
+}
+
 /// Reads the monotonic clock for contexts that did not ask for a manual one.
 func monotonicNow() -> Int64 {
     var ts = timespec()

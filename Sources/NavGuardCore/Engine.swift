@@ -25,6 +25,7 @@ public final class Engine {
     public var views = ViewTree()
     var strings = StringPool()
     var votes = VoteTimes()
+    let stopwatch: (@convention(c) () -> Int64)?
     /// Set when this call's work passed Limits.maxWork (WorkCap.swift); the
     /// ABI layer turns it into the call's status.
     public internal(set) var workCut: EngineError?
@@ -51,6 +52,7 @@ public final class Engine {
 
     public init(_ config: EngineConfig = EngineConfig()) {
         clock = config.clock
+        stopwatch = config.stopwatch
         if case .manual(let start) = config.clock { manualNow = start } else { manualNow = 0 }
         defaultDurationNs = config.defaultDurationNs > 0 ? config.defaultDurationNs : 350_000_000
     }

@@ -212,9 +212,14 @@ public enum ClockSource {
 public struct EngineConfig {
     public var clock: ClockSource
     public var defaultDurationNs: Int64
-    public init(clock: ClockSource = .manual(startNs: 0), defaultDurationNs: Int64 = 350_000_000) {
+    /// With an external clock: a cheaper, coarser reading of the same clock
+    /// (milliseconds suffice) to time guards' votes with; nil: the clock.
+    public var stopwatch: (@convention(c) () -> Int64)?
+    public init(clock: ClockSource = .manual(startNs: 0), defaultDurationNs: Int64 = 350_000_000,
+                stopwatch: (@convention(c) () -> Int64)? = nil) {
         self.clock = clock
         self.defaultDurationNs = defaultDurationNs
+        self.stopwatch = stopwatch
     }
 }
 

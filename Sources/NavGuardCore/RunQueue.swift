@@ -71,12 +71,14 @@ struct RunQueue {
     /// Inside a callback, a hook or a drain: work queued now runs later.
     var isBusy: Bool { depth > 0 || draining }
 
+    @inline(__always)
     mutating func append(_ w: Work) {
         items.append(w)
-        burst += 1
+        burst &+= 1
         if burst > Limits.maxWork / 2 { countLongBurst() }
     }
 
+    @inline(never)
     private mutating func countLongBurst() {
         fed[actor] += 1
         if burst > Limits.maxWork && !overrun {
@@ -91,26 +93,31 @@ struct RunQueue {
 
     /// The next item, consumed; the storage is kept for the next burst
     /// (unless a long one made it large).
+    @inline(__always)
     mutating func take() -> Work? {
         guard head < items.count else {
-            if head > 0 {
-                if items.capacity > 4096 {
-                    items = []
-                    items.reserveCapacity(64)
-                } else {
-                    items.removeAll(keepingCapacity: true)
-                }
-                head = 0
-                if burst > Limits.maxWork / 2 { for i in fed.indices { fed[i] = 0 } }
-                burst = 0
-                overrun = false
-            }
+            if head > 0 { endBurst() }
             return nil
         }
         let w = items[head]
         items[head] = .action(.finish(track: 0, requestID: 0))   // drop references early
         head += 1
         return w
+    }
+
+    /// The queue ran empty: the burst is over.
+    @inline(never)
+    private mutating func endBurst() {
+        if items.capacity > 4096 {
+            items = []
+            items.reserveCapacity(64)
+        } else {
+            items.removeAll(keepingCapacity: true)
+        }
+        head = 0
+        if burst > Limits.maxWork / 2 { for i in fed.indices { fed[i] = 0 } }
+        burst = 0
+        overrun = false
     }
 
     mutating func beginVote() {

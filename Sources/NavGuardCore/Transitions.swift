@@ -109,19 +109,19 @@ struct Transitions {
     /// The tracks in flight began `delta` later than recorded (the call that
     /// began them returned then): their begin, deadline and swipe move too.
     mutating func restamp(by delta: Int64) {
-        func moved(_ t: Int64) -> Int64 {
-            if t == Limits.noDeadline { return t }
+        func moved(_ t: inout Int64) {
+            if t == Limits.noDeadline { return }
             let (x, o) = t.addingReportingOverflow(delta)
-            return o || x == Limits.noDeadline ? Limits.noDeadline - 1 : x
+            t = o || x == Limits.noDeadline ? Limits.noDeadline - 1 : x
         }
-        func moved(_ t: Track) -> Track {
-            var x = t
-            x.beganNs = moved(t.beganNs)
-            x.deadlineNs = moved(t.deadlineNs)
-            return x
+        if screen != nil {
+            moved(&screen!.beganNs)
+            moved(&screen!.deadlineNs)
         }
-        screen = screen.map(moved)
-        bar = bar.map(moved)
+        if bar != nil {
+            moved(&bar!.beganNs)
+            moved(&bar!.deadlineNs)
+        }
         swipe?.restamp(by: delta)
     }
 

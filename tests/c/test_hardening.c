@@ -21,7 +21,7 @@
  *  - a guard that blocks 3 s in its vote (it advances the manual clock
  *    there): a warning names it, the watchdog's next report says so, and the
  *    transition is not aged by the vote; an event hook that blocks is not
- *    timed;
+ *    timed; on the monotonic clock, a vote that sleeps 250 ms is named;
  *  - a flight-recorder writer that calls the API on its own context: every
  *    call gets NG_E_CALLBACK, ng_context_destroy and ng_context_detach
  *    included, and nothing nests.
@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -500,6 +501,43 @@ static void test_slow_votes(void) {
     EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
 }
 
+/* The same on the monotonic clock, where votes are timed with the coarse
+ * clock (CLOCK_MONOTONIC_COARSE): a vote that really sleeps 250 ms is named.
+ * (No timing is asserted: a sleep of 250 ms is over the 100 ms limit on any
+ * machine.) */
+static ng_vote sleepy_on_request(void *instance, const ng_guard_request *r, ng_verdict *v) {
+    (void)instance;
+    (void)r;
+    (void)v;
+    struct timespec d = { 0, 250 * 1000000L };
+    nanosleep(&d, NULL);
+    return NG_VOTE_ALLOW;
+}
+
+static void test_slow_vote_monotonic(void) {
+    host h;
+    memset(&h, 0, sizeof h);
+    ng_options o = NG_OPTIONS_INIT;
+    o.delegate.user = &h;
+    o.delegate.on_log = on_log;
+    ng_context *ctx = NULL;
+    MUST(ctx, ng_context_create(&o, &ctx));
+    ng_screen root = { 1, "home", NULL };
+    MUST(ctx, ng_stack_set_root(ctx, &root));
+    static ng_plugin_descriptor d = TEST_DESCRIPTOR("org.navguard.test.sleepy", NULL);
+    d.on_request = sleepy_on_request;
+    MUST(ctx, ng_chain_add(ctx, &d, NULL));
+    ng_request rq = NG_REQUEST_INIT(NG_REQ_PUSH);
+    rq.screen.id = 2;
+    rq.screen.route = "menu";
+    ng_request_result res = NG_REQUEST_RESULT_INIT;
+    EXPECT_ST(ctx, ng_request_submit(ctx, &rq, &res), NG_OK);
+    EXPECT(h.warn_logs == 1 && strcmp(h.last_warn_guard, "org.navguard.test.sleepy") == 0 &&
+               strstr(h.last_warn, "slow vote: guard org.navguard.test.sleepy took "),
+           "a warning names the sleeping guard (%d, %s): %s", h.warn_logs, h.last_warn_guard, h.last_warn);
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+}
+
 /* ------------------------------------------------------------------------ */
 /* 8a: the flight recorder's writer calling the API                          */
 /* ------------------------------------------------------------------------ */
@@ -593,6 +631,7 @@ int main(void) {
     test_fifos();
     test_work_cap();
     test_slow_votes();
+    test_slow_vote_monotonic();
     test_recorder_writer();
     printf("test_hardening: %d checks, %d failures\n", g_checks, g_failures);
     return g_failures ? 1 : 0;
