@@ -161,12 +161,15 @@ static void log_stack(app *ap) {
 
 static const char *guard_or_core(const char *g) { return g ? g : "core"; }
 
-/* "#12", or "#p3" for a posted request or a guard's (ids from NG_POSTED_ID_BASE). */
+/* "#12"; posted requests and guards' own get ids of their own ranges from
+ * NG_POSTED_ID_BASE (2^52): "#p3", "#g1" (as kiosk-sim prints them). */
 const char *request_label(uint64_t id) {
     static char buf[4][32];
     static int k = 0;
     char *b = buf[k++ & 3];
-    if (id >= NG_POSTED_ID_BASE) snprintf(b, sizeof buf[0], "#p%" PRIu64, (uint64_t)(id - NG_POSTED_ID_BASE));
+    const uint64_t posted = NG_POSTED_ID_BASE, guards = posted + (posted >> 1);
+    if (id >= guards) snprintf(b, sizeof buf[0], "#g%" PRIu64, (uint64_t)(id - guards + 1));
+    else if (id >= posted) snprintf(b, sizeof buf[0], "#p%" PRIu64, (uint64_t)(id - posted));
     else snprintf(b, sizeof buf[0], "#%" PRIu64, id);
     return b;
 }
