@@ -167,7 +167,7 @@ const char *request_label(uint64_t id) {
     static char buf[4][32];
     static int k = 0;
     char *b = buf[k++ & 3];
-    const uint64_t posted = NG_POSTED_ID_BASE, guards = posted + (posted >> 1);
+    const uint64_t posted = NG_POSTED_ID_BASE, guards = NG_GUARD_ID_BASE;
     if (id >= guards) snprintf(b, sizeof buf[0], "#g%" PRIu64, (uint64_t)(id - guards + 1));
     else if (id >= posted) snprintf(b, sizeof buf[0], "#p%" PRIu64, (uint64_t)(id - posted));
     else snprintf(b, sizeof buf[0], "#%" PRIu64, id);
