@@ -14,7 +14,10 @@ import NavGuardCLIArgs
 //   navguard plugins info ID|LIB.so [--markdown]
 //   navguard plugins docs            (docs/guards.md, from the built-ins' declarations)
 //   navguard replay TRACE [--config CHAIN|@FILE]   (ng_replay; exit 0 identical, 1 diverged, 2 error)
-//   navguard timeline TRACE -o OUT [--svg]          (OUT.json: Chrome trace; OUT.html: a picture; exit 2 unreadable)
+//   navguard timeline TRACE... -o OUT [--svg] [--from MS] [--to MS] [--no-fold]
+//                                                   (OUT.json: Chrome trace; OUT.html: a picture; exit 2 unreadable)
+//   navguard stats TRACE... [--json]                (refusals and drops per guard, stuck transitions per screen)
+//   navguard convert DUMP.ngbox [-o OUT.jsonl]      (a crash dump as a JSON Lines trace)
 //   navguard version
 //
 // The NavGuard module is linked in statically (and, in the release build, the
@@ -42,7 +45,7 @@ struct NavGuardCLI: ParsableCommand {
         abstract: "NavGuard command-line tool: guard plugins, and replaying and drawing traces.",
         // `navguard --version`: the library the tool carries (ng_version_string).
         version: "navguard \(String(cString: ng_version_string()))",
-        subcommands: [Plugins.self, Replay.self, Timeline.self, Version.self])
+        subcommands: [Plugins.self, Replay.self, Timeline.self, Stats.self, Convert.self, Version.self])
 }
 
 struct Version: ParsableCommand {

@@ -27,6 +27,7 @@ public func ng_context_create(_ options: UnsafePointer<ng_options>?, _ out: Unsa
         guard let handle = registry.insert(box) else { return NG_E_NO_MEMORY }
         box.handle = handle
         box.manualStartNs = o.clock == NG_CLOCK_MANUAL ? o.manual_start_ns : 0
+        if o.clock == NG_CLOCK_MANUAL { box.mailbox.manualClockMoved(to: o.manual_start_ns) }
         engine.observer = box.bridge
         engine.ownerCheck = OwnerCheck(check: ownerCheck, arg: registry.ownerWord(slot: box.slot))
         engine.wakeHook = WakeHook(wake: guardWake, arg: Int(bitPattern: Unmanaged.passUnretained(box).toOpaque()))
@@ -51,7 +52,7 @@ public func ng_context_destroy(_ ctx: OpaquePointer?) -> ng_status {
         if box.engine.isInsideCallback { throw EngineError(NG_E_CALLBACK, "a context cannot be destroyed from its own callback") }
         // Recorded by hand: the box is gone when this closure returns.
         if let rec = box.recorder {
-            rec.enter("destroy")
+            rec.enter(.destroy)
             rec.args(box.engine.now) { _ in }
         }
         // Posts are refused from here; the handle stays valid for the

@@ -32,7 +32,7 @@ func withContext(_ handle: OpaquePointer?, _ body: (ContextBox) throws(EngineErr
 /// for continuous input). Without a recorder and on_deadline this costs two
 /// loads and branches.
 @inline(__always)
-func withContext(_ handle: OpaquePointer?, record fn: StaticString, flush: Bool = false, deadline: Bool = true,
+func withContext(_ handle: OpaquePointer?, record fn: CallFn, flush: Bool = false, deadline: Bool = true,
                  _ body: (ContextBox) throws(EngineError) -> Void) -> ng_status {
     var status = NG_OK
     guard let box = registry.owned(handle, &status) else { return status }

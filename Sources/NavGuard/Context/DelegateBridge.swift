@@ -44,14 +44,14 @@ final class DelegateBridge: EngineObserver {
     // MARK: EngineObserver
 
     func engineOutcome(_ o: OutcomeRecord) {
-        recorder?.callback("outcome") { TraceWrite.outcome($0, o) }
+        recorder?.callback(.outcome) { TraceOutcome.encode(&$0, o) }
         guard let f = delegate.on_outcome else { return }
         var c = o.cValue
         f(delegate.user, handle, &c)
     }
 
     func engineTransition(_ event: ng_transition_event) {
-        recorder?.callback("transition") { TraceWrite.transition($0, event) }
+        recorder?.callback(.transition) { TraceTransition.encode(&$0, event) }
         guard let f = delegate.on_transition else { return }
         var e = event
         f(delegate.user, handle, &e)
@@ -59,27 +59,27 @@ final class DelegateBridge: EngineObserver {
 
     func engineHoldEnded(_ h: HoldEndRecord) {
         var c = h.cValue
-        recorder?.callback("hold_end") { TraceWrite.holdEnd($0, c) }
+        recorder?.callback(.holdEnd) { TraceHoldEnd.encode(&$0, c) }
         guard let f = delegate.on_hold_end else { return }
         f(delegate.user, handle, &c)
     }
 
     func engineTouchCancelled(_ touch: ng_touch_info) {
-        recorder?.callback("touch_cancel") { TraceWrite.touchCancel($0, touch) }
+        recorder?.callback(.touchCancel) { TraceTouchCancel.encode(&$0, touch) }
         guard let f = delegate.on_touch_cancel else { return }
         var t = touch
         f(delegate.user, handle, &t)
     }
 
     func engineQuestion(_ q: ng_question) {
-        recorder?.callback("question") { TraceWrite.question($0, q) }
+        recorder?.callback(.question) { TraceQuestion.encode(&$0, q) }
         guard let f = delegate.on_question else { return }
         var c = q
         f(delegate.user, handle, &c)
     }
 
     func engineQuestionEnded(_ q: ng_question, answer: Int32) {
-        recorder?.callback("question_end") { TraceWrite.questionEnd($0, q, answer: answer) }
+        recorder?.callback(.questionEnd) { QuestionEndCallback.encode(&$0, q, answer: answer) }
         guard let f = delegate.on_question_end else { return }
         var c = q
         f(delegate.user, handle, &c, answer)
@@ -91,7 +91,7 @@ final class DelegateBridge: EngineObserver {
     /// dumped to a file for it). The trace keeps the guard's text only: the
     /// notes depend on timing and files, which replay does not reproduce.
     func engineReport(guardID: UnsafePointer<CChar>?, text: CStr) {
-        recorder?.callback("report") { TraceWrite.report($0, guardID: guardID, text: UnsafePointer(text.pointer)) }
+        recorder?.callback(.report) { ReportCallback.encode(&$0, guardID: guardID, text: UnsafePointer(text.pointer)) }
         var notes: [String] = []
         if let slow = engine.takeSlowVoteNote() { notes.append(slow) }
         if let rec = recorder { notes.append(rec.noteForReport()) }
@@ -104,9 +104,7 @@ final class DelegateBridge: EngineObserver {
     }
 
     func engineLog(severity: Int32, guardID: UnsafePointer<CChar>?, message: CStr) {
-        recorder?.callback("log") {
-            TraceWrite.log($0, severity: severity, guardID: guardID, message: UnsafePointer(message.pointer))
-        }
+        recorder?.callback(.log) { LogCallback.encode(&$0, severity: severity, guardID: guardID, message: UnsafePointer(message.pointer)) }
         delegate.on_log?(delegate.user, handle, severity, guardID, UnsafePointer(message.pointer))
     }
 

@@ -12,16 +12,17 @@ extension ContextBox {
         set { bridge.recorder = newValue }
     }
 
-    /// The call's arguments, once they passed validation.
+    /// The call's arguments, once they passed validation (Trace/TraceCalls.swift
+    /// says how each call's are written).
     @inline(__always)
-    func recordArgs(_ body: (TraceLine) -> Void) {
+    func recordArgs(_ body: (inout RecordWriter) -> Void) {
         if let r = recorder { r.args(engine.now, body) }
     }
 
-    /// Results of the call, beside its status.
+    /// What the call returns beside its status.
     @inline(__always)
-    func recordResult(_ body: (TraceLine) -> Void) {
-        recorder?.result(body)
+    func recordResult(_ result: @autoclosure () -> CallResult) {
+        if let r = recorder { r.result(result()) }
     }
 
     /// A chain change: `via` names the function; the guards it added are
@@ -29,31 +30,21 @@ extension ContextBox {
     func recordChain(_ via: StaticString, config: String? = nil, path: String? = nil,
                      _ body: () throws(EngineError) -> Void) throws(EngineError) {
         let before = engine.guardCount
-        recordArgs { w in
-            w.field("via", literal: via)
-            if let path { w.field("path", path) }
-            if let config { w.field("config", config) }
-        }
+        recordArgs { ChainCall.encode(&$0, via: via, path: path, config: config) }
         try body()
-        recordResult { w in
-            w.array("guards") { w in
-                for i in before..<engine.guardCount {
-                    w.element()
-                    TraceWrite.guardRecord(w, engine.guardRecord(at: i)!)
-                }
-            }
-        }
+        recordResult(.chain(from: before, to: engine.guardCount))
     }
 
     /// A recorded call returns: its `ret`; a recorder whose writing failed
     /// is stopped here, once no call is in progress, and the host told
     /// through on_log (its own calls go on).
+    @inline(__always)
     func recorderLeave(_ rec: Recorder, _ st: ng_status, flush: Bool) {
         rec.leave(st, err: st == NG_OK ? nil : UnsafePointer(errbuf), t: engine.now)
         guard rec.isIdle else { return }
-        if let why = rec.failed {
+        if _slowPath(rec.failed != nil) {
             stopRecording()
-            bridge.logError("flight recorder stopped: \(why)")
+            bridge.logError("flight recorder stopped: \(rec.failed!)")
         } else if flush || rec.isOverFlushSize {
             rec.flush()
         }

@@ -156,6 +156,12 @@ final class TraceLine {
         if let v { cString(v) } else { word("null") }
     }
 
+    /// Text a binary record holds (nil: null).
+    func field(_ k: StaticString, text v: UnsafeRawBufferPointer?) {
+        key(k)
+        if let v { string(v) } else { word("null") }
+    }
+
     func field(_ k: StaticString, _ v: CStr?) {
         key(k)
         if let v { string(v.bytes) } else { word("null") }
