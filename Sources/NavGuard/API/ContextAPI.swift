@@ -53,7 +53,7 @@ public func ng_context_destroy(_ ctx: OpaquePointer?) -> ng_status {
         // Recorded by hand: the box is gone when this closure returns.
         if let rec = box.recorder {
             rec.enter(.destroy)
-            rec.args(box.engine.now) { _ in }
+            rec.args { _ in }
         }
         // Posts are refused from here; the handle stays valid for the
         // owner's callbacks until the teardown is done.
@@ -61,7 +61,7 @@ public func ng_context_destroy(_ ctx: OpaquePointer?) -> ng_status {
         // Posted requests not yet applied still get their outcome (dropped).
         box.destroyEngine()
         if let rec = box.recorder {
-            rec.leave(NG_OK, err: nil, t: box.engine.now)
+            rec.leave(NG_OK, err: nil)
             box.stopRecording()
         }
         registry.remove(box).release()

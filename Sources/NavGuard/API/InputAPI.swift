@@ -77,9 +77,9 @@ private func refused(_ out: UnsafeMutablePointer<ng_event_result>?) {
 
 @inline(__always)
 private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: UnsafeMutablePointer<ng_event_result>?) {
-    if let rec = box.recorder { rec.args(box.engine.now) { EventCall.encode(&$0, event.pointee) } }
+    box.recordArgs { EventCall.encode(&$0, event.pointee) }
     let v = box.engine.submitEvent(event)
-    if let rec = box.recorder { rec.result(.event(verdict: v.verdict, reason: v.reason, view: v.target, guardID: v.guardID)) }
+    box.recordResult(.event(verdict: v.verdict, reason: v.reason, view: v.target, guardID: v.guardID))
     if let out {
         if out.pointee.size >= UInt32(MemoryLayout<ng_event_result>.size) {
             out.pointee.verdict = v.verdict

@@ -43,8 +43,9 @@ final class Recorder {
 
     let sink: Sink
     let isRing: Bool
-    /// The context recorded (its box outlives its recorder).
+    /// The context recorded (its box and engine outlive its recorder).
     unowned(unsafe) let box: ContextBox
+    unowned(unsafe) let engine: Engine
     /// The bytes and what a crash dump reads (navguard_c.h).
     let ring: UnsafeMutablePointer<ngc_ring>
     private var base: UnsafeMutableRawPointer
@@ -60,7 +61,9 @@ final class Recorder {
     /// The newest record's offset (-1: none) and where its content ends.
     private var lastStart = -1
     private var lastEnd = 0
-    private var frames: [Frame] = []
+    /// The calls in progress (`frameCapacity` allocated).
+    private var frames: UnsafeMutablePointer<Frame>
+    private var frameCapacity = 8
     private var depth = 0
     /// JSON made from the records (file and writer).
     private let out = TraceLine(capacity: 1 << 16)
@@ -78,6 +81,13 @@ final class Recorder {
     /// The engine's stateVersion at the last checkpoint.
     private var checkpointVersion: UInt64 = .max
     private var bytesSinceFull = Int.max
+    /// A full checkpoint at least every this many bytes (a quarter of the ring).
+    private var fullEvery = Int.max
+    /// Records since the last checkpoint, and at least how many between two.
+    private var recordsSinceCheckpoint = Int.max
+    private var checkpointGap = 1
+    /// The state changed since the last checkpoint, which was not written yet.
+    private var stale = false
     /// The stack at the last checkpoint: ids and route storage, to write
     /// only what changed.
     private var shadowIDs: [UInt64] = []
@@ -88,6 +98,7 @@ final class Recorder {
     /// nil when the memory cannot be had.
     init?(box: ContextBox, sink: Sink, ringRecords: Int, ringNs: Int64, dumpDir: String?) {
         self.box = box
+        engine = box.engine
         self.sink = sink
         self.dumpDir = dumpDir
         windowRecords = ringRecords
@@ -98,8 +109,14 @@ final class Recorder {
         ring = r
         base = UnsafeMutableRawPointer(r.pointee.bytes!)
         capacity = bytes
-        reserve = isRing ? 32 << 10 : 32 << 10
-        frames.reserveCapacity(8)
+        reserve = 32 << 10
+        if isRing {
+            fullEvery = bytes / 4
+            // The window loses at most this many of its oldest lines to it.
+            checkpointGap = max(1, min(256, ringRecords / 512))
+        }
+        frames = .allocate(capacity: frameCapacity)
+        frames.initialize(repeating: Frame(), count: frameCapacity)
         shadowIDs.reserveCapacity(64)
         shadowRoutes.reserveCapacity(64)
         let e = box.engine
@@ -121,7 +138,11 @@ final class Recorder {
         }
     }
 
-    deinit { ngc_ring_free(ring) }
+    deinit {
+        frames.deinitialize(count: frameCapacity)
+        frames.deallocate()
+        ngc_ring_free(ring)
+    }
 
     var path: String? { if case .file(_, let p) = sink { return p } else { return nil } }
 
@@ -143,18 +164,29 @@ final class Recorder {
     @inline(__always)
     func enter(_ fn: CallFn) {
         if depth == 0 && isRing { checkpointIfChanged() }
-        if depth == frames.count { frames.append(Frame()) }
+        if _slowPath(depth == frameCapacity) { growFrames() }
         frames[depth] = Frame(fn: fn)
         depth += 1
     }
 
+    @inline(never)
+    private func growFrames() {
+        let more = UnsafeMutablePointer<Frame>.allocate(capacity: frameCapacity * 2)
+        more.moveInitialize(from: frames, count: frameCapacity)
+        (more + frameCapacity).initialize(repeating: Frame(), count: frameCapacity)
+        frames.deallocate()
+        frames = more
+        frameCapacity *= 2
+    }
+
     /// The call's arguments passed validation: its record.
     @inline(__always)
-    func args(_ t: Int64, _ body: (inout RecordWriter) -> Void) {
+    func args(_ body: (inout RecordWriter) -> Void) {
+        let t = engine.now
         let i = depth - 1
         frames[i].argsWritten = true
         if i == 0 { ring.pointee.last_ns = t }
-        frames[i].record = write(.call, frames[i].fn.rawValue) { w in
+        frames[i].record = write(.call, frames[i].fn.rawValue, flags: i == 0 && stale ? RecordFlags.stale : 0) { w in
             w.i64(t)
             body(&w)
         }
@@ -166,12 +198,23 @@ final class Recorder {
 
     /// The call returns `status`; `err` is ng_errmsg's text for a failure.
     @inline(__always)
-    func leave(_ status: ng_status, err: UnsafePointer<CChar>?, t: Int64) {
+    func leave(_ status: ng_status, err: UnsafePointer<CChar>?) {
         let i = depth - 1
         depth = i
-        let f = frames[i]
-        guard f.argsWritten else { return rejected(f.fn, status, err, t) }
-        let e = box.engine
+        guard frames[i].argsWritten else { return rejected(frames[i].fn, status, err, engine.now) }
+        let result = frames[i].result
+        if case .chain = result { return leaveChain(frames[i], status, err) }
+        if frames[i].record >= 0 && frames[i].record == lastStart && extendLast({ CallResult.encode(&$0, status: status, result, err: err) }) {
+            return
+        }
+        _ = write(.ret, frames[i].fn.rawValue) { CallResult.encode(&$0, status: status, result, err: err) }
+    }
+
+    /// A chain change returns: its result lists the guards it added (the
+    /// engine is read for them).
+    @inline(never)
+    private func leaveChain(_ f: Frame, _ status: ng_status, _ err: UnsafePointer<CChar>?) {
+        let e = engine
         if f.record >= 0 && f.record == lastStart && extendLast({ CallResult.encode(&$0, status: status, f.result, err: err, engine: e) }) {
             return
         }
@@ -181,7 +224,7 @@ final class Recorder {
     /// Refused before it did anything: replay skips it.
     @inline(never)
     private func rejected(_ fn: CallFn, _ status: ng_status, _ err: UnsafePointer<CChar>?, _ t: Int64) {
-        _ = write(.rejected, fn.rawValue) { w in
+        _ = write(.rejected, fn.rawValue, flags: depth == 0 && stale ? RecordFlags.stale : 0) { w in
             w.i64(t)
             w.i32(status)
             w.text(err)
@@ -240,6 +283,7 @@ final class Recorder {
         tail = start + size
         used &+= size
         bytesSinceFull &+= size
+        recordsSinceCheckpoint &+= 1
         ngc_ring_set_tail(ring, UInt64(tail))
     }
 
@@ -332,15 +376,24 @@ final class Recorder {
 
     // MARK: Ring checkpoints
 
+    /// A checkpoint when the state changed, at most one per
+    /// `checkpointGap` records (a request changes the state twice: writing
+    /// each would cost more than the request); a call begun from a state no
+    /// checkpoint shows is marked stale, and a dump then begins at the next
+    /// checkpoint (RingReader).
     @inline(__always)
     private func checkpointIfChanged() {
-        if box.engine.stateVersion != checkpointVersion || bytesSinceFull >= capacity / 4 { checkpoint() }
+        if engine.stateVersion != checkpointVersion {
+            if recordsSinceCheckpoint >= checkpointGap || bytesSinceFull >= fullEvery { checkpoint() } else { stale = true }
+        } else if bytesSinceFull >= fullEvery {
+            checkpoint()
+        }
     }
 
     @inline(never)
     private func checkpoint() {
-        let e = box.engine
-        let full = bytesSinceFull >= capacity / 4
+        let e = engine
+        let full = bytesSinceFull >= fullEvery
         // The screens that are the same as at the last checkpoint, from the root.
         var keep = 0
         if !full {
@@ -352,6 +405,8 @@ final class Recorder {
         }
         guard at >= 0 else { return }
         if full { bytesSinceFull = 0 }
+        recordsSinceCheckpoint = 0
+        stale = false
         checkpointVersion = e.stateVersion
         shadowIDs.removeAll(keepingCapacity: true)
         shadowRoutes.removeAll(keepingCapacity: true)

@@ -16,13 +16,13 @@ extension ContextBox {
     /// says how each call's are written).
     @inline(__always)
     func recordArgs(_ body: (inout RecordWriter) -> Void) {
-        if let r = recorder { r.args(engine.now, body) }
+        bridge.recording { $0.args(body) }
     }
 
     /// What the call returns beside its status.
     @inline(__always)
     func recordResult(_ result: @autoclosure () -> CallResult) {
-        if let r = recorder { r.result(result()) }
+        bridge.recording { $0.result(result()) }
     }
 
     /// A chain change: `via` names the function; the guards it added are
@@ -39,14 +39,18 @@ extension ContextBox {
     /// is stopped here, once no call is in progress, and the host told
     /// through on_log (its own calls go on).
     @inline(__always)
-    func recorderLeave(_ rec: Recorder, _ st: ng_status, flush: Bool) {
-        rec.leave(st, err: st == NG_OK ? nil : UnsafePointer(errbuf), t: engine.now)
-        guard rec.isIdle else { return }
-        if _slowPath(rec.failed != nil) {
+    func recorderLeave(_ u: Unmanaged<Recorder>, _ st: ng_status, flush: Bool) {
+        let why: String? = u._withUnsafeGuaranteedRef { rec in
+            rec.leave(st, err: st == NG_OK ? nil : UnsafePointer(errbuf))
+            guard rec.isIdle else { return nil }
+            if _slowPath(rec.failed != nil) { return rec.failed }
+            if flush || rec.isOverFlushSize { rec.flush() }
+            return nil
+        }
+        // Stopped here, out of the recorder's own code.
+        if _slowPath(why != nil) {
             stopRecording()
-            bridge.logError("flight recorder stopped: \(rec.failed!)")
-        } else if flush || rec.isOverFlushSize {
-            rec.flush()
+            bridge.logError("flight recorder stopped: \(why!)")
         }
     }
 

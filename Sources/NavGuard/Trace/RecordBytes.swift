@@ -81,6 +81,9 @@ struct RecordFlags {
     /// Did not fit the ring's largest record: only its header fields were
     /// kept (the formatter says "truncated").
     static let truncated: UInt16 = 4
+    /// An outermost call begun from a state no checkpoint before it shows
+    /// (ring mode writes at most one checkpoint per so many records).
+    static let stale: UInt16 = 8
 }
 
 /// Writes one record's fields at `p`, up to `end`. Running out of room

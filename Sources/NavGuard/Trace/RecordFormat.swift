@@ -148,6 +148,16 @@ enum RingReader {
             while first < lineIndex.count && lineIndex[first] < later { first += 1 }
             firstEntry = first < lineIndex.count ? lineIndex[first] : entries.count
         }
+        // A checkpoint shows the state at the first line only when no call
+        // between them began from a changed state it does not show: else
+        // the window begins at the next checkpoint.
+        func isCheckpoint(_ e: Entry) -> Bool { e.header.kind == RecordKind.checkpoint.rawValue }
+        if let last = entries[..<firstEntry].lastIndex(where: isCheckpoint),
+           entries[last..<firstEntry].contains(where: { $0.header.flags & RecordFlags.stale != 0 }),
+           let next = entries[firstEntry...].firstIndex(where: isCheckpoint) {
+            while first < lineIndex.count && lineIndex[first] < next { first += 1 }
+            firstEntry = first < lineIndex.count ? lineIndex[first] : entries.count
+        }
         let state = merge(entries[(base ?? 0)..<firstEntry].map { ($0.header, payload($0)) }, complete: base != nil)
 
         let w = TraceLine(capacity: 1 << 16)

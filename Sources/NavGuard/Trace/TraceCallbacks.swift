@@ -94,9 +94,9 @@ public struct TraceOutcome {
 
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
-        w.field("kind", r.i32(), names: ng_request_kind_name)
-        w.field("outcome", r.i32(), names: ng_outcome_name)
-        w.field("reason", r.i32(), names: ng_reason_name)
+        w.field("kind", r.i32(), .requestKind)
+        w.field("outcome", r.i32(), .outcome)
+        w.field("reason", r.i32(), .reason)
         let source = r.u32()
         if source != 0 { w.field("source", source) }
         if let g = r.text() { w.field("guard", text: g) }
@@ -138,11 +138,11 @@ public struct TraceTransition {
     }
 
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
-        w.field("track", r.i32(), names: ng_track_name)
-        w.field("phase", r.i32(), names: ng_phase_name)
+        w.field("track", r.i32(), .track)
+        w.field("phase", r.i32(), .phase)
         w.field("flags", r.u32())
         w.field("id", r.u64())
-        w.field("kind", r.i32(), names: ng_request_kind_name)
+        w.field("kind", r.i32(), .requestKind)
         w.field("from", r.u64())
         w.field("to", r.u64())
     }
@@ -183,7 +183,7 @@ public struct TraceHoldEnd {
         w.field("token", r.u64())
         w.field("label", text: r.text())
         w.field("mask", r.u32())
-        w.field("reason", r.i32(), names: ng_hold_end_reason_name)
+        w.field("reason", r.i32(), .holdEndReason)
         w.field("began", r.i64())
         w.field("ended", r.i64())
     }
@@ -220,7 +220,7 @@ enum LogCallback {
         w.text(message)
     }
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
-        w.field("severity", r.i32(), names: ng_severity_name)
+        w.field("severity", r.i32(), .severity)
         w.field("guard", text: r.text())
         w.field("message", text: r.text())
     }
@@ -247,7 +247,7 @@ public struct TraceTouchCancel {
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("touch", r.u64())
         w.field("view", r.u64())
-        w.field("state", r.i32(), names: ng_touch_state_name)
+        w.field("state", r.i32(), .touchState)
         w.field("began", r.i64())
     }
 
@@ -295,7 +295,7 @@ public struct TraceQuestion {
         let source = r.u32()
         if request != 0 {
             w.field("request", request)
-            w.field("kind", kind, names: ng_request_kind_name)
+            w.field("kind", kind, .requestKind)
             if source != 0 { w.field("source", source) }
         }
         let screen = r.u64()
@@ -325,7 +325,7 @@ enum QuestionEndCallback {
     }
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
-        w.field("answer", r.i32(), names: ng_answer_name)
+        w.field("answer", r.i32(), .answer)
     }
     static func read(_ v: JSONValue) -> TraceCallback {
         .questionEnd(id: v["id"]?.uint64 ?? 0, answer: enumOrUnknown(v["answer"], ng_answer_name, 0..<4))

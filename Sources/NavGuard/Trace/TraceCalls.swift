@@ -222,7 +222,7 @@ enum HoldBeginCall {
 
 /// ng_transition_finish: `"track"` by name.
 enum FinishCall {
-    static func format(_ r: inout RecordReader, _ w: TraceLine) { w.field("track", r.i32(), names: ng_track_name) }
+    static func format(_ r: inout RecordReader, _ w: TraceLine) { w.field("track", r.i32(), .track) }
     static func read(_ v: JSONValue) throws(FieldError) -> CallArgs {
         guard let track = enumValue(v["track"], ng_track_name, 0..<3) else { throw FieldError(message: "finish without a track") }
         return .finish(track: track)
@@ -233,7 +233,7 @@ enum FinishCall {
 enum QuestionAnswerCall {
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
-        w.field("answer", r.i32(), names: ng_answer_name)
+        w.field("answer", r.i32(), .answer)
     }
     static func read(_ v: JSONValue) throws(FieldError) -> CallArgs {
         guard let answer = enumValue(v["answer"], ng_answer_name, 0..<4) else {
@@ -315,8 +315,9 @@ enum CallResult {
 
     /// `ret`: u32 status, u8 tag, the tag's fields, then the error text
     /// (null when the call succeeded).
+    @inline(__always)
     static func encode(_ w: inout RecordWriter, status: ng_status, _ result: CallResult, err: UnsafePointer<CChar>?,
-                       engine: Engine?) {
+                       engine: Engine? = nil) {
         w.i32(status)
         switch result {
         case .none:
@@ -347,14 +348,14 @@ enum CallResult {
         w.field("st", status: status)
         switch r.u8() {
         case submitTag:
-            w.field("status", r.i32(), names: ng_outcome_name)
+            w.field("status", r.i32(), .outcome)
             w.field("id", r.u64())
             let reason = r.i32()
-            if reason != NG_REASON_NONE { w.field("reason", reason, names: ng_reason_name) }
+            if reason != NG_REASON_NONE { w.field("reason", reason, .reason) }
             if let g = r.text() { w.field("guard", text: g) }
         case eventTag:
-            w.field("verdict", r.i32(), names: ng_verdict_name)
-            w.field("reason", r.i32(), names: ng_reason_name)
+            w.field("verdict", r.i32(), .verdict)
+            w.field("reason", r.i32(), .reason)
             w.field("view", r.u64())
             if let g = r.text() { w.field("guard", text: g) }
         case tokenTag:

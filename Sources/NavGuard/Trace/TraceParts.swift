@@ -186,7 +186,7 @@ public struct TraceRequest {
     }
 
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
-        w.field("kind", r.i32(), names: ng_request_kind_name)
+        w.field("kind", r.i32(), .requestKind)
         let flags = r.u32()
         if flags != 0 { w.field("flags", flags) }
         let source = r.u32()
@@ -298,8 +298,8 @@ public enum TraceEvent {
 
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
         let type = r.i32()
-        w.field("type", type, names: ng_event_type_name)
-        if type == NG_EVENT_TOUCH { w.field("phase", r.i32(), names: ng_touch_phase_name) } else { w.field("phase", r.i32()) }
+        w.field("type", type, .eventType)
+        if type == NG_EVENT_TOUCH { w.field("phase", r.i32(), .touchPhase) } else { w.field("phase", r.i32()) }
         w.field("touch", r.u64())
         w.field("x", r.f64())
         w.field("y", r.f64())
@@ -395,7 +395,7 @@ public struct TraceView {
         w.field("alpha", r.f64())
         w.object("shape") { w in
             let kind = r.i32()
-            w.field("kind", kind, names: ng_shape_kind_name)
+            w.field("kind", kind, .shapeKind)
             switch kind {
             case NG_SHAPE_INSETS:
                 w.field("top", r.f64()); w.field("left", r.f64()); w.field("bottom", r.f64()); w.field("right", r.f64())

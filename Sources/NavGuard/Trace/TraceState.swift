@@ -168,7 +168,7 @@ enum TraceCheckpoint {
         w.begin()
         w.field("touch", r.u64())
         w.field("view", r.u64())
-        w.field("state", r.i32(), names: ng_touch_state_name)
+        w.field("state", r.i32(), .touchState)
         w.field("began", r.i64())
         w.end()
     }
@@ -177,9 +177,9 @@ enum TraceCheckpoint {
     /// and for an interactive back `"progress"`, `"swipe"` and `"driving_touch"`.
     static func formatTrack(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
-        w.field("track", r.i32(), names: ng_track_name)
+        w.field("track", r.i32(), .track)
         w.field("id", r.u64())
-        w.field("kind", r.i32(), names: ng_request_kind_name)
+        w.field("kind", r.i32(), .requestKind)
         w.field("flags", r.u32())
         w.field("began", r.i64())
         let deadline = r.i64()
@@ -191,7 +191,7 @@ enum TraceCheckpoint {
         let driving = r.u64()
         if swipe != NG_SWIPE_NONE {
             w.field("progress", progress)
-            w.field("swipe", swipe, names: ng_swipe_state_name)
+            w.field("swipe", swipe, .swipeState)
             if driving != 0 { w.field("driving_touch", driving) }
         }
         w.end()
@@ -440,7 +440,7 @@ public struct TraceHeader {
         w.key("plugin_abi")
         var abi = "\(NG_PLUGIN_ABI_MAJOR).\(NG_PLUGIN_ABI_MINOR)"
         abi.withUTF8 { w.string(UnsafeRawBufferPointer($0)) }
-        w.field("clock", manualClock ? NG_CLOCK_MANUAL : NG_CLOCK_MONOTONIC, names: ng_clock_kind_name)
+        w.field("clock", manualClock ? NG_CLOCK_MANUAL : NG_CLOCK_MONOTONIC, .clockKind)
         w.field("manual_start_ns", manualStartNs)
         w.field("default_duration_ns", defaultDurationNs)
         w.field("start", literal: start)
