@@ -183,7 +183,7 @@ extension Engine {
         // transition for setViewControllers with the same top either).
         if r.kind == NG_REQ_REPLACE_STACK && to == from { return }
         let t = now
-        var track = Track(requestID: r.id, kind: r.kind, flags: 0, beganNs: t, deadlineNs: Limits.noDeadline,
+        var track = TrackInFlight(requestID: r.id, kind: r.kind, flags: 0, beganNs: t, deadlineNs: Limits.noDeadline,
                           fromID: from, toID: to, depth: UInt32(stack.count))
         if r.kind == NG_REQ_INTERACTIVE_BACK {
             track.flags = UInt32(NG_TRANSF_ANIMATED | NG_TRANSF_INTERACTIVE)

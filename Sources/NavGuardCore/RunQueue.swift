@@ -130,7 +130,7 @@ struct RunQueue {
         depth -= 1
     }
 
-    mutating func noteTransition(_ track: Int32, _ phase: Int32, flags: UInt32, _ t: Track, to: UInt64? = nil,
+    mutating func noteTransition(_ track: Int32, _ phase: Int32, flags: UInt32, _ t: TrackInFlight, to: UInt64? = nil,
                                  depth: UInt32? = nil) {
         var e = ng_transition_event()
         e.size = UInt32(MemoryLayout<ng_transition_event>.size)

@@ -1,7 +1,7 @@
 import CNavGuard
 
 /// One transition track in flight.
-struct Track {
+struct TrackInFlight {
     var requestID: UInt64
     var kind: Int32
     var flags: UInt32
@@ -25,16 +25,16 @@ struct Track {
 ///  * an interactive back has no deadline: only its release and completion,
 ///    a newer request or a guard end it.
 struct Transitions {
-    private(set) var screen: Track?
-    private(set) var bar: Track?
+    private(set) var screen: TrackInFlight?
+    private(set) var bar: TrackInFlight?
     var swipe: Swipe?
     private(set) var before: ScreenStack?
 
     var isIdle: Bool { screen == nil && bar == nil }
     /// The transition in flight on either track.
-    var current: Track? { screen ?? bar }
+    var current: TrackInFlight? { screen ?? bar }
 
-    func track(_ which: Int32) -> Track? {
+    func track(_ which: Int32) -> TrackInFlight? {
         switch which {
         case NG_TRACK_SCREEN: return screen
         case NG_TRACK_BAR: return bar
@@ -55,7 +55,7 @@ struct Transitions {
     }
 
     /// Start both tracks (WILL on each); a swipe keeps the stack before it.
-    mutating func start(_ t: Track, swipe s: (Swipe, before: ScreenStack)?, into q: inout RunQueue) {
+    mutating func start(_ t: TrackInFlight, swipe s: (Swipe, before: ScreenStack)?, into q: inout RunQueue) {
         screen = t
         bar = t
         swipe = s?.0
