@@ -78,7 +78,7 @@ extension Engine {
         }
         h.pointee.track_get = { h, track, out in
             withSlot(h, { _ in false }) { s, e in
-                guard let info = e.trackView(track) else { return false }
+                guard let info = e.trackView(Track(rawValue: track)) else { return false }
                 if let out { writeSized(info, to: out) }
                 return true
             }
@@ -144,7 +144,7 @@ extension Engine {
         }
         h.pointee.transition_finish = { h, track in
             withActingSlot(h, refusal) { s, e in
-                return status { () throws(EngineError) in try e.finishTransition(track, forced: true) }
+                return status { () throws(EngineError) in try e.finishTransition(Track(rawValue: track), forced: true) }
             }
         }
         h.pointee.interactive_cancel = { h in
@@ -161,7 +161,8 @@ extension Engine {
             withActingSlot(h, refusal) { s, e in
                 let (m, st) = guardString(message, allowNull: true)
                 if st != NG_OK { return st }
-                return e.deferredDrop(id, slot: s.index, reason: reason, message: m) ? NG_OK : NG_E_NOT_FOUND
+                return e.deferredDrop(id, slot: s.index, reason: Reason(givenByGuard: reason), message: m)
+                    ? NG_OK : NG_E_NOT_FOUND
             }
         }
         h.pointee.report = { h, text in
@@ -275,7 +276,8 @@ extension Engine {
                     guard let topic = try readCString(q.topic, "topic", limit: 128) else { return }
                     if let m = Engine.validateID(topic.pointer) { throw EngineError(NG_E_PARSE, "question topic: \(m)") }
                     let text = try readCString(q.text, "text", allowNull: true)
-                    out.pointee = try e.ask(topic: topic, text: text, requestID: q.request_id, kind: q.kind,
+                    out.pointee = try e.ask(topic: topic, text: text, requestID: q.request_id,
+                                            kind: RequestKind(rawValue: q.kind),
                                             source: q.source, screenID: q.screen_id, timeoutNs: q.timeout_ns,
                                             slot: s.index)
                 }
