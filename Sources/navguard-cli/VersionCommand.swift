@@ -1,0 +1,17 @@
+import ArgumentParser
+import CNavGuard
+import NavGuard
+
+struct Version: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the library version and the plugin ABI.")
+
+    func run() throws {
+        setDefaultPluginDirectory()
+        let lib = String(cString: ng_version_string())
+        let header = NG_VERSION_MAJOR * 1_000_000 + NG_VERSION_MINOR * 1_000 + NG_VERSION_PATCH
+        print("navguard \(lib)")
+        print("library: \(lib) (ng_version() = \(ng_version()); header \(NG_VERSION_STRING) = \(header))")
+        print("plugin ABI: \(NG_PLUGIN_ABI_MAJOR).\(NG_PLUGIN_ABI_MINOR) (entry symbol \(NG_PLUGIN_ENTRY_SYMBOL))")
+        print("plugin directory: \(String(cString: ng_plugin_dir()))")
+    }
+}
