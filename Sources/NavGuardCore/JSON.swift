@@ -164,29 +164,27 @@ public enum JSON {
     public static let maxInputBytes = 1 << 20
 
     /// Parses exactly the bytes in `bytes` as one JSON text.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONError> {
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONValue {
         if bytes.count > maxInputBytes {
-            return .failure(JSONError(
+            throw JSONError(
                 message: "input of \(bytes.count) bytes exceeds the \(maxInputBytes)-byte limit at byte \(maxInputBytes)",
-                offset: maxInputBytes))
+                offset: maxInputBytes)
         }
         var parser = JSONParser(bytes)
-        do {
-            return .success(try parser.parseDocument())
-        } catch {
-            return .failure(error)
-        }
+        return try parser.parseDocument()
     }
 
     /// Parses the UTF-8 encoding of `text`. Offsets are UTF-8 byte offsets.
-    public static func parse(_ text: String) -> Result<JSONValue, JSONError> {
+    public static func parse(_ text: String) throws(JSONError) -> JSONValue {
         var text = text
-        return text.withUTF8 { parse($0) }
+        // withUTF8 rethrows untyped: carry the typed error out in a Result.
+        let result = text.withUTF8 { b in Result { () throws(JSONError) in try parse(b) } }
+        return try result.get()
     }
 
     /// Parses a byte array.
-    public static func parse(_ bytes: [UInt8]) -> Result<JSONValue, JSONError> {
-        bytes.withUnsafeBufferPointer { parse($0) }
+    public static func parse(_ bytes: [UInt8]) throws(JSONError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { b in Result { () throws(JSONError) in try parse(b) } }.get()
     }
 
     /// Compact, deterministic serialization: no whitespace, object keys in

@@ -8,9 +8,8 @@ struct Version: ParsableCommand {
     func run() throws {
         setDefaultPluginDirectory()
         let lib = String(cString: ng_version_string())
-        let header = NG_VERSION_MAJOR * 1_000_000 + NG_VERSION_MINOR * 1_000 + NG_VERSION_PATCH
         print("navguard \(lib)")
-        print("library: \(lib) (ng_version() = \(ng_version()); header \(NG_VERSION_STRING) = \(header))")
+        print("library: \(lib) (ng_version() = \(ng_version()); built with navguard.h \(NG_VERSION_STRING))")
         print("plugin ABI: \(NG_PLUGIN_ABI_MAJOR).\(NG_PLUGIN_ABI_MINOR) (entry symbol \(NG_PLUGIN_ENTRY_SYMBOL))")
         print("plugin directory: \(String(cString: ng_plugin_dir()))")
     }

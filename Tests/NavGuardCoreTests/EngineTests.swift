@@ -1045,7 +1045,7 @@ struct ChainTests {
                 $0.size = UInt32(NG_PLUGIN_DESCRIPTOR_MIN_SIZE) + UInt32(extra)
                 $0.options = UnsafePointer(bitPattern: 0x10)
             }
-            guard case .success(let read) = GuardDescriptor.read(p) else {
+            guard let read = try? GuardDescriptor.read(p) else {
                 Issue.record("size MIN+\(extra) was refused")
                 continue
             }
