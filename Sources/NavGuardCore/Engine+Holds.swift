@@ -26,7 +26,8 @@ extension Engine {
                                 ownerID: actor.slot.map { chain[$0].guardID }, transitionID: transitionID)
         run.append(.note(.holdBegan(token: h.token, label: label, mask: h.mask)))
         // Input became blocked for touches: every delivered live touch gets
-        // its cancel now, so no control stays highlighted (seed 000).
+        // its cancel now, so no control stays highlighted waiting for a
+        // release the host will never deliver.
         if h.mask & UInt32(NG_MASK_TOUCH) != 0 { cancelTouches(0) }
         drain()
         return h.token

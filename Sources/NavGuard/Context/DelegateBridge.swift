@@ -58,15 +58,7 @@ final class DelegateBridge: EngineObserver {
     }
 
     func engineHoldEnded(_ h: HoldEndRecord) {
-        var c = ng_hold_info()
-        c.size = UInt32(MemoryLayout<ng_hold_info>.size)
-        c.token = h.token
-        c.label = h.label.map { UnsafePointer($0.pointer) }
-        c.mask = h.mask
-        c.reason = h.reason
-        c.began_ns = h.beganNs
-        c.ended_ns = h.endedNs
-        c.owner_id = h.owner
+        var c = h.cValue
         recorder?.callback("hold_end") { TraceWrite.holdEnd($0, c) }
         guard let f = delegate.on_hold_end else { return }
         f(delegate.user, handle, &c)

@@ -7,7 +7,7 @@
  *    directory, a non-ELF file, an empty file -> NG_E_LOAD; a shared library
  *    without ng_plugin_entry (libc.so.6) -> NG_E_ENTRY; a duplicate id, a
  *    create() failure -> NG_E_GUARD; a malformed configuration -> NG_E_PARSE;
- *    and, with the broken plugins of tests/c/plugins/: other ABI major, newer
+ *    and, with the broken plugins of ctest/c/plugins/: other ABI major, newer
  *    minor -> NG_E_ABI, entry returning NULL -> NG_E_ENTRY, bad id ->
  *    NG_E_GUARD, missing dependency -> NG_E_LOAD;
  *  - ng_chain_configure: the default chain in NG_DEFAULT_CHAIN_ORDER order,
@@ -15,7 +15,7 @@
  *  - chain order matters: [transition(queue), bar-should] defers a push made
  *    during an animated push and applies it after the finish;
  *    [bar-should, transition(queue)] refuses it busy;
- *  - the seed scenarios end to end with the default chain: double push
+ *  - the failure scenarios end to end with the default chain: double push
  *    refused, back during a push refused, a cancelled swipe restores the
  *    stack, the watchdog recovers a stuck transition and reports, a posted
  *    request is deferred then applied, a touched control is cancelled when
@@ -701,7 +701,7 @@ static void test_order(void) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* The seed scenarios with the default chain                                 */
+/* The failure scenarios with the default chain                              */
 /* ------------------------------------------------------------------------ */
 
 static ng_context *default_ctx(recorder *r, int depth) {
