@@ -17,10 +17,7 @@ func fileChecks(_ input: ValidationInput) {
     guard ok else { return }
     check("file.exports") {
         let bytes: [UInt8]
-        switch readFile(path) {
-        case .success(let b): bytes = b
-        case .failure(let e): return .fail(e.message)
-        }
+        do throws(FileError) { bytes = try readFile(path) } catch { return .fail(error.message) }
         switch ELF.exports(of: bytes) {
         case .failure(let e):
             return e.message.hasPrefix("no section headers") ? .warn("cannot list the exports: \(e.message)") : .fail(e.message)
