@@ -1037,16 +1037,13 @@ static void fg_on_tick(void *inst, int64_t now) {
 
 static int64_t fg_next_deadline(void *inst) { return ((fguard *)inst)->deadline; }
 
-static const void *fg_get_extension(void *inst, const char *id) {
-    (void)inst;
-    (void)id;
-    return NULL;
-}
 
-#define FUZZ_DESCRIPTOR(ident)                                                                         \
-    { NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor), ident, "fuzz", "1.0",   \
-      "a guard driven by the fuzz input", fg_create, fg_destroy, fg_on_request, fg_on_event,          \
-      fg_on_outcome, fg_on_transition, fg_on_hold, fg_on_tick, fg_next_deadline, fg_get_extension, NULL }
+#define FUZZ_DESCRIPTOR(ident)                                                                      \
+    { NG_PLUGIN_DESCRIPTOR_ABI, .id = ident, .name = "fuzz", .version = "1.0",                        \
+      .description = "a guard driven by the fuzz input", .create = fg_create, .destroy = fg_destroy,  \
+      .on_request = fg_on_request, .on_event = fg_on_event, .on_outcome = fg_on_outcome,            \
+      .on_transition = fg_on_transition, .on_hold = fg_on_hold, .on_tick = fg_on_tick,              \
+      .next_deadline = fg_next_deadline }
 
 static const ng_plugin_descriptor g_fuzz_desc[3] = {
     FUZZ_DESCRIPTOR("org.navguard.fuzz.a"),
