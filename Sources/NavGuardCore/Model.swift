@@ -77,8 +77,8 @@ public struct Request: Sendable {
         return r
     }
 
-    var animated: Bool { flags & 0x1 != 0 }
-    var timed: Bool { flags & 0x2 != 0 }
+    var animated: Bool { flags & UInt32(NG_REQF_ANIMATED) != 0 }
+    var timed: Bool { flags & UInt32(NG_REQF_TIMED) != 0 }
 }
 
 /// What submit reports at once.
