@@ -629,20 +629,25 @@ double Navigator::submit(ng_request rq, const QVariantMap &properties) {
         rememberScreen(rq.screen.id, QString::fromUtf8(rq.screen.route ? rq.screen.route : ""), properties);
     }
     ng_request_result res = NG_REQUEST_RESULT_INIT;
-    ng_status st = ng_request_submit(m_ctx, &rq, &res);
-    if (setError(st, "ng_request_submit")) return 0;
-    if (res.status == NG_OUTCOME_DEFERRED || res.status == NG_OUTCOME_QUEUED) {
-        QVariantMap d;
-        d[QStringLiteral("id")] = idValue(res.request_id);
-        d[QStringLiteral("kind")] = QString::fromUtf8(ng_request_kind_name(rq.kind));
-        d[QStringLiteral("outcome")] = QString::fromUtf8(ng_outcome_name(res.status));
-        d[QStringLiteral("guard")] = nameOrNull(res.guard_id);
-        d[QStringLiteral("source")] = rq.source;
-        Q_EMIT deferred(d);
-    }
+    if (!submitRequest(rq, &res)) return 0;
+    return static_cast<double>(res.request_id);
+}
+
+bool Navigator::submitRequest(const ng_request &rq, ng_request_result *res) {
+    ng_status st = ng_request_submit(m_ctx, &rq, res);
+    if (setError(st, "ng_request_submit")) return false;
+    QVariantMap d;
+    d[QStringLiteral("id")] = idValue(res->request_id);
+    d[QStringLiteral("kind")] = QString::fromUtf8(ng_request_kind_name(rq.kind));
+    d[QStringLiteral("status")] = QString::fromUtf8(ng_outcome_name(res->status));
+    d[QStringLiteral("reason")] = QString::fromUtf8(ng_reason_name(res->reason));
+    d[QStringLiteral("guard")] = nameOrNull(res->guard_id);
+    d[QStringLiteral("source")] = rq.source;
+    Q_EMIT submitted(d);
+    if (res->status == NG_OUTCOME_DEFERRED || res->status == NG_OUTCOME_QUEUED) Q_EMIT deferred(d);
     updateState();
     armDeadline();
-    return static_cast<double>(res.request_id);
+    return true;
 }
 
 double Navigator::push(const QString &route, const QVariantMap &properties, const QVariantMap &options) {
@@ -1099,19 +1104,17 @@ void Navigator::edgeBegan(int pointId, double pressX, double x) {
     m_swipe.touch = touch;
     m_swipe.x0 = pressX;
     ng_request_result res = NG_REQUEST_RESULT_INIT;
-    ng_status st = ng_request_submit(m_ctx, &rq, &res);
+    bool ok = submitRequest(rq, &res);
     if (!m_swipe.active) m_swipe = Swipe{};
     QVariantMap m;
     m[QStringLiteral("event")] = QStringLiteral("begin");
     m[QStringLiteral("request")] = idValue(res.request_id);
-    m[QStringLiteral("status")] = QString::fromUtf8(st == NG_OK ? ng_outcome_name(res.status) : ng_strstatus(st));
+    m[QStringLiteral("status")] = ok ? QString::fromUtf8(ng_outcome_name(res.status)) : m_error;
     m[QStringLiteral("reason")] = QString::fromUtf8(ng_reason_name(res.reason));
     m[QStringLiteral("guard")] = nameOrNull(res.guard_id);
     m[QStringLiteral("touch")] = idValue(touch);
     Q_EMIT swipe(m);
     if (m_swipe.active && m_swipe.dragging) edgeMoved(x, 0);
-    updateState();
-    armDeadline();
 }
 
 void Navigator::edgeMoved(double x, double velocity) {

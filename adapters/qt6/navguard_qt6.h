@@ -344,6 +344,9 @@ Q_SIGNALS:
     void refused(const QVariantMap &outcome);
     void dropped(const QVariantMap &outcome);
     void deferred(const QVariantMap &result);
+    /* Every request as submitted, with its immediate status ({id, kind,
+     * status: applied / refused / deferred / queued, reason, guard, source}). */
+    void submitted(const QVariantMap &result);
     /* {track, phase, kind, id, from, to, fromRoute, toRoute, flags: [...]} */
     void transition(const QVariantMap &event);
     /* A guard asks the host ({id, topic, text, guard, requestId, kind,
@@ -392,6 +395,7 @@ private:
 
     void onTransition(const ng_transition_event *e);
     double request(ng_request rq, const QVariantMap &options, const QVariantMap &properties = {});
+    bool submitRequest(const ng_request &rq, ng_request_result *res);
     void applyOptions(ng_request &rq, const QVariantMap &options) const;
     uint64_t newScreenId() { return m_nextScreen.fetch_add(1, std::memory_order_relaxed); }
     void rememberScreen(uint64_t id, const QString &route, const QVariantMap &properties);
