@@ -98,7 +98,7 @@ set_tests_properties(navguard_cli_dash_version PROPERTIES
 add_test(NAME navguard_cli_plugins_list COMMAND ${NAVGUARD_CLI_BINARY} plugins list)
 set_tests_properties(navguard_cli_plugins_list PROPERTIES
   ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR}"
-  PASS_REGULAR_EXPRESSION "0 +org\\.navguard\\.watchdog .*5 +org\\.navguard\\.transition .*6 +org\\.navguard\\.bar-should .*7 guards in the chain")
+  PASS_REGULAR_EXPRESSION "0 +org\\.navguard\\.watchdog .*5 +org\\.navguard\\.transition .*6 +org\\.navguard\\.bar-should .*7 +org\\.navguard\\.confirm-leave .*8 guards in the chain")
 
 # A chain naming a missing plugin: NG_E_LOAD and ng_errmsg on stderr, exit 1.
 file(WRITE ${CMAKE_BINARY_DIR}/navguard-cli-tests/missing-chain.json
@@ -166,9 +166,9 @@ static ng_vote on_event(void *i, const ng_guard_event *e, ng_verdict *v) {
 }
 static const ng_option_decl options[] = { NG_OPTION_END };
 static const ng_plugin_descriptor d = {
-    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof d, "org.navguard.selftest.began-hold",
-    "began-hold", "0", "takes a touch hold inside a began vote", create, destroy, NULL, on_event,
-    NULL, NULL, NULL, NULL, NULL, NULL, options };
+    NG_PLUGIN_DESCRIPTOR_ABI, .id = "org.navguard.selftest.began-hold", .name = "began-hold", .version = "0",
+    .description = "takes a touch hold inside a began vote", .create = create, .destroy = destroy,
+    .on_event = on_event, .options = options };
 __attribute__((visibility("default"))) const ng_plugin_descriptor *ng_plugin_entry(void) { return &d; }
 ]])
 add_library(navguard_cli_selfcancel_plugin MODULE ${_navguard_selfcancel_src})
@@ -210,7 +210,7 @@ set_tests_properties(navguard_cli_plugins_available PROPERTIES
 add_test(NAME navguard_cli_plugins_list_edits COMMAND ${NAVGUARD_CLI_BINARY} plugins list
   --config "{\"base\":\"default\",\"edits\":[{\"remove\":\"org.navguard.throttle\"},{\"configure\":\"org.navguard.watchdog\",\"config\":{\"report\":false}}]}")
 set_tests_properties(navguard_cli_plugins_list_edits PROPERTIES
-  PASS_REGULAR_EXPRESSION "0 +org\\.navguard\\.watchdog .*config \\{\"report\":false\\}.*3 +org\\.navguard\\.dedupe .*6 guards in the chain")
+  PASS_REGULAR_EXPRESSION "0 +org\\.navguard\\.watchdog .*config \\{\"report\":false\\}.*3 +org\\.navguard\\.dedupe .*7 guards in the chain")
 
 # docs/guards.md is what `navguard plugins docs` prints (make docs rewrites it).
 add_test(NAME navguard_docs_guards COMMAND ${CMAKE_COMMAND}

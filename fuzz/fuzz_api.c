@@ -418,8 +418,12 @@ typedef struct {
  * cancelled a touch whose on_touch_cancel is still queued: its end is then
  * dropped (reason cancelled) and the cancel is owed; an end submitted there
  * without a result may or may not have one coming. A new touch never reuses
- * an id while either is pending (the harness picks another id). */
+ * an id while either is pending (the harness picks another id). A began for
+ * an id the host still holds is a lost end: the old touch ends first (one
+ * owed cancel when it was delivered). T_CANCELLED: the host still holds it,
+ * the library retired it (cancelled, or evicted from a full table). */
 enum { T_ABSENT, T_DELIVERED, T_CANCELLED, T_WITHHELD };
+#define NG_LIVE_TOUCHES 64   /* navguard.h: at most 64 live touches */
 static const char *const tstate_name[] = { "absent", "delivered", "cancelled", "withheld" };
 
 typedef struct {
@@ -571,11 +575,13 @@ static int lib_touch_state(fzc *c, uint64_t id) {
 }
 
 /* A tentative touch (its began still being submitted) is resolved from the
- * library's table the first time something needs to know. */
+ * library's table the first time something needs to know. Not in the table
+ * (outside destroy, which drops begans): delivered, then cancelled and
+ * retired, its on_touch_cancel still to come. */
 static void touch_resolve(fzc *c, touch_rec *t) {
     if (!t->tentative || t->resolved >= 0) return;
     int s = lib_touch_state(c, t->id);
-    t->resolved = (s == NG_TOUCH_STATE_DELIVERED || s == NG_TOUCH_STATE_CANCELLED) ? 1 : 0;
+    t->resolved = (s == NG_TOUCH_STATE_DELIVERED || (s < 0 && !c->destroying)) ? 1 : 0;
     if (t->resolved) {
         t->state = T_DELIVERED;
     } else {
@@ -719,10 +725,16 @@ static void cb_transition(void *user, ng_context *ctx, const ng_transition_event
     CHECK(e != NULL, "on_transition: event is NULL");
     TR("-> on_transition(ctx#%d, track %" PRId32 ", phase %" PRId32 ", flags 0x%" PRIx32 ", request %" PRIu64 ")",
        c->serial, e->track, e->phase, e->flags, e->request_id);
-    CHECK(!c->destroying, "on_transition during destroy (a transition in flight ends silently)");   /* F3 */
+    /* Destroy ends what is in flight, once, marked DESTROYED: every WILL gets
+     * its DID or CANCELLED, and nothing new starts. */
+    if (c->destroying)
+        CHECK(e->phase != NG_PHASE_WILL && (e->flags & NG_TRANSF_DESTROYED),
+              "on_transition during destroy: phase %" PRId32 " flags 0x%" PRIx32 " (only the end of what was in flight, "
+              "marked NG_TRANSF_DESTROYED)", e->phase, e->flags);
     CHECK(e->track == NG_TRACK_SCREEN || e->track == NG_TRACK_BAR, "transition track %" PRId32, e->track);
     CHECK(e->phase >= NG_PHASE_WILL && e->phase <= NG_PHASE_CANCELLED, "transition phase %" PRId32, e->phase);
-    CHECK((e->flags & ~(NG_TRANSF_ANIMATED | NG_TRANSF_INTERACTIVE | NG_TRANSF_INTERRUPTED | NG_TRANSF_FORCED | NG_TRANSF_TOUCH_DRIVEN)) == 0,
+    CHECK((e->flags & ~(NG_TRANSF_ANIMATED | NG_TRANSF_INTERACTIVE | NG_TRANSF_INTERRUPTED | NG_TRANSF_FORCED |
+                        NG_TRANSF_TOUCH_DRIVEN | NG_TRANSF_DESTROYED)) == 0,
           "transition flags 0x%" PRIx32, e->flags);
     CHECK(e->request_id != 0, "transition for request 0");
     CHECK(e->kind >= 0 && e->kind < NG_REQ_KIND_COUNT, "transition kind %" PRId32, e->kind);
@@ -798,7 +810,9 @@ static void cb_touch_cancel(void *user, ng_context *ctx, const ng_touch_info *ti
     CHECK(ti != NULL, "on_touch_cancel: touch is NULL");
     TR("-> on_touch_cancel(ctx#%d, touch %" PRIu64 ", view %" PRIu64 ")", c->serial, ti->touch_id, ti->view_id);
     touch_rec *t = touch_find(c, ti->touch_id);
-    if (t && !c->destroying) touch_resolve(c, t);
+    /* An owed cancel (a lost end's, or a dropped end's) comes before any of
+     * a tentative began's own. */
+    if (t && !t->owed_cancels && !c->destroying) touch_resolve(c, t);
     CHECK(t && (t->state == T_DELIVERED || t->owed_cancels || t->maybe_cancels),
           "on_touch_cancel for touch %" PRIu64 " which the host holds as %s (only a delivered live touch may be "
           "cancelled, once)", ti->touch_id, t ? tstate_name[t->state] : "never begun");
@@ -1244,9 +1258,9 @@ static void checkpoint(fzc *c) {
         touch_rec *t = &c->touches[i];
         t->maybe_cancels = 0;   /* no cancel came: those ends were delivered */
         CHECK(!t->tentative, "touch %" PRIu64 " left tentative", t->id);
-        CHECK(!t->owed_cancels, "touch %" PRIu64 ": its end was dropped (reason cancelled) but "
+        CHECK(!t->owed_cancels, "touch %" PRIu64 ": its end was dropped (reason cancelled) or lost, but "
               "on_touch_cancel never came: the delivered touch never ended", t->id);
-        if (t->state != T_ABSENT) model_live++;
+        if (t->state == T_DELIVERED || t->state == T_WITHHELD) model_live++;   /* cancelled: retired */
     }
     CHECK(tc == model_live, "library has %zu live touches, the host's view %zu", tc, model_live);
     for (size_t i = 0; i < tc; i++) {
@@ -1256,8 +1270,7 @@ static void checkpoint(fzc *c) {
         CHECK(CALL(A_GET, ng_touch_get(c->h, i, &ti)) == NG_OK, "ng_touch_get(%zu)", i);
         touch_rec *t = touch_find(c, ti.touch_id);
         CHECK(t, "library has live touch %" PRIu64 " the host never saw begin", ti.touch_id);
-        int want = t->state == T_DELIVERED ? NG_TOUCH_STATE_DELIVERED
-                 : t->state == T_CANCELLED ? NG_TOUCH_STATE_CANCELLED : NG_TOUCH_STATE_WITHHELD;
+        int want = t->state == T_DELIVERED ? NG_TOUCH_STATE_DELIVERED : NG_TOUCH_STATE_WITHHELD;
         CHECK(ti.state == want, "touch %" PRIu64 ": library state %" PRId32 ", host's view %s", ti.touch_id, ti.state,
               tstate_name[t->state]);
     }
@@ -1319,6 +1332,9 @@ static void after_destroy(fzc *c) {
         CHECK(t->state != T_DELIVERED && !t->owed_cancels && !t->tentative,
               "context #%d destroyed: delivered touch %" PRIu64 " never ended nor got on_touch_cancel", c->serial, t->id);
     }
+    for (int t = 0; t < 2; t++)
+        CHECK(c->inflight[t] == 0, "context #%d destroyed: request %" PRIu64 "'s WILL on track %d never got its DID or "
+              "CANCELLED", c->serial, c->inflight[t], t);
     check_replay(c);
     /* Stale handle: every call is refused. */
     CHECK(ng_errmsg(c->h) != NULL, "ng_errmsg(stale) is NULL");
@@ -1490,7 +1506,7 @@ static void op_submit(fzc *self, rd *r) {
     if (!out || out->size < 16) return;
     uint64_t id = res.request_id;
     CHECK(id != 0, "ng_request_submit returned request id 0");
-    CHECK(!(id >> 63), "ng_request_submit returned an id from the posted range: %" PRIu64, id);
+    CHECK(id < NG_POSTED_ID_BASE, "ng_request_submit returned an id from the posted range: %" PRIu64, id);
     req_rec *rec = req_get(c, id);
     CHECK(!rec->returned, "request id %" PRIu64 " handed out twice", id);
     rec->returned = true;
@@ -1539,7 +1555,8 @@ static void op_post(fzc *self, rd *r) {
     fzc *c = t.c;
     c->accepted++;
     if (want_id) {
-        CHECK(id != 0 && (id >> 63), "ng_request_post returned id %" PRIu64 " (never 0, from the posted range)", id);
+        CHECK(id > NG_POSTED_ID_BASE && id < (NG_POSTED_ID_BASE << 1), "ng_request_post returned id %" PRIu64
+              " (never 0, from the posted range, below 2^53)", id);
         req_rec *rec = req_get(c, id);
         CHECK(!rec->returned, "posted request id %" PRIu64 " handed out twice", id);
         CHECK(rec->outcomes == 0, "posted request %" PRIu64 " got its outcome before any tick", id);
@@ -1803,12 +1820,22 @@ static void submit_event(target t, ng_event *e, bool null_ev, ng_event_result *o
     }
     touch_rec *tr = NULL;
     uint8_t before = T_ABSENT;
-    bool tentative = false;
+    bool tentative = false, lost_end = false;
+    size_t lib_live = 0;
     if (is_touch) {
         tr = touch_find(c, e->touch_id);
         if (tr) touch_resolve(c, tr);
         before = tr ? tr->state : T_ABSENT;
-        if (e->phase == NG_TOUCH_BEGAN && before == T_ABSENT && !(tr && tr->tentative)) {
+        /* A began for an id the host still holds: its end was lost. */
+        if (e->phase == NG_TOUCH_BEGAN && before != T_ABSENT && tr && !tr->tentative) {
+            lost_end = true;
+            if (before == T_DELIVERED) tr->owed_cancels++;
+            tr->state = T_ABSENT;
+        }
+        if (e->phase == NG_TOUCH_BEGAN)
+            for (size_t i = 0; i < c->ntouches; i++)
+                if (c->touches[i].state == T_DELIVERED || c->touches[i].state == T_WITHHELD) lib_live++;
+        if (e->phase == NG_TOUCH_BEGAN && (before == T_ABSENT || lost_end) && !(tr && tr->tentative)) {
             if (!tr) tr = touch_add(c, e->touch_id);
             tr->tentative = true;
             tr->resolved = -1;
@@ -1841,19 +1868,33 @@ static void submit_event(target t, ng_event *e, bool null_ev, ng_event_result *o
             CHECK(tr && tr->resolved < 0, "touch %" PRIu64 ": callbacks ran for a refused began", e->touch_id);
             tr->tentative = false;
             tr->state = T_ABSENT;
+            if (lost_end) {          /* refused before anything happened: the old touch stays */
+                tr->state = before;
+                if (before == T_DELIVERED) tr->owed_cancels--;
+            }
             touch_gc(c);
         }
         return;
     }
+    /* A began into a full table ends the touch idle longest first: a
+     * delivered one got its cancel; a withheld one just left the library. */
+    if (e->phase == NG_TOUCH_BEGAN && lib_live >= NG_LIVE_TOUCHES)
+        for (size_t i = 0; i < c->ntouches; i++)
+            if (c->touches[i].state == T_WITHHELD && lib_touch_state(c, c->touches[i].id) < 0)
+                c->touches[i].state = T_CANCELLED;
     int verdict = known ? out->verdict : -1;
     int32_t reason = known && out->size >= 12 ? out->reason : -1;
     switch (e->phase) {
     case NG_TOUCH_BEGAN:
-        if (!tentative) {           /* already live: a second began */
-            CHECK(verdict != NG_VERDICT_DELIVER, "a second began of live touch %" PRIu64 " (%s) was delivered",
-                  e->touch_id, tstate_name[before]);
+        if (!tentative) {           /* its began is being submitted further out */
+            CHECK(verdict != NG_VERDICT_DELIVER, "a second began of touch %" PRIu64 " (%s) was delivered while its "
+                  "first was being submitted", e->touch_id, tstate_name[before]);
             break;
         }
+        /* No id stays blocked: a began is never refused for its id. */
+        if (known && out->size >= offsetof(ng_event_result, hold_token))
+            CHECK(reason != NG_REASON_INVALID || out->guard_id != NULL, "began of touch %" PRIu64 " dropped invalid by "
+                  "the core: its id is blocked", e->touch_id);
         CHECK(tr && tr->tentative, "touch record lost");
         if (tr->resolved < 0) {
             if (verdict < 0 || c->cb_depth > 0) touch_resolve(c, tr);

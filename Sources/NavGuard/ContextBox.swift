@@ -26,6 +26,17 @@ final class ContextBox: EngineObserver {
     var mailboxBytes = 0
     let mailboxCount = Atomic<Int>(0)
     let nextPostedID = Atomic<UInt64>(0)
+    /// Posted ids count up from here (NG_POSTED_ID_BASE; a replay of a
+    /// trace NavGuard 0.2 recorded uses that version's 2^63). Set before any
+    /// post.
+    var postedIDBase = Limits.postedIDBase
+    /// The host's on_wake was called and the owner has not ticked since:
+    /// further posts need no wake-up.
+    let wakePending = Atomic<Bool>(false)
+    /// The deadline last given to the host's on_deadline.
+    var reportedDeadline = Limits.noDeadline
+    /// The latest event timestamp: an earlier one is raised to it.
+    var lastEventNs: Int64 = 0
     static let maxPosted = 4096
     /// Pending posts are capped in memory too: 4096 replace-stacks of 4096
     /// screens each would otherwise hold tens of gigabytes.
@@ -38,9 +49,23 @@ final class ContextBox: EngineObserver {
         for s in r.screens { n += MemoryLayout<Screen>.stride + s.route.count + s.identity.count + 2 }
         return n
     }
-    /// Posted ids come from the top half of the id space so that they never
-    /// collide with the owner thread's ids (which count up from 1).
-    static let postedIDBase: UInt64 = 1 << 63
+    /// Whether this caller is the one to wake the owner (the first since
+    /// its last tick). Any thread.
+    func claimWake() -> Bool {
+        wakePending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// At the end of a call that changed state: tell the host's on_deadline
+    /// when the next deadline moved (not from inside a callback: the outer
+    /// call tells it once, at its end).
+    @inline(__always)
+    func reportDeadline() {
+        guard let f = delegate.on_deadline, !engine.isInsideCallback else { return }
+        let d = engine.nextDeadline()
+        guard d != reportedDeadline else { return }
+        reportedDeadline = d
+        engine.callback { f(delegate.user, handle, d) }
+    }
 
     init(engine: Engine, delegate: ng_delegate) {
         self.engine = engine
@@ -190,7 +215,22 @@ final class ContextBox: EngineObserver {
         c.reason = h.reason
         c.began_ns = h.beganNs
         c.ended_ns = h.endedNs
+        c.owner_id = h.owner
         f(delegate.user, handle, &c)
+    }
+
+    func engineQuestion(_ q: ng_question) {
+        recorder?.callback("question") { TraceWrite.question($0, q) }
+        guard let f = delegate.on_question else { return }
+        var c = q
+        f(delegate.user, handle, &c)
+    }
+
+    func engineQuestionEnded(_ q: ng_question, answer: Int32) {
+        recorder?.callback("question_end") { TraceWrite.questionEnd($0, q, answer: answer) }
+        guard let f = delegate.on_question_end else { return }
+        var c = q
+        f(delegate.user, handle, &c, answer)
     }
 
     func engineReport(guardID: UnsafePointer<CChar>?, text: CStr) {
@@ -242,6 +282,9 @@ final class ContextBox: EngineObserver {
 
     /// Move posted requests into the engine (owner thread, from ng_tick).
     func drainMailbox() {
+        // Cleared before the mailbox is taken: a post after this wakes the
+        // owner again (at worst once too often), never too rarely.
+        wakePending.store(false, ordering: .releasing)
         guard mailboxCount.load(ordering: .acquiring) > 0 else { return }
         let posted = mailboxLock.withLock { () -> [Request] in
             defer { mailbox.removeAll(); mailboxBytes = 0 }
@@ -276,20 +319,28 @@ func withContext(_ handle: OpaquePointer?, _ body: (ContextBox) -> ng_status) ->
     }
 }
 
-/// As withContext, for a call the flight recorder records as `fn`: a call
-/// refused before it calls `recordArgs` is recorded as rejected, with its
-/// status and message. Without a recorder this costs one load and branch.
+/// As withContext, for a call that changes state, which the flight recorder
+/// records as `fn`: a call refused before it calls `recordArgs` is recorded
+/// as rejected, with its status and message. At its end the host's
+/// on_deadline hears of a new deadline (`deadline` false: the body decides,
+/// for continuous input). Without a recorder and on_deadline this costs two
+/// loads and branches.
 @inline(__always)
-func withContext(_ handle: OpaquePointer?, record fn: StaticString, flush: Bool = false,
+func withContext(_ handle: OpaquePointer?, record fn: StaticString, flush: Bool = false, deadline: Bool = true,
                  _ body: (ContextBox) -> ng_status) -> ng_status {
     var status = NG_OK
     guard let box = registry.owned(handle, &status) else { return status }
     return box._withUnsafeGuaranteedRef { b in
         b.engine.beginCall()
-        guard let rec = b.recorder else { return body(b) }
-        rec.enter(fn)
-        let st = body(b)
-        b.recorderLeave(rec, st, flush: flush)
+        let st: ng_status
+        if let rec = b.recorder {
+            rec.enter(fn)
+            st = body(b)
+            b.recorderLeave(rec, st, flush: flush)
+        } else {
+            st = body(b)
+        }
+        if deadline { b.reportDeadline() }
         return st
     }
 }

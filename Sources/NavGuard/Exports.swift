@@ -100,13 +100,12 @@ public func ng_stack_set_root(_ ctx: OpaquePointer?, _ root: UnsafePointer<ng_sc
     withContext(ctx, record: "root") { box in
         guard let root else { return box.fail(NG_E_NULL, "root is NULL") }
         if box.engine.isInsideCallback { return box.fail(NG_E_CALLBACK, "ng_stack_set_root is not allowed inside a callback") }
-        switch readScreen(root.pointee, "root") {
-        case .failure(let e): return box.fail(e)
-        case .success(let s):
+        do {
+            let s = try Screen(root.pointee, "root")
             box.recordArgs { w in w.key("screen"); TraceWrite.screen(w, s) }
-            do { try box.engine.setRoot(s) } catch { return box.fail(error) }
-            return NG_OK
-        }
+            try box.engine.setRoot(s)
+        } catch { return box.fail(error) }
+        return NG_OK
     }
 }
 
@@ -127,11 +126,7 @@ public func ng_stack_get(_ ctx: OpaquePointer?, _ index: Int, _ out: UnsafeMutab
         guard let s = box.engine.screen(at: index) else {
             return box.fail(NG_E_NOT_FOUND, "index \(index) is outside the stack (\(box.engine.stackCount) screens)")
         }
-        var info = ng_screen_info()
-        info.id = s.id
-        info.route = UnsafePointer(s.route.pointer)
-        info.identity = UnsafePointer(s.identity.pointer)
-        writeSized(info, to: out)
+        writeSized(s.info, to: out)
         return NG_OK
     }
 }
@@ -171,6 +166,18 @@ public func ng_stack_restore(_ ctx: OpaquePointer?, _ text: UnsafePointer<CChar>
 }
 
 @c @implementation
+public func ng_screen_set_flags(_ ctx: OpaquePointer?, _ screenID: UInt64, _ flags: UInt32) -> ng_status {
+    withContext(ctx, record: "screen_flags") { box in
+        box.recordArgs { w in
+            w.field("id", screenID)
+            w.field("flags", flags)
+        }
+        do { try box.engine.setScreenFlags(screenID, flags) } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
 public func ng_free(_ ptr: UnsafeMutableRawPointer?) { free(ptr) }
 
 // MARK: Requests
@@ -187,13 +194,11 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
         if box.engine.stackCount == 0 { return box.fail(NG_E_STATE, "the stack has no root: call ng_stack_set_root first") }
         if let out, let st = box.failUndersized(out.pointee.size, Int(NG_REQUEST_RESULT_MIN_SIZE), "ng_request_result") { return st }
         var r: Request
-        switch readRequest(c, declared: declared, intern: box.engine) {
-        case .success(let x): r = x
-        case .failure(let e):
+        do throws(EngineError) { r = try Request(c, declared: declared, intern: box.engine) } catch {
             // Malformed content is refused, but still gets an id and an outcome.
             r = Request(kind: c.kind, flags: c.flags, source: c.source)
-            r.invalidMessage = e.message
-            box.setError(e.message)
+            r.invalidMessage = error.message
+            box.setError(error.message)
         }
         box.recordArgs { w in
             w.object("req") { TraceWrite.request($0, r) }
@@ -225,24 +230,26 @@ public func ng_request_post(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng_r
     let declared = copySized(request, into: &c)
     guard declared >= minRequestSize else { return NG_E_SIZE }
     var r: Request
-    switch readRequest(c, declared: declared) {
-    case .success(let x): r = x
-    case .failure(let e): return e.status
-    }
+    do throws(EngineError) { r = try Request(c, declared: declared) } catch { return error.status }
     let bytes = ContextBox.footprint(r)
-    return registry.withLocked(ctx) { box in
+    var wake: (fn: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void, user: UnsafeMutableRawPointer?)?
+    let st = registry.withLocked(ctx) { box -> ng_status in
         guard let box else { return NG_E_HANDLE }
         return box.mailboxLock.withLock { () -> ng_status in
             guard box.mailbox.count < ContextBox.maxPosted,
                   box.mailboxBytes + bytes <= ContextBox.maxPostedBytes else { return NG_E_NO_MEMORY }
             box.mailboxBytes += bytes
-            r.id = ContextBox.postedIDBase | box.nextPostedID.wrappingAdd(1, ordering: .relaxed).newValue
+            r.id = box.postedIDBase + box.nextPostedID.wrappingAdd(1, ordering: .relaxed).newValue
             box.mailbox.append(r)
             box.mailboxCount.store(box.mailbox.count, ordering: .releasing)
             outID?.pointee = r.id
+            if let fn = box.delegate.on_wake, box.claimWake() { wake = (fn, box.delegate.user) }
             return NG_OK
         }
     }
+    // Outside the locks: the host's wake-up may take its own.
+    if let wake { wake.fn(wake.user, ctx) }
+    return st
 }
 
 // MARK: Transitions
@@ -374,6 +381,31 @@ public func ng_hold_get(_ ctx: OpaquePointer?, _ index: Int, _ out: UnsafeMutabl
             return box.fail(NG_E_NOT_FOUND, "index \(index) is outside the live holds (\(box.engine.holdCount))")
         }
         writeSized(v, to: out)
+        return NG_OK
+    }
+}
+
+// MARK: Questions
+
+@c @implementation
+public func ng_question_answer(_ ctx: OpaquePointer?, _ questionID: UInt64, _ answer: ng_answer) -> ng_status {
+    withContext(ctx, record: "question_answer") { box in
+        box.recordArgs { w in
+            w.field("id", questionID)
+            w.field("answer", answer, names: ng_answer_name)
+        }
+        do { try box.engine.answerQuestion(questionID, answer) } catch { return box.fail(error) }
+        return NG_OK
+    }
+}
+
+@c @implementation
+public func ng_question_get(_ ctx: OpaquePointer?, _ out: UnsafeMutablePointer<ng_question>?) -> ng_status {
+    withContext(ctx) { box in
+        guard let out else { return box.fail(NG_E_NULL, "out is NULL") }
+        if let st = box.failUndersized(out.pointee.size, Int(NG_QUESTION_MIN_SIZE), "ng_question") { return st }
+        guard let q = box.engine.openQuestion else { return box.fail(NG_E_NOT_FOUND, "no question is open") }
+        writeSized(q, to: out)
         return NG_OK
     }
 }

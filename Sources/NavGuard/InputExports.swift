@@ -15,30 +15,59 @@ func eventProblem(_ e: ng_event) -> String? {
     if e.flags & ~knownEventFlags != 0 { return "unknown event flags" }
     if e.flags & knownEventFlags != 0 && e.target_view == 0 { return "NG_EVF_HAS_TARGET with target_view 0" }
     if e.x.isNaN || e.y.isNaN { return "event point is NaN" }
+    if e.timestamp_ns < 0 { return "negative timestamp_ns \(e.timestamp_ns)" }
     return nil
+}
+
+/// Continuous input (moved touches, hover, scroll, motion) makes no
+/// deadline earlier: on_deadline is not asked after it, which keeps the
+/// event path as cheap as without the callback.
+@inline(__always)
+func isContinuous(_ e: ng_event) -> Bool {
+    e.type == NG_EVENT_TOUCH ? e.phase == NG_TOUCH_MOVED : (e.type != NG_EVENT_KEY && e.type != NG_EVENT_REMOTE)
 }
 
 @c @implementation
 public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_event>?, _ out: UnsafeMutablePointer<ng_event_result>?) -> ng_status {
-    withContext(ctx, record: "event") { box in
-        guard let event else { return box.fail(NG_E_NULL, "event is NULL") }
+    withContext(ctx, record: "event", deadline: false) { box in
+        guard let event else { return refused(box, out, NG_E_NULL, "event is NULL") }
         if let out, let st = box.failUndersized(out.pointee.size, Int(NG_EVENT_RESULT_MIN_SIZE), "ng_event_result") { return st }
         let declared = Int(event.pointee.size)
         let full = MemoryLayout<ng_event>.size
-        if declared == full {
+        let ts = event.pointee.timestamp_ns
+        if declared == full && (ts == 0 || ts >= box.lastEventNs) {
             // The common case: the host's event is used in place, no copy.
-            if let p = eventProblem(event.pointee) { return box.fail(NG_E_RANGE, p) }
+            if let p = eventProblem(event.pointee) { return refused(box, out, NG_E_RANGE, p) }
+            if ts != 0 { box.lastEventNs = ts }
             return route(box, event, out)
         }
         guard declared >= Int(NG_EVENT_MIN_SIZE) else {
-            return box.fail(NG_E_SIZE, "ng_event.size is \(declared); set it to sizeof(ng_event)")
+            return refused(box, out, NG_E_SIZE, "ng_event.size is \(declared); set it to sizeof(ng_event)")
         }
         var e = ng_event()
         _ = copySized(event, into: &e)
         e.size = UInt32(full)
-        if let p = eventProblem(e) { return box.fail(NG_E_RANGE, p) }
+        if let p = eventProblem(e) { return refused(box, out, NG_E_RANGE, p) }
+        // Two input sources' clocks may disagree: time never goes back.
+        if e.timestamp_ns != 0 {
+            e.timestamp_ns = max(e.timestamp_ns, box.lastEventNs)
+            box.lastEventNs = e.timestamp_ns
+        }
         return withUnsafePointer(to: &e) { route(box, $0, out) }
     }
+}
+
+/// An event refused with a status was not submitted: `out` (a host's
+/// documented submit loop reads it) says DROP, never the zeroed DELIVER.
+private func refused(_ box: ContextBox, _ out: UnsafeMutablePointer<ng_event_result>?, _ st: ng_status,
+                     _ message: String) -> ng_status {
+    if let out, Int(out.pointee.size) >= Int(NG_EVENT_RESULT_MIN_SIZE) {
+        var r = ng_event_result()
+        r.verdict = NG_VERDICT_DROP
+        r.reason = NG_REASON_INVALID
+        writeSized(r, to: out)
+    }
+    return box.fail(st, message)
 }
 
 @inline(__always)
@@ -54,15 +83,20 @@ private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: U
             out.pointee.reason = v.reason
             out.pointee.target_view = v.target
             out.pointee.guard_id = v.guardID
+            out.pointee.hold_token = v.holdToken
+            out.pointee.hold_label = v.holdLabel
         } else {
             var r = ng_event_result()
             r.verdict = v.verdict
             r.reason = v.reason
             r.target_view = v.target
             r.guard_id = v.guardID
+            r.hold_token = v.holdToken
+            r.hold_label = v.holdLabel
             writeSized(r, to: out)
         }
     }
+    if !isContinuous(event.pointee) { box.reportDeadline() }
     return NG_OK
 }
 

@@ -8,7 +8,7 @@ import NavGuardCore
 // concurrency crashes, and a guard's strings must outlive the context.
 
 let defaultChainJSON: StaticString = """
-{"guards":[{"id":"org.navguard.watchdog"},{"id":"org.navguard.global-ignore"},{"id":"org.navguard.exclusive-touch"},{"id":"org.navguard.throttle"},{"id":"org.navguard.dedupe"},{"id":"org.navguard.transition"},{"id":"org.navguard.bar-should"}]}
+{"guards":[{"id":"org.navguard.watchdog"},{"id":"org.navguard.global-ignore"},{"id":"org.navguard.exclusive-touch"},{"id":"org.navguard.throttle"},{"id":"org.navguard.dedupe"},{"id":"org.navguard.transition"},{"id":"org.navguard.bar-should"},{"id":"org.navguard.confirm-leave"}]}
 """
 
 /// Resolved once: NAVGUARD_PLUGIN_DIR, else next to libnavguard.so.

@@ -106,6 +106,7 @@ final class Recorder {
         line.field("default_duration_ns", e.defaultTransitionNs)
         line.field("start", literal: start.name)
         line.field("at_ns", e.now)
+        line.field("posted_base", box.postedIDBase)
         if isRing {
             line.field("dropped", ring.dropped)
             if let first = ring.oldestTime { line.field("first_ns", first) }
@@ -130,14 +131,18 @@ final class Recorder {
                         TraceWrite.guardRecord(w, e.guardRecord(at: i)!)
                     }
                 }
-                w.field("next_request_id", e.counters.requestID)
-                w.field("next_hold_token", e.counters.holdToken)
+                let n = e.counters
+                w.field("next_request_id", n.requestID)
+                w.field("next_hold_token", n.holdToken)
+                w.field("next_guard_request_id", n.guardRequestID)
+                w.field("next_question_id", n.questionID)
                 w.field("next_posted", box.nextPostedID.load(ordering: .relaxed))
                 w.object("live") { w in
                     w.field("holds", e.holdCount)
                     w.field("touches", e.touchCount)
                     w.field("transitions", (e.inFlight(NG_TRACK_SCREEN) != 0 || e.inFlight(NG_TRACK_BAR) != 0) ? 1 : 0)
                     w.field("deferred", e.deferredCount)
+                    w.field("questions", e.openQuestion == nil ? 0 : 1)
                 }
             }
         }
@@ -367,6 +372,7 @@ enum TraceWrite {
         w.field("id", s.id)
         w.field("route", s.route)
         w.field("identity", s.identity)
+        if s.flags != 0 { w.field("flags", s.flags) }
         w.end()
     }
 
@@ -386,6 +392,25 @@ enum TraceWrite {
         }
         if r.durationNs != 0 { w.field("duration_ns", r.durationNs) }
         if let t = r.drivingTouch { w.field("touch", t) }
+        if r.fromScreen != 0 { w.field("from", r.fromScreen) }
+    }
+
+    static func questionEnd(_ w: TraceLine, _ q: ng_question, answer: Int32) {
+        w.field("id", q.question_id)
+        w.field("answer", answer, names: ng_answer_name)
+    }
+
+    static func question(_ w: TraceLine, _ q: ng_question) {
+        w.field("id", q.question_id)
+        w.field("topic", q.topic)
+        w.field("text", q.text)
+        w.field("guard", q.guard_id)
+        if q.request_id != 0 {
+            w.field("request", q.request_id)
+            w.field("kind", q.kind, names: ng_request_kind_name)
+        }
+        if q.screen_id != 0 { w.field("screen", q.screen_id) }
+        if q.deadline_ns != Limits.noDeadline { w.field("deadline", q.deadline_ns) }
     }
 
     static func event(_ w: TraceLine, _ e: ng_event) {

@@ -172,6 +172,11 @@ final class Replayer {
             if ctx != nil { _ = ng_context_destroy(ctx) }
             ctx = nil
         }
+        // Posted ids continue the recording's range (NavGuard 0.2 wrote no
+        // posted_base: its posted ids began at 2^63).
+        let postedBase = h["posted_base"]?.uint64 ?? (1 << 63)
+        var status = NG_OK
+        registry.owned(c, &status)?._withUnsafeGuaranteedRef { $0.postedIDBase = postedBase }
         if let chain = chainOverride {
             let s = chain.withCString { ng_chain_configure(ctx, $0) }
             if s != NG_OK {
@@ -365,7 +370,10 @@ final class Replayer {
         var st = NG_OK
         if let box = registry.owned(ctx, &st) {
             box._withUnsafeGuaranteedRef { b in
-                b.engine.counters = (state["next_request_id"]?.uint64 ?? 1, state["next_hold_token"]?.uint64 ?? 1)
+                b.engine.counters = Engine.Counters(
+                    requestID: state["next_request_id"]?.uint64 ?? 1, holdToken: state["next_hold_token"]?.uint64 ?? 1,
+                    guardRequestID: state["next_guard_request_id"]?.uint64 ?? Limits.guardRequestIDBase,
+                    questionID: state["next_question_id"]?.uint64 ?? 1)
                 b.nextPostedID.store(state["next_posted"]?.uint64 ?? 0, ordering: .relaxed)
             }
         }
@@ -550,6 +558,11 @@ final class Replayer {
         case "interactive_cancel": st = ng_interactive_cancel(ctx)
         case "interactive_release": st = ng_interactive_release(ctx, v["finish"]?.bool ?? false)
         case "interactive_complete": st = ng_interactive_complete(ctx)
+        case "screen_flags":
+            st = ng_screen_set_flags(ctx, v["id"]?.uint64 ?? 0, UInt32(truncatingIfNeeded: v["flags"]?.int64 ?? 0))
+        case "question_answer":
+            guard let answer = enumValue(v["answer"], ng_answer_name, 0..<4) else { return fail("question_answer without an answer") }
+            st = ng_question_answer(ctx, v["id"]?.uint64 ?? 0, answer)
         case "restore":
             var bytes: [UInt8]
             if let hex = v["snapshot_hex"]?.string {

@@ -54,6 +54,8 @@ func withRequest(_ v: JSONValue, _ body: (UnsafePointer<ng_request>) -> ng_statu
     r.target_id = v["target"]?.uint64 ?? 0
     r.duration_ns = v["duration_ns"]?.int64 ?? 0
     r.driving_touch = v["touch"]?.uint64 ?? 0
+    r.from_screen = v["from"]?.uint64 ?? 0
+    if kind == NG_REQ_PUSH { r.screen_flags = UInt32(truncatingIfNeeded: v["screen"]?["flags"]?.int64 ?? 0) }
     var screens: [ng_screen] = []
     for s in v["screens"]?.array ?? [] {
         switch screenFrom(s, &strings) {
@@ -178,6 +180,16 @@ extension Replayer {
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
             let x = t!.pointee
             r.callback("touch_cancel") { TraceWrite.touchCancel($0, x) }
+        }
+        d.on_question = { user, _, q in
+            let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
+            let x = q!.pointee
+            r.callback("question") { TraceWrite.question($0, x) }
+        }
+        d.on_question_end = { user, _, q, answer in
+            let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
+            let x = q!.pointee
+            r.callback("question_end") { TraceWrite.questionEnd($0, x, answer: answer) }
         }
         return d
     }

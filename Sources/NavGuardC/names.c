@@ -30,5 +30,7 @@ NG_NAME_FUNCTION(ng_touch_phase_name, int32_t, NG_TOUCH_PHASE_MAP)
 NG_NAME_FUNCTION(ng_touch_state_name, int32_t, NG_TOUCH_STATE_MAP)
 NG_NAME_FUNCTION(ng_verdict_name, ng_verdict_kind, NG_VERDICT_MAP)
 NG_NAME_FUNCTION(ng_shape_kind_name, ng_shape_kind, NG_SHAPE_KIND_MAP)
+NG_NAME_FUNCTION(ng_key_phase_name, int32_t, NG_KEY_PHASE_MAP)
+NG_NAME_FUNCTION(ng_answer_name, ng_answer, NG_ANSWER_MAP)
 
 const char *ng_version_string(void) { return NG_VERSION_STRING; }

@@ -7,7 +7,8 @@ import CNavGuard
 ///   `stack` (ScreenStack), `transitions` (Transitions, with the Swipe),
 ///   `holds` (HoldSet), `deferred` (DeferredRequests), `run` (RunQueue:
 ///   run-to-completion and re-entrancy), `chain` (GuardChain: slots and hook
-///   tables), `touches` (TouchTable) and `views` (ViewTree).
+///   tables), `touches` (TouchTable), `questions` (QuestionDesk) and
+///   `views` (ViewTree).
 /// What crosses parts lives here and in the extensions named for a concern
 /// (Requests, Transitions, HoldSet, EventRouting, GuardChain, HostTable):
 /// every guard action goes through `act`, every queued piece of work through
@@ -20,6 +21,7 @@ public final class Engine {
     var run = RunQueue()
     let chain = GuardChain()
     var touches = TouchTable()
+    var questions = QuestionDesk()
     public var views = ViewTree()
     var strings = StringPool()
 
@@ -33,10 +35,15 @@ public final class Engine {
     var callTime: Int64?
     let defaultDurationNs: Int64
     var nextRequestID: UInt64 = 1
+    /// Requests guards make (request_submit) have ids of their own range:
+    /// a replay against another chain keeps the host's ids.
+    var nextGuardRequestID: UInt64 = Limits.guardRequestIDBase
 
     public var observer: (any EngineObserver)?
     /// Host-table calls are served only on the owner thread.
     public var ownerCheck = OwnerCheck.always
+    /// A guard's worker thread wakes the host's loop through it (any thread).
+    public var wakeHook = WakeHook.none
 
     public init(_ config: EngineConfig = EngineConfig()) {
         clock = config.clock
@@ -69,13 +76,29 @@ public final class Engine {
         if !run.isBusy { callTime = nil }
     }
 
-    /// The next request id and hold token: a trace started mid-session
+    /// The ids the engine hands out next: a trace started mid-session
     /// records them, and its replay continues from them.
-    public var counters: (requestID: UInt64, holdToken: UInt64) {
-        get { (nextRequestID, holds.nextToken) }
+    public struct Counters {
+        public var requestID: UInt64
+        public var holdToken: UInt64
+        public var guardRequestID: UInt64
+        public var questionID: UInt64
+        public init(requestID: UInt64, holdToken: UInt64, guardRequestID: UInt64, questionID: UInt64) {
+            self.requestID = requestID
+            self.holdToken = holdToken
+            self.guardRequestID = guardRequestID
+            self.questionID = questionID
+        }
+    }
+
+    public var counters: Counters {
+        get { Counters(requestID: nextRequestID, holdToken: holds.nextToken, guardRequestID: nextGuardRequestID,
+                       questionID: questions.nextID) }
         set {
             nextRequestID = newValue.requestID
             holds.nextToken = newValue.holdToken
+            nextGuardRequestID = newValue.guardRequestID
+            questions.nextID = newValue.questionID
         }
     }
 
@@ -109,6 +132,16 @@ public final class Engine {
     /// > 0 while a callback or guard hook runs.
     public var depth: Int { run.depth }
 
+    /// Run a host callback the ABI layer makes itself (on_deadline) as the
+    /// engine's own callbacks run: requests made inside it are queued and
+    /// evaluated when it returns.
+    public func callback(_ body: () -> Void) {
+        run.depth += 1
+        body()
+        run.depth -= 1
+        drain()
+    }
+
     /// A CStr with these bytes: a recently used one or a new copy. Owner
     /// thread only.
     public func intern(_ bytes: UnsafeRawPointer, _ n: Int) -> CStr { strings.intern(bytes, n) }
@@ -119,9 +152,10 @@ public final class Engine {
     public func tick() throws(EngineError) {
         guard !run.isBusy else { throw EngineError(NG_E_CALLBACK, "tick is not allowed inside a callback") }
         let t = now
-        if transitions.isDue(at: t) { transitions.end(NG_TRACK_ALL, extraFlags: 0, into: &run) }
+        if transitions.isDue(at: t) { endTracks(NG_TRACK_ALL, extraFlags: 0) }
         // Expired holds end at their deadline, earliest first.
         while let i = holds.earliestExpired(at: t) { removeHold(at: i, reason: NG_HOLD_EXPIRED) }
+        expireQuestion(at: t)
         tickGuards(t)
         drain()
     }
@@ -129,7 +163,7 @@ public final class Engine {
     /// The earliest time with work, or NG_NO_DEADLINE.
     public func nextDeadline() -> Int64 {
         if run.hasWork { return now }
-        return min(transitions.deadline, holds.earliestDeadline, guardsNextDeadline())
+        return min(transitions.deadline, holds.earliestDeadline, questions.deadline, guardsNextDeadline())
     }
 
     // MARK: Run to completion
@@ -166,7 +200,7 @@ public final class Engine {
         switch a {
         case .finish(let track, let rid):
             if let t = transitions.track(track), t.requestID == rid {
-                transitions.end(track, extraFlags: UInt32(NG_TRANSF_FORCED), into: &run)
+                endTracks(track, extraFlags: UInt32(NG_TRANSF_FORCED))
             }
         case .cancelInteractive(let rid):
             if transitions.swipe?.requestID == rid { rollBack(extraFlags: UInt32(NG_TRANSF_FORCED)) }
@@ -200,19 +234,25 @@ public final class Engine {
             observer?.engineLog(severity: sev, guardID: gid, message: msg)
         case .touchCancelled(let t):
             observer?.engineTouchCancelled(t)
+        case .questionAsked(let q):
+            observer?.engineQuestion(q.cValue)
+        case .questionEnded(let q, let answer):
+            deliverAnswer(q, answer)
         }
     }
 
     // MARK: Destruction
 
-    /// Drop every pending request (DROPPED, NG_REASON_DESTROYED), release
-    /// holds, then destroy guards in reverse chain order.
+    /// End what is in flight, withdraw the open question, drop every
+    /// pending request (DROPPED, NG_REASON_DESTROYED), release holds, cancel
+    /// touches, then destroy guards in reverse chain order.
     public func destroy(dropping extra: [Request] = []) {
         guard !destroying else { return }
         destroying = true
-        // A transition in flight ends silently: nothing left for a guard
+        // Every WILL gets its end; nothing is left in flight for a guard
         // hook run below to finish.
-        transitions.clear()
+        endInFlightForDestroy()
+        if let q = questions.open { closeQuestion(q, NG_ANSWER_WITHDRAWN) }
         for r in extra { run.append(.evaluate(r)) }
         for r in deferred.takeAll() {
             finish(r, outcome: NG_OUTCOME_DROPPED, reason: NG_REASON_DESTROYED, by: .host, message: nil)

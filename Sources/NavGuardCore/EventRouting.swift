@@ -6,6 +6,9 @@ public struct EventVerdict {
     public var reason: Int32
     public var target: UInt64
     public var guardID: UnsafePointer<CChar>?
+    /// IGNORING: the hold that blocked it (its owner is `guardID`).
+    public var holdToken: UInt64 = 0
+    public var holdLabel: UnsafePointer<CChar>? = nil
 
     @inline(__always)
     static func deliver(_ target: UInt64) -> EventVerdict {
@@ -15,6 +18,14 @@ public struct EventVerdict {
     @inline(__always)
     static func drop(_ reason: Int32, _ target: UInt64, _ guardID: UnsafePointer<CChar>? = nil) -> EventVerdict {
         EventVerdict(verdict: NG_VERDICT_DROP, reason: reason, target: target, guardID: guardID)
+    }
+
+    /// Dropped because `hold` blocks the event's type: named after its owner.
+    static func ignoring(_ target: UInt64, by hold: Hold?) -> EventVerdict {
+        var v = EventVerdict.drop(NG_REASON_IGNORING, target, hold?.ownerID)
+        v.holdToken = hold?.token ?? 0
+        v.holdLabel = hold?.label.map { UnsafePointer($0.pointer) }
+        return v
     }
 }
 
@@ -49,49 +60,71 @@ extension Engine {
             var target: UInt64 = 0
             if e.flags & UInt32(NG_EVF_HAS_TARGET) != 0 { target = e.target_view }
             else if e.type == NG_EVENT_HOVER { target = views.hitTest(Point(x: e.x, y: e.y)) ?? 0 }
-            if blocked { return .drop(NG_REASON_IGNORING, target) }
+            if blocked { return .ignoring(target, by: holds.blocking(typeBit)) }
             return vote(ev, target: target, flags: 0)
         }
         switch e.phase {
         case NG_TOUCH_BEGAN:
-            if touches.index(of: e.touch_id) != nil { return .drop(NG_REASON_INVALID, 0) }
             // Destroy cancels every touch until none is live: a callback
             // starting new ones meanwhile would keep it going forever.
             if destroying { return .drop(NG_REASON_IGNORING, 0) }
+            // A began for a live id: that touch's end was lost. It ends
+            // first, so no lost release ever blocks its id.
+            if let i = touches.index(of: e.touch_id) { endLostTouch(at: i) }
+            if touches.isFull, let i = touches.idlest { endLostTouch(at: i) }
             let target = e.flags & UInt32(NG_EVF_HAS_TARGET) != 0 ? e.target_view
                 : (views.hitTest(Point(x: e.x, y: e.y)) ?? 0)
-            if touches.isFull { return .drop(NG_REASON_INVALID, target) }
             var v: EventVerdict
             if blocked {
-                v = .drop(NG_REASON_IGNORING, target)
+                v = .ignoring(target, by: holds.blocking(typeBit))
             } else {
                 v = vote(ev, target: target, flags: 0)
                 // A guard's hold begun inside this very vote blocks this touch too.
-                if v.verdict == NG_VERDICT_DELIVER && holds.mask & typeBit != 0 { v = .drop(NG_REASON_IGNORING, target) }
+                if v.verdict == NG_VERDICT_DELIVER && holds.mask & typeBit != 0 { v = .ignoring(target, by: holds.blocking(typeBit)) }
             }
             // A touch withheld at began stays withheld for its whole life.
+            let t = now
             touches.began(LiveTouch(id: e.touch_id, view: target,
                                     state: v.verdict == NG_VERDICT_DELIVER ? NG_TOUCH_STATE_DELIVERED : NG_TOUCH_STATE_WITHHELD,
-                                    beganNs: now))
+                                    beganNs: t, lastNs: t))
             return v
         case NG_TOUCH_MOVED:
-            guard let i = touches.index(of: e.touch_id) else { return .drop(NG_REASON_INVALID, 0) }
+            guard let i = touches.index(of: e.touch_id) else { return unknownTouch(e.touch_id, ended: false) }
             let t = touches[i]
             if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(NG_REASON_WITHHELD, t.view) }
-            if t.state == NG_TOUCH_STATE_CANCELLED { return .drop(NG_REASON_CANCELLED, t.view) }
+            touches.moved(at: i, now)
             // The finger driving a swipe back is followed through the
             // transition's own hold.
-            if blocked && transitions.swipe?.isDriving(t.id) != true { return .drop(NG_REASON_IGNORING, t.view) }
+            if blocked && transitions.swipe?.isDriving(t.id) != true { return .ignoring(t.view, by: holds.blocking(typeBit)) }
             return vote(ev, target: t.view, flags: 0)
         default: // ended, cancelled
-            guard let i = touches.index(of: e.touch_id) else { return .drop(NG_REASON_INVALID, 0) }
+            guard let i = touches.index(of: e.touch_id) else { return unknownTouch(e.touch_id, ended: true) }
             let t = touches.remove(at: i)
             if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(NG_REASON_WITHHELD, t.view) }
-            if t.state == NG_TOUCH_STATE_CANCELLED { return .drop(NG_REASON_CANCELLED, t.view) }
             if transitions.swipe?.isDriving(t.id) == true { transitions.swipe!.touchEnded(at: now) }
             // A delivered touch always gets its end, at the view it began on.
             _ = vote(ev, target: t.view, flags: UInt32(NG_GEVF_FINAL))
             return .deliver(t.view)
+        }
+    }
+
+    /// A phase for an id that is not live: a touch NavGuard retired (dropped
+    /// CANCELLED, and forgotten at its end), else a phase without a began.
+    func unknownTouch(_ id: UInt64, ended: Bool) -> EventVerdict {
+        guard let view = touches.retiredView(of: id) else { return .drop(NG_REASON_INVALID, 0) }
+        if ended { touches.forgetRetired(id) }
+        return .drop(NG_REASON_CANCELLED, view)
+    }
+
+    /// A live touch whose end never came: the host gets one cancel for it
+    /// when it was delivered; a withheld one just leaves.
+    func endLostTouch(at i: Int) {
+        let t = touches[i]
+        if transitions.swipe?.isDriving(t.id) == true { transitions.swipe!.touchEnded(at: now) }
+        if t.state == NG_TOUCH_STATE_DELIVERED, let info = touches.cancel(at: i) {
+            run.append(.note(.touchCancelled(info)))
+        } else {
+            _ = touches.remove(at: i)
         }
     }
 
@@ -130,19 +163,27 @@ extension Engine {
     /// Cancel one delivered live touch, or, when `id` is 0, all of them but
     /// the one driving a swipe back (only its own end, an explicit cancel of
     /// its id or destroy ends that one). Returns the number cancelled. The
-    /// host hears of each through on_touch_cancel.
+    /// host hears of each through on_touch_cancel, oldest first; each is
+    /// retired at once.
     @discardableResult
     public func cancelTouches(_ id: UInt64) -> Int {
         var n = 0
-        for i in touches.indices where touches[i].state == NG_TOUCH_STATE_DELIVERED && (id == 0 || touches[i].id == id) {
-            if transitions.swipe?.isDriving(touches[i].id) == true {
-                if id == 0 { continue }
+        var i = 0
+        while i < touches.count {
+            let t = touches[i]
+            guard t.state == NG_TOUCH_STATE_DELIVERED && (id == 0 || t.id == id) else { i += 1; continue }
+            if transitions.swipe?.isDriving(t.id) == true {
+                if id == 0 { i += 1; continue }
                 transitions.swipe!.touchEnded(at: now)
             }
             n += 1
             // The touch whose began is being decided becomes a drop:
-            // withheld, as any dropped began, with no callback.
-            if touches.cancel(at: i) { run.append(.note(.touchCancelled(touches.info(at: i)))) }
+            // withheld, as any dropped began, with no callback; it stays.
+            if let info = touches.cancel(at: i) {
+                run.append(.note(.touchCancelled(info)))
+            } else {
+                i += 1
+            }
         }
         return n
     }
@@ -172,17 +213,17 @@ extension Engine {
     /// cancelled, except the one driving a swipe back (the host swaps the
     /// screens' views under the finger).
     public func removeView(_ id: UInt64) throws(ViewTreeError) {
-        var gone: [Int] = []
-        for i in touches.indices where touches[i].state == NG_TOUCH_STATE_DELIVERED
-            && transitions.swipe?.isDriving(touches[i].id) != true {
-            let v = touches[i].view
-            if v == id || views.isAncestor(id, of: v) { gone.append(i) }
+        var gone: [UInt64] = []
+        for t in touches.touches where t.state == NG_TOUCH_STATE_DELIVERED && transitions.swipe?.isDriving(t.id) != true {
+            if t.view == id || views.isAncestor(id, of: t.view) { gone.append(t.id) }
         }
         try views.remove(id)
         var cancelled = false
-        for i in gone where touches.cancel(at: i) {
-            run.append(.note(.touchCancelled(touches.info(at: i))))
-            cancelled = true
+        for tid in gone {
+            if let i = touches.index(of: tid), let info = touches.cancel(at: i) {
+                run.append(.note(.touchCancelled(info)))
+                cancelled = true
+            }
         }
         if cancelled { drain() }
     }

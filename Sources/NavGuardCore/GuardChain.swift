@@ -25,6 +25,8 @@ final class GuardSlot {
     var creating = false
     var createReason: String?
     let host: UnsafeMutablePointer<ng_guard_host>
+    /// The host's wake-up, for the guard's own threads (plugin.h `wake`).
+    let wakeHook: WakeHook
     let config: JSONValue
     let configText: CStr
     /// Where the guard came from (the plugin file), for the host's records;
@@ -47,6 +49,7 @@ final class GuardSlot {
         self.config = config
         self.configText = configText
         self.origin = origin
+        wakeHook = engine.wakeHook
         host = .allocate(capacity: 1)
         host.initialize(to: ng_guard_host())
         scratchScreen = .allocate(capacity: 1)

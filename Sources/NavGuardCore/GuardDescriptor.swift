@@ -27,9 +27,9 @@ public struct GuardDescriptor {
         withUnsafeMutableBytes(of: &d) { $0.copyMemory(from: UnsafeRawBufferPointer(start: head, count: Swift.min(size, $0.count))) }
         // A size ending inside a field covers none of it (NG_HAS_FIELD): a
         // partly copied pointer would be garbage.
-        if size < MemoryLayout<ng_plugin_descriptor>.offset(of: \.options)! + MemoryLayout<UnsafeRawPointer>.size {
-            d.options = nil
-        }
+        let pointer = MemoryLayout<UnsafeRawPointer>.size
+        if !covers(size, MemoryLayout<ng_plugin_descriptor>.offset(of: \.options), pointer) { d.options = nil }
+        if !covers(size, MemoryLayout<ng_plugin_descriptor>.offset(of: \.on_answer), pointer) { d.on_answer = nil }
         guard let idp = d.id else { return .failure(EngineError(NG_E_GUARD, "descriptor has no id")) }
         if let m = Engine.validateID(idp) { return .failure(EngineError(NG_E_GUARD, m)) }
         if d.name == nil || d.version == nil || d.description == nil {

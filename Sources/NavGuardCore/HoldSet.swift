@@ -7,6 +7,12 @@ struct Hold {
     var beganNs: Int64
     var deadlineNs: Int64
     var owner: Actor
+    /// The owning guard's id (nil: the host), kept with the hold: reports
+    /// and drops name it even after the chain changed.
+    var ownerID: UnsafePointer<CChar>?
+    /// The request id of the transition it is tied to (it ends with that
+    /// transition, and has no limit of its own), or 0.
+    var transitionID: UInt64 = 0
 
     /// The one rule for how a hold ends when someone ends it: by its owner
     /// (or the host, which may end any hold) it ENDED; by another guard it
@@ -22,7 +28,9 @@ struct Hold {
 ///  * `mask` is the union of the live holds' masks: every event reads it,
 ///    so it is kept, not computed;
 ///  * tokens are unique and increase; an ended hold's token is never reused;
-///  * at most `Limits.maxHolds` holds, each with a non-zero mask.
+///  * at most `Limits.maxHolds` holds, each with a non-zero mask;
+///  * a hold tied to a transition has no deadline: it ends when that
+///    transition's screen track ends, never on its own.
 struct HoldSet {
     private(set) var holds: [Hold] = []
     private(set) var mask: UInt32 = 0
@@ -38,7 +46,7 @@ struct HoldSet {
 
     /// Add a hold; `mask` 0 means NG_MASK_DEFAULT, `maxDurationNs` 0 no limit.
     mutating func begin(label: CStr?, mask requested: UInt32, maxDurationNs: Int64, at t: Int64,
-                        owner: Actor) throws(EngineError) -> Hold {
+                        owner: Actor, ownerID: UnsafePointer<CChar>?, transitionID: UInt64 = 0) throws(EngineError) -> Hold {
         guard requested & ~UInt32(NG_MASK_ALL) == 0 else { throw EngineError(NG_E_RANGE, "unknown bits in the event mask") }
         guard maxDurationNs >= 0 else { throw EngineError(NG_E_RANGE, "negative hold duration") }
         guard holds.count < Limits.maxHolds else { throw EngineError(NG_E_NO_MEMORY, "too many live holds (\(Limits.maxHolds))") }
@@ -48,7 +56,8 @@ struct HoldSet {
             let (sum, o) = t.addingReportingOverflow(maxDurationNs)
             deadline = o ? Limits.noDeadline - 1 : sum
         }
-        let h = Hold(token: nextToken, label: label, mask: m, beganNs: t, deadlineNs: deadline, owner: owner)
+        let h = Hold(token: nextToken, label: label, mask: m, beganNs: t, deadlineNs: deadline, owner: owner,
+                     ownerID: ownerID, transitionID: transitionID)
         nextToken += 1
         holds.append(h)
         mask |= m
@@ -56,6 +65,13 @@ struct HoldSet {
     }
 
     func index(of token: UInt64) -> Int? { holds.firstIndex { $0.token == token } }
+    func index(tiedTo transitionID: UInt64) -> Int? { holds.firstIndex { $0.transitionID == transitionID } }
+
+    /// The oldest live hold whose mask covers `typeBit` (what a drop names).
+    func blocking(_ typeBit: UInt32) -> Hold? {
+        for h in holds where h.mask & typeBit != 0 { return h }
+        return nil
+    }
     func index(ownedBy actor: Actor) -> Int? { holds.firstIndex { $0.owner == actor } }
 
     mutating func remove(at i: Int) -> Hold {
@@ -92,6 +108,8 @@ struct HoldSet {
         v.mask = h.mask
         v.began_ns = h.beganNs
         v.deadline_ns = h.deadlineNs
+        v.owner_id = h.ownerID
+        v.transition_id = h.transitionID
         return v
     }
 }
@@ -102,17 +120,22 @@ extension Engine {
     public var holdMask: UInt32 { holds.mask }
     public var holdCount: Int { holds.count }
 
-    public func holdInfo(at i: Int) -> (token: UInt64, label: CStr?, mask: UInt32, began: Int64, deadline: Int64)? {
-        guard i >= 0 && i < holds.count else { return nil }
-        let h = holds[i]
-        return (h.token, h.label, h.mask, h.beganNs, h.deadlineNs)
-    }
-
     public func holdView(at i: Int) -> ng_hold_view? { holds.view(at: i) }
 
-    public func beginHold(label: CStr?, mask: UInt32, maxDurationNs: Int64, by actor: Actor = .host) throws(EngineError) -> UInt64 {
+    /// Begin a hold; `tiedToTransition` (a guard's hold_begin_transition)
+    /// ties it to the transition in flight instead of a time limit.
+    public func beginHold(label: CStr?, mask: UInt32, maxDurationNs: Int64, by actor: Actor = .host,
+                          tiedToTransition: Bool = false) throws(EngineError) -> UInt64 {
         guard !destroying else { throw EngineError(NG_E_STATE, "the context is being destroyed") }
-        let h = try holds.begin(label: label, mask: mask, maxDurationNs: maxDurationNs, at: now, owner: actor)
+        var transitionID: UInt64 = 0
+        if tiedToTransition {
+            guard let t = transitions.screen else {
+                throw EngineError(NG_E_STATE, "no transition is in flight on the screen track to tie the hold to")
+            }
+            transitionID = t.requestID
+        }
+        let h = try holds.begin(label: label, mask: mask, maxDurationNs: maxDurationNs, at: now, owner: actor,
+                                ownerID: actor.slot.map { chain[$0].guardID }, transitionID: transitionID)
         run.append(.note(.holdBegan(token: h.token, label: label, mask: h.mask)))
         // Input became blocked for touches: every delivered live touch gets
         // its cancel now, so no control stays highlighted (seed 000).
@@ -131,6 +154,12 @@ extension Engine {
     func removeHold(at i: Int, reason: Int32) {
         let h = holds.remove(at: i)
         run.append(.note(.holdEnded(HoldEndRecord(token: h.token, label: h.label, mask: h.mask, reason: reason,
-                                                  beganNs: h.beganNs, endedNs: now))))
+                                                  beganNs: h.beganNs, endedNs: now, owner: h.ownerID))))
+    }
+
+    /// The screen track of transition `requestID` ended: the holds tied to
+    /// it end with it.
+    func endHolds(tiedTo requestID: UInt64) {
+        while let i = holds.index(tiedTo: requestID) { removeHold(at: i, reason: NG_HOLD_ENDED) }
     }
 }

@@ -23,19 +23,12 @@ private func withSlot<T>(_ h: UnsafePointer<ng_guard_host>?, _ refused: (Int32) 
 @inline(__always)
 private func refusal(_ status: Int32) -> Int32 { status }
 
-/// Copy a guard-supplied string after checking it; nil with a status on
-/// failure. With an engine, a recently used string is reused (no allocation).
+/// Copy a guard-supplied string after checking it (readCString); nil with a
+/// status on failure. With an engine, a recently used string is reused.
 private func guardString(_ p: UnsafePointer<CChar>?, allowNull: Bool, limit: Int = Limits.maxString,
                          intern engine: Engine? = nil) -> (CStr?, Int32) {
-    guard let p else { return (nil, allowNull ? NG_OK : NG_E_NULL) }
-    let n: Int
-    switch checkedLength(p, limit: limit) {
-    case .success(let length): n = length
-    case .failure(.tooLong): return (nil, NG_E_TOO_LONG)
-    case .failure(.notUTF8): return (nil, NG_E_UTF8)
-    }
-    if let engine { return (engine.intern(p, n), NG_OK) }
-    return (CStr(bytes: p, count: n), NG_OK)
+    do throws(EngineError) { return (try readCString(p, "", allowNull: allowNull, limit: limit, intern: engine), NG_OK) }
+    catch { return (nil, error.status) }
 }
 
 /// The configured value of a key, else its declared default.
@@ -49,15 +42,6 @@ private func status(_ body: () throws(EngineError) -> Void) -> Int32 {
     do { try body(); return NG_OK } catch { return error.status }
 }
 
-/// Write into a caller's size-prefixed struct (a host's or a plugin's) only
-/// what its `size` covers; `size` itself is left alone.
-public func writeSized<T>(_ value: T, to dst: UnsafeMutablePointer<T>) {
-    let raw = UnsafeMutableRawPointer(dst)
-    let declared = Int(raw.load(as: UInt32.self))
-    let n = min(declared, MemoryLayout<T>.size)
-    guard n > 4 else { return }
-    withUnsafeBytes(of: value) { raw.advanced(by: 4).copyMemory(from: $0.baseAddress!.advanced(by: 4), byteCount: n - 4) }
-}
 
 extension Engine {
     func installHostTable(_ slot: GuardSlot) {
@@ -73,11 +57,7 @@ extension Engine {
             withSlot(h, refusal) { s, e in
                 guard let out else { return NG_E_NULL }
                 guard let sc = e.screen(at: index) else { return NG_E_NOT_FOUND }
-                var info = ng_screen_info()
-                info.id = sc.id
-                info.route = UnsafePointer(sc.route.pointer)
-                info.identity = UnsafePointer(sc.identity.pointer)
-                writeSized(info, to: out)
+                writeSized(sc.info, to: out)
                 return NG_OK
             }
         }
@@ -187,6 +167,8 @@ extension Engine {
             }
         }
 
+        installActingTable(h)
+
         h.pointee.config_int = { h, key, out in
             withSlot(h, refusal) { s, e in
                 guard let out else { return NG_E_NULL }
@@ -249,6 +231,59 @@ extension Engine {
                 out.pointee = s.cached("\(String(cString: key))[\(index)]", str)
                 return NG_OK
             }
+        }
+    }
+}
+
+extension Engine {
+    /// The host-table functions of plugin ABI 1.2: requests guards make,
+    /// questions to the host, holds tied to a transition, and the wake-up.
+    func installActingTable(_ h: UnsafeMutablePointer<ng_guard_host>) {
+        h.pointee.request_submit = { h, request, out in
+            withSlot(h, refusal) { s, e in
+                guard let request else { return NG_E_NULL }
+                var c = ng_request()
+                let declared = copySized(request, into: &c)
+                guard declared >= Int(NG_REQUEST_MIN_SIZE) else { return NG_E_SIZE }
+                return status { () throws(EngineError) in
+                    let id = try e.guardSubmit(try Request(c, declared: declared, intern: e))
+                    out?.pointee = id
+                }
+            }
+        }
+        h.pointee.ask = { h, spec, out in
+            withSlot(h, refusal) { s, e in
+                guard let spec, let out else { return NG_E_NULL }
+                var q = ng_question_spec()
+                guard copySized(spec, into: &q) >= Int(NG_QUESTION_SPEC_MIN_SIZE) else { return NG_E_SIZE }
+                return status { () throws(EngineError) in
+                    guard let topic = try readCString(q.topic, "topic", limit: 128) else { return }
+                    if let m = Engine.validateID(topic.pointer) { throw EngineError(NG_E_PARSE, "question topic: \(m)") }
+                    let text = try readCString(q.text, "text", allowNull: true)
+                    out.pointee = try e.ask(topic: topic, text: text, requestID: q.request_id, kind: q.kind,
+                                            screenID: q.screen_id, timeoutNs: q.timeout_ns, slot: s.index)
+                }
+            }
+        }
+        h.pointee.withdraw = { h, id in
+            withSlot(h, refusal) { s, e in e.withdrawQuestion(id, slot: s.index) ? NG_OK : NG_E_NOT_FOUND }
+        }
+        h.pointee.hold_begin_transition = { h, label, mask, out in
+            withSlot(h, refusal) { s, e in
+                guard let out else { return NG_E_NULL }
+                let (l, st) = guardString(label, allowNull: true, intern: e)
+                if st != NG_OK { return st }
+                return status { () throws(EngineError) in
+                    out.pointee = try e.beginHold(label: l, mask: mask, maxDurationNs: 0, by: .guardSlot(s.index),
+                                                  tiedToTransition: true)
+                }
+            }
+        }
+        // Any thread: the slot and its hook outlive every call a guard's
+        // worker can make (guards stop their threads in destroy).
+        h.pointee.wake = { h in
+            guard let h, let d = h.pointee.host_data else { return }
+            Unmanaged<GuardSlot>.fromOpaque(d)._withUnsafeGuaranteedRef { $0.wakeHook() }
         }
     }
 }

@@ -5,16 +5,30 @@ public struct Screen: Sendable {
     public var id: UInt64
     public var route: CStr
     public var identity: CStr
+    /// NG_SCREENF_* (the host's bits included).
+    public var flags: UInt32
 
-    public init(id: UInt64, route: CStr, identity: CStr) {
+    public init(id: UInt64, route: CStr, identity: CStr, flags: UInt32 = 0) {
         self.id = id
         self.route = route
         self.identity = identity
+        self.flags = flags
     }
 
-    public init(id: UInt64, route: String, identity: String? = nil) {
+    public init(id: UInt64, route: String, identity: String? = nil, flags: UInt32 = 0) {
         let r = CStr(route)
-        self.init(id: id, route: r, identity: identity.map(CStr.init) ?? r)
+        self.init(id: id, route: r, identity: identity.map(CStr.init) ?? r, flags: flags)
+    }
+
+    /// As hosts and guards read it (ng_screen_info).
+    public var info: ng_screen_info {
+        var i = ng_screen_info()
+        i.size = UInt32(MemoryLayout<ng_screen_info>.size)
+        i.id = id
+        i.route = UnsafePointer(route.pointer)
+        i.identity = UnsafePointer(identity.pointer)
+        i.flags = flags
+        return i
     }
 }
 
@@ -30,6 +44,9 @@ public struct Request: Sendable {
     public var durationNs: Int64 = 0
     /// INTERACTIVE_BACK: the live touch that drives the swipe (NG_REQF_TOUCH_DRIVEN).
     public var drivingTouch: UInt64?
+    /// The screen it was issued from (ng_request.from_screen), or 0: when it
+    /// would apply and that screen is not the top, it is stale.
+    public var fromScreen: UInt64 = 0
     /// Re-evaluations after a guard's deferred_apply.
     public var attempt: UInt32 = 0
     /// Set when the request was malformed: it is refused (NG_REASON_INVALID)
@@ -119,6 +136,8 @@ public struct HoldEndRecord {
     public var reason: Int32
     public var beganNs: Int64
     public var endedNs: Int64
+    /// The guard that began it, or nil (the host).
+    public var owner: UnsafePointer<CChar>?
 }
 
 /// Receives the engine's callbacks (the ABI layer forwards them to the C
@@ -130,6 +149,8 @@ public protocol EngineObserver: AnyObject {
     func engineReport(guardID: UnsafePointer<CChar>?, text: CStr)
     func engineLog(severity: Int32, guardID: UnsafePointer<CChar>?, message: CStr)
     func engineTouchCancelled(_ touch: ng_touch_info)
+    func engineQuestion(_ question: ng_question)
+    func engineQuestionEnded(_ question: ng_question, answer: Int32)
 }
 
 public extension EngineObserver {
@@ -138,6 +159,8 @@ public extension EngineObserver {
     func engineReport(guardID: UnsafePointer<CChar>?, text: CStr) {}
     func engineLog(severity: Int32, guardID: UnsafePointer<CChar>?, message: CStr) {}
     func engineTouchCancelled(_ touch: ng_touch_info) {}
+    func engineQuestion(_ question: ng_question) {}
+    func engineQuestionEnded(_ question: ng_question, answer: Int32) {}
 }
 
 /// An error from an engine operation: an NG_E_* status and a message.
@@ -165,6 +188,21 @@ public struct OwnerCheck: Sendable {
     public static var always: OwnerCheck { OwnerCheck(check: { _ in true }, arg: 0) }
 }
 
+/// How a guard's worker thread wakes the host's loop (plugin.h `wake`):
+/// injected by the ABI layer, which owns the host's on_wake and its
+/// coalescing; callable from any thread, so it is a plain C function and a
+/// word, fixed for the engine's life.
+public struct WakeHook: Sendable {
+    public var wake: @convention(c) (Int) -> Void
+    public var arg: Int
+    public init(wake: @convention(c) (Int) -> Void, arg: Int) {
+        self.wake = wake
+        self.arg = arg
+    }
+    @inline(__always) public func callAsFunction() { wake(arg) }
+    public static var none: WakeHook { WakeHook(wake: { _ in }, arg: 0) }
+}
+
 /// The clock, injected: the core never reads the system time itself.
 public enum ClockSource {
     case manual(startNs: Int64)
@@ -188,4 +226,8 @@ public enum Limits {
     public static let maxGuards = 32
     public static let maxHolds = 1024
     public static let noDeadline = Int64.max
+    /// Ids handed out by the owner thread count up from 1; posted ones (and
+    /// guards' requests) from here: both stay below 2^53 (JSON, QML).
+    public static let postedIDBase: UInt64 = 1 << 52
+    public static let guardRequestIDBase: UInt64 = (1 << 52) | (1 << 51)
 }

@@ -38,8 +38,10 @@ extension Engine {
         return res
     }
 
-    /// Core rules that do not depend on guards.
-    func coreRule(_ r: Request) -> (reason: Int32, message: String)? {
+    /// The rules of a request's content, judged before any guard: a
+    /// malformed request, a screen id already stacked, a driving touch that
+    /// is not live.
+    func contentProblem(_ r: Request) -> (reason: Int32, message: String)? {
         if let m = r.invalidMessage { return (NG_REASON_INVALID, m) }
         // A swipe released to cancel is judged by the stack it settles back to.
         let stack = settledStack
@@ -49,19 +51,39 @@ extension Engine {
             guard let s = r.screen else { return (NG_REASON_INVALID, "push without a screen") }
             if s.id == 0 { return (NG_REASON_INVALID, "screen id 0 is reserved") }
             if stack.contains(id: s.id) { return (NG_REASON_DUPLICATE, "screen id \(s.id) is already in the stack") }
+        case NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK, NG_REQ_POP_TO_ROOT:
+            if let id = r.drivingTouch, let m = drivingTouchProblem(id) { return (NG_REASON_INVALID, m) }
+        case NG_REQ_POP_TO:
+            break
+        case NG_REQ_REPLACE_STACK:
+            if let m = ScreenStack.problem(r.screens) { return (NG_REASON_INVALID, m) }
+        default:
+            return (NG_REASON_INVALID, "unknown request kind \(r.kind)")
+        }
+        return nil
+    }
+
+    /// The rules of the stack a request applies to, judged when it would
+    /// apply (after the guards allowed it): a guard that refuses or defers
+    /// decides first.
+    func stackProblem(_ r: Request) -> (reason: Int32, message: String)? {
+        let stack = settledStack
+        if r.fromScreen != 0 && stack.topID != r.fromScreen {
+            let gone = stack.contains(id: r.fromScreen) ? "is no longer on top" : "is no longer on the stack"
+            return (NG_REASON_STALE, "issued from screen \(r.fromScreen), which \(gone) (the top is \(stack.topID))")
+        }
+        switch r.kind {
+        case NG_REQ_PUSH:
             if stack.count >= Limits.maxStack { return (NG_REASON_INVALID, "the stack is full (\(Limits.maxStack) screens)") }
         case NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK, NG_REQ_POP_TO_ROOT:
             if stack.count <= 1 { return (NG_REASON_AT_ROOT, "only the root is on the stack") }
-            if let id = r.drivingTouch, let m = drivingTouchProblem(id) { return (NG_REASON_INVALID, m) }
         case NG_REQ_POP_TO:
             guard let i = stack.lastIndex(of: r.targetID) else {
                 return (NG_REASON_NOT_FOUND, "screen \(r.targetID) is not in the stack")
             }
             if i == stack.count - 1 { return (NG_REASON_INVALID, "screen \(r.targetID) is already on top") }
-        case NG_REQ_REPLACE_STACK:
-            if let m = ScreenStack.problem(r.screens) { return (NG_REASON_INVALID, m) }
         default:
-            return (NG_REASON_INVALID, "unknown request kind \(r.kind)")
+            break
         }
         return nil
     }
@@ -74,29 +96,29 @@ extension Engine {
 
     /// Why a touch cannot drive an interactive back, or nil.
     func drivingTouchProblem(_ id: UInt64) -> String? {
-        guard let i = touches.index(of: id) else { return "driving touch \(id) is not a live touch (submit its began first)" }
+        guard let i = touches.index(of: id) else {
+            return touches.retiredView(of: id) != nil ? "driving touch \(id) was cancelled"
+                : "driving touch \(id) is not a live touch (submit its began first)"
+        }
         switch touches[i].state {
         case NG_TOUCH_STATE_DELIVERED: return nil
-        case NG_TOUCH_STATE_WITHHELD: return "driving touch \(id) was withheld at began (its began was dropped)"
-        default: return "driving touch \(id) was cancelled"
+        default: return "driving touch \(id) was withheld at began (its began was dropped)"
         }
     }
 
-    /// Decide a request (fresh or re-evaluated after deferral) and apply it.
+    /// Decide a request (fresh or re-evaluated after deferral) and apply it:
+    /// its content, then the guards, then the stack it would apply to
+    /// (navguard.h, "How a request is decided").
     func evaluate(_ r: Request) -> SubmitResult {
         let reevaluation = r.attempt > 0
         if destroying {
             finish(r, outcome: NG_OUTCOME_DROPPED, reason: NG_REASON_DESTROYED, by: .host, message: nil)
             return SubmitResult(status: NG_OUTCOME_DROPPED, requestID: r.id, reason: NG_REASON_DESTROYED, guardID: nil, message: nil)
         }
-        if let (reason, msg) = coreRule(r) {
-            let out = reevaluation ? NG_OUTCOME_DROPPED : NG_OUTCOME_REFUSED
-            let m = CStr(msg)
-            finish(r, outcome: out, reason: reason, by: .host, message: m)
-            return SubmitResult(status: out, requestID: r.id, reason: reason, guardID: nil, message: m)
-        }
+        if let (reason, msg) = contentProblem(r) { return refuse(r, reason, msg, reevaluation) }
         let v = runRequestChain(r)
         guard let slot = v.slot else {
+            if let (reason, msg) = stackProblem(r) { return refuse(r, reason, msg, reevaluation) }
             apply(r)
             return SubmitResult(status: NG_OUTCOME_APPLIED, requestID: r.id, reason: NG_REASON_NONE, guardID: nil, message: nil)
         }
@@ -108,6 +130,14 @@ extension Engine {
         let out = reevaluation ? NG_OUTCOME_DROPPED : NG_OUTCOME_REFUSED
         finish(r, outcome: out, reason: v.reason, by: .guardSlot(slot), message: v.message)
         return SubmitResult(status: out, requestID: r.id, reason: v.reason, guardID: chain[slot].guardID, message: v.message)
+    }
+
+    /// Refused by the core's own rules (DROPPED when it had been deferred).
+    private func refuse(_ r: Request, _ reason: Int32, _ msg: String, _ reevaluation: Bool) -> SubmitResult {
+        let out = reevaluation ? NG_OUTCOME_DROPPED : NG_OUTCOME_REFUSED
+        let m = CStr(msg)
+        finish(r, outcome: out, reason: reason, by: .host, message: m)
+        return SubmitResult(status: out, requestID: r.id, reason: reason, guardID: nil, message: m)
     }
 
     /// Queue the request's one outcome. `actor` is who decided it (a guard's
@@ -132,7 +162,13 @@ extension Engine {
         case NG_REQ_POP_TO:
             if let i = stack.lastIndex(of: r.targetID) { stack.pop(after: i) }
         case NG_REQ_POP_TO_ROOT: stack.pop(after: 0)
-        case NG_REQ_REPLACE_STACK: stack.replace(with: r.screens)
+        case NG_REQ_REPLACE_STACK:
+            // A screen that stays (same id) keeps its flags.
+            var screens = r.screens
+            for k in screens.indices {
+                if let i = stack.lastIndex(of: screens[k].id) { screens[k].flags = stack[i].flags }
+            }
+            stack.replace(with: screens)
         default: break
         }
         finish(r, outcome: NG_OUTCOME_APPLIED, reason: NG_REASON_NONE, by: .host, message: nil)
@@ -142,7 +178,7 @@ extension Engine {
         if r.kind == NG_REQ_REPLACE_STACK && to == from { return }
         let t = now
         var track = Track(requestID: r.id, kind: r.kind, flags: 0, beganNs: t, deadlineNs: Limits.noDeadline,
-                          fromID: from, toID: to)
+                          fromID: from, toID: to, depth: UInt32(stack.count))
         if r.kind == NG_REQ_INTERACTIVE_BACK {
             track.flags = UInt32(NG_TRANSF_ANIMATED | NG_TRANSF_INTERACTIVE)
             if r.drivingTouch != nil { track.flags |= UInt32(NG_TRANSF_TOUCH_DRIVEN) }
@@ -178,6 +214,26 @@ extension Engine {
         run.append(.evaluate(r))
         drain()
         return true
+    }
+
+    /// A guard makes a request (request_submit): evaluated after the hook
+    /// that made it, through the whole chain; ids of their own range.
+    func guardSubmit(_ request: Request) throws(EngineError) -> UInt64 {
+        guard !destroying else { throw EngineError(NG_E_STATE, "the context is being destroyed") }
+        var r = request
+        r.id = nextGuardRequestID
+        nextGuardRequestID += 1
+        run.append(.evaluate(r))
+        drain()
+        return r.id
+    }
+
+    /// The host changes a stacked screen's flags.
+    public func setScreenFlags(_ id: UInt64, _ flags: UInt32) throws(EngineError) {
+        if let m = screenFlagsProblem(flags) { throw EngineError(NG_E_RANGE, m) }
+        let stacked = stack.setFlags(flags, of: id)
+        let restorable = transitions.setFlags(flags, of: id)
+        guard stacked || restorable else { throw EngineError(NG_E_NOT_FOUND, "screen \(id) is not on the stack") }
     }
 
     func deferredDrop(_ id: UInt64, slot: Int, reason: Int32, message: CStr?) -> Bool {

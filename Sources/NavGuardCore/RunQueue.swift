@@ -11,6 +11,8 @@ enum Note {
     case report(guardID: UnsafePointer<CChar>?, text: CStr)
     case log(guardID: UnsafePointer<CChar>?, severity: Int32, message: CStr)
     case touchCancelled(ng_touch_info)
+    case questionAsked(Question)
+    case questionEnded(Question, answer: Int32)
 }
 
 /// An action a guard asked for. Inside a vote it is queued and applied after
@@ -80,7 +82,8 @@ struct RunQueue {
         depth -= 1
     }
 
-    mutating func noteTransition(_ track: Int32, _ phase: Int32, flags: UInt32, _ t: Track, to: UInt64? = nil) {
+    mutating func noteTransition(_ track: Int32, _ phase: Int32, flags: UInt32, _ t: Track, to: UInt64? = nil,
+                                 depth: UInt32? = nil) {
         var e = ng_transition_event()
         e.size = UInt32(MemoryLayout<ng_transition_event>.size)
         e.track = track
@@ -90,6 +93,7 @@ struct RunQueue {
         e.kind = t.kind
         e.from_id = t.fromID
         e.to_id = to ?? t.toID
+        e.depth = depth ?? t.depth
         items.append(.note(.transition(e)))
     }
 

@@ -34,6 +34,13 @@ struct ScreenStack {
         ids.remove(screens.removeLast().id)
     }
 
+    /// Set a stacked screen's flags; false when the id is not stacked.
+    mutating func setFlags(_ flags: UInt32, of id: UInt64) -> Bool {
+        guard let i = lastIndex(of: id) else { return false }
+        screens[i].flags = flags
+        return true
+    }
+
     /// Keep the screens up to and including index `i`.
     mutating func pop(after i: Int) {
         for s in screens[(i + 1)...] { ids.remove(s.id) }

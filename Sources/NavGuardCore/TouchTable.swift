@@ -1,33 +1,48 @@
 import CNavGuard
 
-/// A touch from its began until its ended/cancelled arrives from the host.
+/// A touch from its began until its ended/cancelled arrives from the host,
+/// or until NavGuard ends it.
 struct LiveTouch {
     var id: UInt64
     var view: UInt64
-    var state: Int32     // NG_TOUCH_STATE_*
+    var state: Int32     // NG_TOUCH_STATE_DELIVERED or _WITHHELD
     var beganNs: Int64
+    /// Its latest event (began or moved): a touch that moves is alive.
+    var lastNs: Int64
 }
 
 public let maxLiveTouches = 64
+/// Retired touches remembered, so that phases the host still sends for a
+/// touch NavGuard cancelled are dropped as CANCELLED rather than INVALID.
+let maxRetiredTouches = 16
 
 /// The live touches, kept in a small array: a UI has a handful at most, and
 /// a linear scan beats hashing while allocating nothing in steady state.
 ///
 /// Invariants:
 ///  * a touch id is live at most once, and at most `maxLiveTouches` are live;
+///  * a live touch is DELIVERED or WITHHELD; a touch NavGuard cancels is
+///    retired at once (no longer live, its id free): it moves to `retired`,
+///    a ring of the last `maxRetiredTouches`, until its end arrives or newer
+///    ones push it out. So no id is ever blocked by an end that never comes;
 ///  * a touch's view is fixed at its began (it gets its end there);
-///  * its state only moves DELIVERED → CANCELLED, or is WITHHELD for life
-///    (a touch dropped at began, or cancelled by its own began's work);
 ///  * `beganInProgress` names the touch whose began is being decided: a
 ///    cancel of it then turns the began's verdict into a drop
-///    (`beganCancelled`) instead of a callback the host would get before the
-///    began itself.
+///    (`beganCancelled`) and the touch stays WITHHELD, instead of a callback
+///    the host would get before the began itself.
 struct TouchTable {
     private(set) var touches: [LiveTouch] = []
+    private var retired: [(id: UInt64, view: UInt64, used: Bool)]
+    private var retiredNext = 0
+    /// Entries of `retired` in use: a began skips the scan when none is.
+    private var retiredUsed = 0
     private(set) var beganInProgress: UInt64?
     private(set) var beganCancelled = false
 
-    init() { touches.reserveCapacity(16) }
+    init() {
+        touches.reserveCapacity(16)
+        retired = Array(repeating: (0, 0, false), count: maxRetiredTouches)
+    }
 
     var count: Int { touches.count }
     var isFull: Bool { touches.count >= maxLiveTouches }
@@ -53,24 +68,58 @@ struct TouchTable {
         return n
     }
 
+    /// The live touch idle longest (the oldest latest event), when full.
+    var idlest: Int? {
+        var best: Int?
+        for i in touches.indices where best == nil || touches[i].lastNs < touches[best!].lastNs { best = i }
+        return best
+    }
+
     mutating func began(_ t: LiveTouch) {
         assert(index(of: t.id) == nil && !isFull)
+        forgetRetired(t.id)
         touches.append(t)
     }
 
+    @inline(__always)
+    mutating func moved(at i: Int, _ t: Int64) { touches[i].lastNs = t }
+
+    /// The host ended it (or its end was lost): it leaves the table.
     mutating func remove(at i: Int) -> LiveTouch { touches.remove(at: i) }
 
-    /// Cancel a delivered touch. Returns false when it is the touch whose
-    /// began is being decided: that one is withheld instead, with no notice.
-    mutating func cancel(at i: Int) -> Bool {
+    /// Cancel a delivered touch: it is retired, and the notice for the host
+    /// is returned. nil when it is the touch whose began is being decided:
+    /// that one is withheld instead (it stays live), with no notice.
+    mutating func cancel(at i: Int) -> ng_touch_info? {
         assert(touches[i].state == NG_TOUCH_STATE_DELIVERED)
         if touches[i].id == beganInProgress {
             touches[i].state = NG_TOUCH_STATE_WITHHELD
             beganCancelled = true
-            return false
+            return nil
         }
-        touches[i].state = NG_TOUCH_STATE_CANCELLED
-        return true
+        var info = self.info(at: i)
+        info.state = NG_TOUCH_STATE_CANCELLED
+        let t = touches.remove(at: i)
+        if !retired[retiredNext].used { retiredUsed += 1 }
+        retired[retiredNext] = (t.id, t.view, true)
+        retiredNext = (retiredNext + 1) % maxRetiredTouches
+        return info
+    }
+
+    /// The view of a retired touch NavGuard still remembers, or nil.
+    func retiredView(of id: UInt64) -> UInt64? {
+        if retiredUsed == 0 { return nil }
+        for r in retired where r.used && r.id == id { return r.view }
+        return nil
+    }
+
+    /// A retired touch's end arrived (or its id began anew): forget it.
+    mutating func forgetRetired(_ id: UInt64) {
+        if retiredUsed == 0 { return }
+        for k in retired.indices where retired[k].used && retired[k].id == id {
+            retired[k].used = false
+            retiredUsed -= 1
+        }
     }
 
     mutating func startDeciding(_ id: UInt64) {
@@ -92,6 +141,7 @@ struct TouchTable {
         info.touch_id = t.id
         info.view_id = t.view
         info.began_ns = t.beganNs
+        info.last_ns = t.lastNs
         return info
     }
 }

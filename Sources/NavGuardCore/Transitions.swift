@@ -9,6 +9,8 @@ struct Track {
     var deadlineNs: Int64
     var fromID: UInt64
     var toID: UInt64
+    /// Screens on the stack it shows.
+    var depth: UInt32
 }
 
 /// The two transition tracks (screen and bar) and the swipe back, if any.
@@ -63,51 +65,50 @@ struct Transitions {
     }
 
     /// End a track (or both: NG_TRACK_ALL, and always for a swipe). Returns
-    /// false when nothing was in flight there.
+    /// the request id of the screen track it ended (its tied holds end with
+    /// it), or nil when the screen track was not ended.
     @discardableResult
-    mutating func end(_ which: Int32, extraFlags: UInt32, into q: inout RunQueue) -> Bool {
+    mutating func end(_ which: Int32, extraFlags: UInt32, into q: inout RunQueue) -> UInt64? {
         let both = which == NG_TRACK_ALL || swipe != nil
-        var ended = false
+        var endedScreen: UInt64?
         if both || which == NG_TRACK_BAR, let t = bar {
             bar = nil
             q.noteTransition(NG_TRACK_BAR, NG_PHASE_DID, flags: t.flags | extraFlags, t)
-            ended = true
         }
         if both || which == NG_TRACK_SCREEN, let t = screen {
             screen = nil
             q.noteTransition(NG_TRACK_SCREEN, NG_PHASE_DID, flags: t.flags | extraFlags, t)
-            ended = true
+            endedScreen = t.requestID
         }
         if isIdle {
             swipe = nil
             before = nil
         }
-        return ended
+        return endedScreen
     }
 
     /// Roll a swipe back: CANCELLED on both tracks (to = from). Returns the
-    /// stack to restore, or nil when no swipe is in flight.
-    mutating func rollBack(extraFlags: UInt32, into q: inout RunQueue) -> ScreenStack? {
-        guard swipe != nil, let restored = before else { return nil }
+    /// stack to restore and the request id rolled back, or nil when no
+    /// swipe is in flight.
+    mutating func rollBack(extraFlags: UInt32, into q: inout RunQueue) -> (stack: ScreenStack, requestID: UInt64)? {
+        guard let s = swipe, let restored = before else { return nil }
         swipe = nil
         before = nil
+        let depth = UInt32(restored.count)
         if let t = bar {
             bar = nil
-            q.noteTransition(NG_TRACK_BAR, NG_PHASE_CANCELLED, flags: t.flags | extraFlags, t, to: t.fromID)
+            q.noteTransition(NG_TRACK_BAR, NG_PHASE_CANCELLED, flags: t.flags | extraFlags, t, to: t.fromID, depth: depth)
         }
         if let t = screen {
             screen = nil
-            q.noteTransition(NG_TRACK_SCREEN, NG_PHASE_CANCELLED, flags: t.flags | extraFlags, t, to: t.fromID)
+            q.noteTransition(NG_TRACK_SCREEN, NG_PHASE_CANCELLED, flags: t.flags | extraFlags, t, to: t.fromID, depth: depth)
         }
-        return restored
+        return (restored, s.requestID)
     }
 
-    /// Forget everything in flight without a notice (destroy).
-    mutating func clear() {
-        screen = nil
-        bar = nil
-        swipe = nil
-        before = nil
+    /// A screen's flags changed: the stack a swipe would restore keeps them.
+    mutating func setFlags(_ flags: UInt32, of id: UInt64) -> Bool {
+        before?.setFlags(flags, of: id) ?? false
     }
 
     /// A track in flight as hosts and guards see it (ng_track_info).
@@ -158,7 +159,7 @@ extension Engine {
         if forced {
             act(.finish(track: track, requestID: t.requestID))
         } else {
-            transitions.end(track, extraFlags: 0, into: &run)
+            endTracks(track, extraFlags: 0)
             drain()
         }
     }
@@ -202,8 +203,17 @@ extension Engine {
         }
     }
 
+    /// End a track (or both) with DID; holds tied to the transition end
+    /// with its screen track.
+    func endTracks(_ which: Int32, extraFlags: UInt32) {
+        if let id = transitions.end(which, extraFlags: extraFlags, into: &run) { endHolds(tiedTo: id) }
+    }
+
     func rollBack(extraFlags: UInt32) {
-        if let before = transitions.rollBack(extraFlags: extraFlags, into: &run) { stack = before }
+        if let (before, id) = transitions.rollBack(extraFlags: extraFlags, into: &run) {
+            stack = before
+            endHolds(tiedTo: id)
+        }
     }
 
     /// Without a guard that refuses or defers, a request applied while a
@@ -214,7 +224,20 @@ extension Engine {
         if transitions.swipe?.decision == .cancel {
             rollBack(extraFlags: UInt32(NG_TRANSF_INTERRUPTED))
         } else {
-            transitions.end(NG_TRACK_ALL, extraFlags: UInt32(NG_TRANSF_INTERRUPTED), into: &run)
+            endTracks(NG_TRACK_ALL, extraFlags: UInt32(NG_TRANSF_INTERRUPTED))
+        }
+    }
+
+    /// Destroy: what is in flight ends, marked DESTROYED, as the watchdog
+    /// would end it: a swipe not released to finish rolls back, anything
+    /// else finishes. Every WILL the host saw gets its DID or CANCELLED.
+    func endInFlightForDestroy() {
+        if transitions.isIdle { return }
+        let flags = UInt32(NG_TRANSF_DESTROYED)
+        if let s = transitions.swipe, s.decision != .finish {
+            rollBack(extraFlags: flags)
+        } else {
+            endTracks(NG_TRACK_ALL, extraFlags: flags)
         }
     }
 }

@@ -62,7 +62,8 @@ public func makeDescriptor<G: NavGuardGuard>(_ type: G.Type, id: StaticString, n
             on_tick: G.self is any Ticking.Type ? tickHook : nil,
             next_deadline: G.self is any Ticking.Type ? nextDeadlineHook : nil,
             get_extension: G.self is any ExtensionProviding.Type ? extensionHook : nil,
-            options: optionArray(G.self)))
+            options: optionArray(G.self),
+            on_answer: G.self is any AnswerObserving.Type ? answerHook : nil))
         entries.append(Registration(type: key, factory: G.self, id: idC, descriptor: d))
         return Sent(UnsafePointer(d))
     }.value
@@ -165,6 +166,7 @@ final class GuardBox {
     let hold: (any HoldObserving)?
     let ticking: (any Ticking)?
     let extensions: (any ExtensionProviding)?
+    let answers: (any AnswerObserving)?
 
     init(_ g: any NavGuardGuard) {
         instance = g
@@ -175,6 +177,7 @@ final class GuardBox {
         hold = g as? any HoldObserving
         ticking = g as? any Ticking
         extensions = g as? any ExtensionProviding
+        answers = g as? any AnswerObserving
     }
 
     @inline(__always)
@@ -241,6 +244,11 @@ private let tickHook: @convention(c) (UnsafeMutableRawPointer?, Int64) -> Void =
 private let nextDeadlineHook: @convention(c) (UnsafeMutableRawPointer?) -> Int64 = { instance in
     guard let instance, let g = GuardBox.from(instance).ticking else { return noDeadline }
     return g.nextDeadline
+}
+
+private let answerHook: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_question>?, ng_answer) -> Void = { instance, question, answer in
+    guard let instance, let question, let g = GuardBox.from(instance).answers else { return }
+    g.observe(answer: answer, to: GuardQuestion(question.pointee))
 }
 
 private let extensionHook: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> UnsafeRawPointer? = { instance, id in

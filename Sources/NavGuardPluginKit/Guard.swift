@@ -42,7 +42,8 @@ import CNavGuard
 ///
 /// Conform to the hook protocols (`RequestVoting`, `EventVoting`,
 /// `OutcomeObserving`, `TransitionObserving`, `HoldObserving`, `Ticking`,
-/// `ExtensionProviding`) for the hooks the guard implements; each of them
+/// `AnswerObserving`, `ExtensionProviding`) for the hooks the guard
+/// implements; each of them
 /// refines this protocol.
 ///
 /// Rules (plugin.h's, seen from Swift):
@@ -104,6 +105,13 @@ public protocol Ticking: NavGuardGuard {
     var nextDeadline: Int64 { get }
     /// Called from ng_tick once the clock has reached `nextDeadline`.
     func tick(now: Int64)
+}
+
+/// Hears how the questions it asked the host ended (on_answer, plugin ABI
+/// 1.2): exactly once per question, NG_ANSWER_YES or _NO from the host,
+/// _TIMEOUT or _WITHDRAWN.
+public protocol AnswerObserving: NavGuardGuard {
+    func observe(answer: ng_answer, to question: GuardQuestion)
 }
 
 /// Offers optional capabilities by versioned id (get_extension).

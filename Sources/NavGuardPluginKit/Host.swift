@@ -207,7 +207,7 @@ public struct GuardHost {
         return GuardRequest(r)
     }
 
-    /// Live touches (delivered, withheld or cancelled-awaiting-end).
+    /// Live touches (delivered or withheld; a cancelled touch is retired).
     public var touchCount: Int { raw.pointee.touch_count?(raw) ?? 0 }
 
     /// The live touch at `index`, or nil.
@@ -295,4 +295,75 @@ public struct GuardHost {
     public func log(_ level: LogLevel, _ message: String) {
         message.withCString { raw.pointee.log?(raw, level.rawValue, $0) }
     }
+
+    // MARK: Plugin ABI 1.2 (a host of NavGuard 0.3 or later)
+
+    /// Whether the host has the 1.2 table (questions, requests, tied holds).
+    public var hasQuestions: Bool {
+        Int(raw.pointee.size) >= MemoryLayout<ng_guard_host>.offset(of: \.wake)! + MemoryLayout<UnsafeRawPointer>.size
+    }
+
+    /// Make a navigation request as this guard, evaluated after the hook
+    /// through the whole chain. `request` as for ng_request_post (set
+    /// `size`, e.g. with the request's own initialiser). Returns its id.
+    @discardableResult
+    public func submit(_ request: ng_request) throws(GuardError) -> UInt64 {
+        guard hasQuestions else { throw GuardError.state }
+        var r = request
+        var id: UInt64 = 0
+        try check(raw.pointee.request_submit?(raw, &r, &id) ?? NG_E_NULL)
+        return id
+    }
+
+    /// Ask the host a question (topic: a reverse-DNS id). The answer comes
+    /// to `observe(answer:to:)` (AnswerObserving) exactly once. Returns the
+    /// question's id; throws .state while another question is open.
+    @discardableResult
+    public func ask(topic: String, text: String? = nil, requestID: UInt64 = 0, kind: ng_request_kind = 0,
+                    screenID: UInt64 = 0, timeoutNs: Int64 = 0) throws(GuardError) -> UInt64 {
+        guard hasQuestions else { throw GuardError.state }
+        var id: UInt64 = 0
+        let st = topic.withCString { t in
+            withOptionalCString(text) { x in
+                var q = ng_question_spec()
+                q.size = UInt32(MemoryLayout<ng_question_spec>.size)
+                q.topic = t
+                q.text = x
+                q.request_id = requestID
+                q.kind = kind
+                q.screen_id = screenID
+                q.timeout_ns = timeoutNs
+                return raw.pointee.ask?(raw, &q, &id) ?? NG_E_NULL
+            }
+        }
+        try check(st)
+        return id
+    }
+
+    /// Withdraw this guard's open question (it ends WITHDRAWN).
+    public func withdraw(_ questionID: UInt64) throws(GuardError) {
+        guard hasQuestions else { throw GuardError.state }
+        try check(raw.pointee.withdraw?(raw, questionID) ?? NG_E_NULL)
+    }
+
+    /// Begin a hold tied to the transition in flight: it ends with it.
+    @discardableResult
+    public func beginTransitionHold(label: String? = nil, mask: UInt32) throws(GuardError) -> UInt64 {
+        guard hasQuestions else { throw GuardError.state }
+        var token: UInt64 = 0
+        try check(withOptionalCString(label) { raw.pointee.hold_begin_transition?(raw, $0, mask, &token) ?? NG_E_NULL })
+        return token
+    }
+
+    /// [any thread] Wake the host's loop, for a result this guard's own
+    /// thread has for its next tick.
+    public func wake() {
+        guard hasQuestions else { return }
+        raw.pointee.wake?(raw)
+    }
+}
+
+private func withOptionalCString<T>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> T) -> T {
+    guard let s else { return body(nil) }
+    return s.withCString { body($0) }
 }

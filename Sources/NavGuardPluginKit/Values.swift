@@ -92,6 +92,9 @@ public struct GuardScreen: Sendable {
     public var route: CString
     /// The dedupe identity (the route when the host gave none).
     public var identity: CString
+    /// NG_SCREENF_* (read from the stack; 0 for a request's screen or a host
+    /// older than plugin ABI 1.2).
+    public var flags: UInt32 = 0
 
     init(_ s: ng_screen) {
         id = s.id
@@ -103,7 +106,20 @@ public struct GuardScreen: Sendable {
         id = s.id
         route = CString(orEmpty: s.route)
         identity = s.identity.map(CString.init) ?? route
+        flags = s.flags
     }
+}
+
+/// A question this guard asked, as it ended (on_answer). Its strings are
+/// valid during the hook only.
+public struct GuardQuestion {
+    public let raw: ng_question
+    public init(_ raw: ng_question) { self.raw = raw }
+    public var id: UInt64 { raw.question_id }
+    public var topic: CString { CString(orEmpty: raw.topic) }
+    /// The request it concerns, or 0.
+    public var requestID: UInt64 { raw.request_id }
+    public var screenID: UInt64 { raw.screen_id }
 }
 
 /// The screens of a replace-stack request, bottom first, read in place.
@@ -207,6 +223,10 @@ public struct GuardHold: Sendable {
     public var beganNs: Int64
     /// NG_NO_DEADLINE when unlimited.
     public var deadlineNs: Int64
+    /// The guard that began it, nil for the host (plugin ABI 1.2).
+    public var ownerID: CString?
+    /// The request id of the transition it is tied to, or 0.
+    public var transitionID: UInt64
 
     init(_ h: ng_hold_view) {
         token = h.token
@@ -214,6 +234,8 @@ public struct GuardHold: Sendable {
         mask = h.mask
         beganNs = h.began_ns
         deadlineNs = h.deadline_ns
+        ownerID = h.owner_id.map(CString.init)
+        transitionID = h.transition_id
     }
 }
 

@@ -76,7 +76,7 @@ struct StackTests {
         e.destroy()
     }
 
-    @Test("pop, back, interactive back and pop-to-root at the root are refused AT_ROOT without asking guards",
+    @Test("pop, back, interactive back and pop-to-root at the root are refused AT_ROOT once the guards allowed them",
           arguments: [NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK, NG_REQ_POP_TO_ROOT])
     func atRoot(kind: Int32) {
         let (e, rec) = makeEngine()
@@ -91,7 +91,7 @@ struct StackTests {
         #expect(o?.reason == NG_REASON_AT_ROOT)
         #expect(o?.guardID == nil)
         #expect(o?.kind == kind)
-        #expect(g.seen.isEmpty, "core rules are decided before the chain")
+        #expect(g.seen.map(\.kind) == [kind], "the stack's rules are judged when it would apply, after the guards")
         #expect(e.ids == [1])
         #expect(rec.transitions.isEmpty)
         #expect(e.inFlight(S) == 0 && e.inFlight(B) == 0)
@@ -99,7 +99,7 @@ struct StackTests {
         e.destroy()
     }
 
-    @Test("core refusals: unknown pop-to target, duplicate push id, malformed requests")
+    @Test("core refusals: unknown pop-to target, duplicate push id, malformed requests (content before the chain, stack after)")
     func coreRefusals() {
         let (e, rec) = makeEngine()
         let g = TestGuard(id: "test.seen")
@@ -135,7 +135,9 @@ struct StackTests {
         #expect(rec.outcomes[inv.requestID]?.message?.string == "route is not valid UTF-8")
 
         #expect(e.fullStack == before)
-        #expect(g.seen.isEmpty, "no core refusal reaches the chain")
+        // A request's content is judged before the chain; the stack it
+        // applies to (pop-to's target) after.
+        #expect(g.seen.map(\.kind) == [NG_REQ_POP_TO, NG_REQ_POP_TO], "only the two pop-to requests reached the chain")
         #expect(rec.outcomes.values.allSatisfy { $0.outcome == NG_OUTCOME_APPLIED || $0.guardID == nil })
         expectClean(rec)
         e.destroy()

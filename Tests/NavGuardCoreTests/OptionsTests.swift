@@ -263,7 +263,10 @@ struct BeganSelfCancelTests {
         }
         try g.add(to: e)
         let v = began(e, 1)
-        #expect(v.verdict == NG_VERDICT_DROP && v.reason == NG_REASON_IGNORING && v.guardID == nil)
+        #expect(v.verdict == NG_VERDICT_DROP && v.reason == NG_REASON_IGNORING)
+        // The drop names the hold that blocked it, and its owner.
+        #expect(v.guardID.map { String(cString: $0) } == "test.began-hold")
+        #expect(v.holdToken == 1 && v.holdLabel.map { String(cString: $0) } == "began")
         #expect(rec.touchCancels.isEmpty)
         #expect(e.touch(at: 0)?.state == NG_TOUCH_STATE_WITHHELD)
         #expect(phase(e, NG_TOUCH_ENDED, 1).reason == NG_REASON_WITHHELD)

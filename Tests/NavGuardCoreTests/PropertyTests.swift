@@ -4,7 +4,10 @@
 // by a touch, with random guard chains. After every operation and after
 // destroy the callback rules must hold: among them, every delivered touch
 // ends exactly once (its delivered end or one cancel), and the touch driving
-// a swipe in flight is never cancelled by a hold.
+// a swipe in flight is never cancelled by a hold. Touch ids are reused
+// (fingers 1..6, as toolkits number them) and ends are lost (a began for an
+// id that is still live): the old touch then ends with one cancel, and no id
+// ever stays blocked.
 import CNavGuard
 @testable import NavGuardCore
 import Testing
@@ -43,13 +46,22 @@ private final class Run {
     var guards: [TestGuard] = []
     var queues: [QueueGuard] = []
 
-    /// Touches the test began and has not ended: delivered at began or not.
-    var liveTouches: [UInt64: Bool] = [:]
-    /// Ends per touch delivered at began: its delivered end, or a cancel.
-    var touchEnds: [UInt64: Int] = [:]
-    /// Touches NavGuard cancelled (their later phases are dropped).
-    var cancelledTouches: Set<UInt64> = []
-    var nextTouch: UInt64 = 1
+    /// Every touch the test began, in order: one life per began, so a
+    /// reused id is a new life.
+    struct TouchLife {
+        var id: UInt64
+        var delivered: Bool
+        /// Its delivered end or NavGuard's cancel: exactly one for a
+        /// delivered touch, none for a withheld one.
+        var ends = 0
+        var cancelled = false
+    }
+    var lives: [TouchLife] = []
+    /// The life of each id the test has begun and not ended (its end may
+    /// still be lost: a began for the same id).
+    var liveTouches: [UInt64: Int] = [:]
+    var nextTouch: UInt64 = 7
+    var lostEnds = 0, reusedIDs = 0
     /// The swipe in flight that the test started with a driving touch.
     var driven: (request: UInt64, touch: UInt64)?
     /// Holds a guard began inside a began vote; began touches dropped as
@@ -101,14 +113,20 @@ private final class Run {
         rec.onTouchCancel = { [unowned self] t in self.touchCancelled(t) }
     }
 
+    /// The test-side life of a touch id that has begun and not ended.
+    func life(_ id: UInt64) -> TouchLife? { liveTouches[id].map { lives[$0] } }
+
     func touchCancelled(_ t: ng_touch_info) {
         let id = t.touch_id
-        if liveTouches[id] != true { fail("cancel of touch \(id), which is not live and delivered") }
-        if cancelledTouches.contains(id) { fail("touch \(id) cancelled twice") }
-        if !destroying, driven?.touch == id { fail("touch \(id), driving swipe \(driven!.request), was cancelled") }
-        cancelledTouches.insert(id)
-        touchEnds[id, default: 0] += 1
+        guard let k = liveTouches[id], lives[k].delivered else { return fail("cancel of touch \(id), which is not live and delivered") }
+        if lives[k].cancelled { fail("touch \(id) cancelled twice") }
+        if !destroying, driven?.touch == id, !losingEnd { fail("touch \(id), driving swipe \(driven!.request), was cancelled") }
+        lives[k].cancelled = true
+        lives[k].ends += 1
     }
+
+    /// A began is being submitted for an id whose end the test lost.
+    var losingEnd = false
 
     private func busyGuard(_ d: UnsafePointer<ng_plugin_descriptor>) -> TestGuard {
         let g = TestGuard(descriptor: d)
@@ -263,6 +281,7 @@ private final class Run {
         case 0..<40:
             let r = randomRequest()
             let before = e.fullStack
+            let settledBefore = e.settledFullStack
             let res = e.submit(r)
             opLog.append("submit kind \(r.kind) flags \(r.flags) -> \(res.status) #\(res.requestID)")
             note(res)
@@ -277,7 +296,7 @@ private final class Run {
             if res.status == NG_OUTCOME_QUEUED { fail("QUEUED outside a callback") }
             if res.status == NG_OUTCOME_REFUSED && queues.isEmpty && e.fullStack != before { fail("a refused request changed the stack") }
             if r.kind == NG_REQ_INTERACTIVE_BACK && res.status == NG_OUTCOME_APPLIED && e.inFlight(S) == res.requestID {
-                interactiveBefore = (res.requestID, before)
+                interactiveBefore = (res.requestID, settledBefore)
             }
         case 40..<55:
             let track = Int32(rng.int(0...2))
@@ -318,8 +337,8 @@ private final class Run {
                 fail("transition \(t.requestID) past its deadline still in flight")
             }
             var i = 0
-            while let h = e.holdInfo(at: i) {
-                if h.deadline <= now { fail("hold \(h.token) past its deadline still live") }
+            while let h = e.holdView(at: i) {
+                if h.deadline_ns <= now { fail("hold \(h.token) past its deadline still live") }
                 i += 1
             }
         case 80..<87:
@@ -410,10 +429,29 @@ private final class Run {
 
     func touchBegan() {
         guard liveTouches.count < 8 else { return touchEnded() }
-        let id = nextTouch
-        nextTouch += 1
+        // Toolkits reuse finger ids: mostly 1...6, sometimes a fresh one.
+        let id: UInt64
+        if rng.chance(75) { id = UInt64(rng.int(1...6)) } else { id = nextTouch; nextTouch += 1 }
+        // An id still live: its end was lost. The old touch ends first, with
+        // one cancel when it was delivered and not cancelled yet.
+        let old = life(id)
+        let oldIndex = liveTouches[id]
+        if old != nil { lostEnds += 1 }
+        if lives.contains(where: { $0.id == id }) { reusedIDs += 1 }
+        let endsBefore = old?.ends ?? 0
+        losingEnd = old != nil
         let v = submitTouch(NG_TOUCH_BEGAN, id)
-        opLog.append("touch \(id) began -> \(v.verdict) \(v.reason)")
+        losingEnd = false
+        opLog.append("touch \(id) began\(old != nil ? " (end lost)" : "") -> \(v.verdict) \(v.reason)")
+        if let old, let k = oldIndex {
+            let expected = old.delivered && !old.cancelled ? 1 : 0
+            if lives[k].ends - endsBefore != expected {
+                fail("lost end of touch \(id): \(lives[k].ends - endsBefore) cancels, expected \(expected)")
+            }
+            if driven?.touch == id { driven = nil }
+        }
+        // No id stays blocked: a began is judged by holds and guards only.
+        if v.reason == NG_REASON_INVALID { fail("began of touch \(id) dropped invalid: the id stayed blocked") }
         let blocked = e.holdMask & UInt32(NG_MASK_TOUCH) != 0
         // A touch cancelled by what its own began set off (a guard's hold
         // notice cancelling touches) is dropped: the host never hears of it
@@ -423,12 +461,12 @@ private final class Run {
         } else if blocked != (v.verdict == NG_VERDICT_DROP) {
             fail("began of \(id) with touch hold \(blocked) -> \(v.verdict) \(v.reason)")
         }
-        liveTouches[id] = v.verdict == NG_VERDICT_DELIVER
-        if v.verdict == NG_VERDICT_DELIVER { touchEnds[id] = 0 }
+        lives.append(TouchLife(id: id, delivered: v.verdict == NG_VERDICT_DELIVER))
+        liveTouches[id] = lives.count - 1
     }
 
     func touchMoved() {
-        guard let id = randomLiveTouch() else { return touchBegan() }
+        guard let id = randomLiveTouch(), let t = life(id) else { return touchBegan() }
         let drivingInFlight = driven?.touch == id && e.isInteractive
         let blocked = e.holdMask & UInt32(NG_MASK_TOUCH) != 0
         let v = submitTouch(NG_TOUCH_MOVED, id)
@@ -437,21 +475,26 @@ private final class Run {
             if v.verdict != NG_VERDICT_DELIVER { fail("move of driving touch \(id) dropped (\(v.reason))") }
             if blocked { drivingMovesThroughHolds += 1 }
         }
-        let expected = liveTouches[id] != true ? NG_REASON_WITHHELD
-            : cancelledTouches.contains(id) ? NG_REASON_CANCELLED
+        if t.cancelled {
+            // Retired: dropped as cancelled while NavGuard remembers it.
+            if v.verdict != NG_VERDICT_DROP || (v.reason != NG_REASON_CANCELLED && v.reason != NG_REASON_INVALID) {
+                fail("move of cancelled touch \(id) -> \(v.verdict) \(v.reason)")
+            }
+            return
+        }
+        let expected = !t.delivered ? NG_REASON_WITHHELD
             : blocked && !drivingInFlight ? NG_REASON_IGNORING : NG_REASON_NONE
         if v.reason != expected { fail("move of touch \(id) -> reason \(v.reason), expected \(expected)") }
     }
 
     func touchEnded() {
-        guard let id = randomLiveTouch() else { return }
+        guard let id = randomLiveTouch(), let k = liveTouches[id] else { return }
         let phase = rng.chance(80) ? NG_TOUCH_ENDED : NG_TOUCH_CANCELLED
         let v = submitTouch(phase, id)
         opLog.append("touch \(id) \(phase == NG_TOUCH_ENDED ? "ended" : "cancelled") -> \(v.verdict) \(v.reason)")
-        let delivered = liveTouches[id] == true
-        if delivered && !cancelledTouches.contains(id) {
+        if lives[k].delivered && !lives[k].cancelled {
             if v.verdict != NG_VERDICT_DELIVER { fail("end of delivered touch \(id) dropped (\(v.reason))") }
-            touchEnds[id, default: 0] += 1
+            lives[k].ends += 1
         } else if v.verdict == NG_VERDICT_DELIVER {
             fail("end of touch \(id) delivered, though withheld or cancelled")
         }
@@ -466,8 +509,8 @@ private final class Run {
         let named: UInt64 = rng.chance(85) ? (randomLiveTouch() ?? 999) : 999
         var r = Request(kind: NG_REQ_INTERACTIVE_BACK, flags: ANIMATED, source: UInt32(rng.int(0...3)))
         r.drivingTouch = named
-        let usable = liveTouches[named] == true && !cancelledTouches.contains(named)
-        let before = e.fullStack
+        let usable = life(named).map { $0.delivered && !$0.cancelled } ?? false
+        let settledBefore = e.settledFullStack
         let res = e.submit(r)
         opLog.append("driven swipe by \(named) -> \(res.status) \(res.reason) #\(res.requestID)")
         note(res)
@@ -478,7 +521,7 @@ private final class Run {
         }
         if res.status == NG_OUTCOME_APPLIED && e.inFlight(S) == res.requestID {
             driven = (res.requestID, named)
-            interactiveBefore = (res.requestID, before)
+            interactiveBefore = (res.requestID, settledBefore)
             drivenSwipes += 1
             if e.trackView(S)?.swipe != NG_SWIPE_DRIVEN { fail("a swipe driven by a live touch is not DRIVEN") }
             // As global-ignore does: block touches for the transition.
@@ -547,9 +590,11 @@ private final class Run {
         destroying = true
         e.destroy()
         check(final: true)
-        // Every touch delivered at began ended exactly once; withheld ones never.
-        for (id, delivered) in liveTouches where !delivered && touchEnds[id] != nil { fail("withheld touch \(id) got an end") }
-        for (id, n) in touchEnds where n != 1 { fail("delivered touch \(id) ended \(n) times") }
+        // Every touch delivered at began ended exactly once (its end, its
+        // cancel, or the cancel of a lost end); withheld ones never.
+        for t in lives where t.ends != (t.delivered ? 1 : 0) {
+            fail("touch \(t.id) (\(t.delivered ? "delivered" : "withheld")) ended \(t.ends) times")
+        }
         for id in deferredAtDestroy {
             let o = rec.outcomes[id]
             if o?.outcome != NG_OUTCOME_DROPPED || o?.reason != NG_REASON_DESTROYED {
@@ -558,7 +603,9 @@ private final class Run {
         }
         for g in guards where g.destroyCount != 1 { fail("guard \(g.id) destroyed \(g.destroyCount) times") }
         if e.holdCount != 0 { fail("holds live after destroy") }
-        if e.touchCount != liveTouches.count { fail("engine has \(e.touchCount) live touches, the test \(liveTouches.count)") }
+        // Cancelled touches are retired: NavGuard keeps only the withheld.
+        let kept = liveTouches.values.filter { !lives[$0].cancelled }.count
+        if e.touchCount != kept { fail("engine has \(e.touchCount) live touches, the test \(kept)") }
     }
 }
 
@@ -574,6 +621,7 @@ struct PropertyTests {
         var outcomesByKind = [Int32: Int]()
         var sawCancel = 0, sawDeferredApplied = 0, sawDestroyedDrop = 0, sawInterrupted = 0
         var drivenSwipes = 0, drivingMovesThroughHolds = 0, touchCancels = 0, guardHolds = 0, beganSelfCancels = 0
+        var lostEnds = 0, reusedIDs = 0
         var failedRuns = 0
         for i in 0..<runs {
             let seed = master.next()
@@ -589,6 +637,8 @@ struct PropertyTests {
             drivenSwipes += run.drivenSwipes
             drivingMovesThroughHolds += run.drivingMovesThroughHolds
             touchCancels += run.rec.touchCancels.count
+            lostEnds += run.lostEnds
+            reusedIDs += run.reusedIDs
             guardHolds += run.guardHolds
             beganSelfCancels += run.beganSelfCancels
             totalRequests += run.ids.count
@@ -620,6 +670,8 @@ struct PropertyTests {
         #expect(touchCancels > 500)
         #expect(guardHolds > 100)
         #expect(beganSelfCancels > 20)
+        #expect(lostEnds > 400)
+        #expect(reusedIDs > 800)
         _ = totalRequests
     }
 }

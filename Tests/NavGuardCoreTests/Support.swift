@@ -476,6 +476,13 @@ extension Engine {
         (0..<stackCount).map { let s = screen(at: $0)!; return "\(s.id)|\(s.route.string)|\(s.identity.string)" }
     }
 
+    /// The stack once the swipe in flight settles as decided (a request
+    /// applied now first completes it that way).
+    var settledFullStack: [String] {
+        let st = settledStack
+        return (0..<st.count).map { let s = st[$0]; return "\(s.id)|\(s.route.string)|\(s.identity.string)" }
+    }
+
     @discardableResult
     func push(_ id: UInt64, _ route: String? = nil, identity: String? = nil, flags: UInt32 = 0, source: UInt32 = 0) -> SubmitResult {
         submit(.push(Screen(id: id, route: route ?? "screen\(id)", identity: identity), flags: flags, source: source))

@@ -257,7 +257,7 @@ struct SwipeWatchdogTests {
         let back = e.submit(swipe(edgeTouch))
         #expect(back.status == NG_OUTCOME_APPLIED)
         try e.updateInteractive(0.6)
-        #expect(e.nextDeadline() == 10_000 * msNs, "only the touch limit is pending")
+        #expect(e.nextDeadline() == 60_000 * msNs, "only the driving touch's idle limit is pending")
         // The finger stays down, still, for 3 s (watchdog limit 2 s).
         for _ in 0..<30 { try advance(e, ms: 100) }
         #expect(e.isInteractive && rec.reports.isEmpty)
@@ -331,20 +331,48 @@ struct SwipeWatchdogTests {
         #expect(f.stackIDs == [1, 2])
     }
 
-    @Test func aDrivingTouchWhoseEndWasLostIsCancelledAtTheTouchLimit() throws {
-        let (e, rec) = try threeScreens(defaultishChain(#"{"touch_limit_ms":5000}"#))
+    @Test func aHeldSwipeWhoseFingerKeepsMovingCompletesWithNoReport() throws {
+        // A user drags from the edge, keeps the finger down 12 s (moving it
+        // every second), holds it still 3 s, then lets go past half way.
+        let (e, rec) = try threeScreens(defaultishChain())
         touch(e, NG_TOUCH_BEGAN, edgeTouch)
         let back = e.submit(swipe(edgeTouch))
+        #expect(e.holdCount == 1, "global-ignore's hold, tied to the swipe")
+        for s in 1...12 {
+            try advance(e, ms: 1000)
+            #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: Double(20 + 20 * s)).verdict == NG_VERDICT_DELIVER)
+        }
+        try advance(e, ms: 3000)
+        #expect(e.isInteractive && rec.touchCancels.isEmpty && rec.reports.isEmpty && e.holdCount == 1)
+        #expect(touch(e, NG_TOUCH_ENDED, edgeTouch, x: 500).verdict == NG_VERDICT_DELIVER)
+        try e.releaseInteractive(finish: true)
+        try advance(e, ms: 250)
+        try e.completeInteractive()
+        #expect(e.stackIDs == [1, 2])
+        #expect(rec.phases(NG_PHASE_DID).filter { $0.request_id == back.requestID }.count == 2)
+        #expect(rec.reports.isEmpty, "no report: nothing was stuck")
+        #expect(e.holdCount == 0 && rec.holdEnds.count == 1 && rec.holdEnds[0].reason == NG_HOLD_ENDED,
+                "the hold ended with its swipe, not expired apart from it")
+    }
+
+    @Test func aDrivingTouchIdleForTheDriveLimitIsCancelledWithItsSwipeInOneReport() throws {
+        let (e, rec) = try threeScreens(defaultishChain(#"{"drive_limit_ms":5000}"#))
+        touch(e, NG_TOUCH_BEGAN, edgeTouch)
+        let back = e.submit(swipe(edgeTouch))
+        try advance(e, ms: 3000)
+        touch(e, NG_TOUCH_MOVED, edgeTouch, x: 200)                 // alive: the limit counts from here
         try advance(e, ms: 4999)
         #expect(e.isInteractive && rec.touchCancels.isEmpty)
         try advance(e, ms: 1)
         #expect(rec.touchCancels.map(\.touch_id) == [edgeTouch])
-        #expect(e.trackView(NG_TRACK_SCREEN)?.swipe == NG_SWIPE_UNDRIVEN)
-        #expect(e.isInteractive, "the swipe outlives its lost touch by the transition limit")
-        try advance(e, ms: 2000)
-        #expect(!e.isInteractive && e.stackIDs == [1, 2, 3])
+        #expect(!e.isInteractive && e.stackIDs == [1, 2, 3], "rolled back in the same round")
         #expect(rec.phases(NG_PHASE_CANCELLED).filter { $0.request_id == back.requestID }.count == 2)
-        #expect(rec.reports.count == 2)
+        #expect(rec.reports.count == 1, "one stuck gesture, one report")
+        let text = try #require(rec.reports.first?.text)
+        #expect(text.contains("its finger (touch \(edgeTouch)) still for 5000 ms (limit 5000 ms): interactive back cancelled, stack rolled back"), "\(text)")
+        #expect(text.contains("(driving the swipe back) live for 8000 ms, idle 5000 ms (limit 5000 ms): cancelled"), "\(text)")
+        try advance(e, ms: 20_000)
+        #expect(rec.reports.count == 1 && e.holdCount == 0)
         #expect(touch(e, NG_TOUCH_ENDED, edgeTouch).reason == NG_REASON_CANCELLED, "its late end is dropped")
     }
 

@@ -1,5 +1,6 @@
 // org.navguard.watchdog: ends what outlives its limit and reports.
 import CNavGuard
+import Glibc
 import NavGuardBuiltins
 import Testing
 @testable import NavGuardCore
@@ -168,9 +169,9 @@ struct WatchdogTests {
         #expect(rec.holdEnds.count == 1)
         #expect(rec.holdEnds.first?.token == token && rec.holdEnds.first?.reason == NG_HOLD_RELEASED)
         let text = try #require(rec.reports.first?.text)
-        #expect(text.contains("  hold: token \(token) \"loading\" live for 10000 ms (limit 10000 ms): released"))
+        #expect(text.contains("  hold: token \(token) \"loading\" by the host live for 10000 ms (limit 10000 ms): released"))
         #expect(text.contains("holds (1, mask 0x03):"))
-        #expect(text.contains("  token \(token) \"loading\" mask 0x03 age 10000 ms"))
+        #expect(text.contains("  token \(token) \"loading\" by the host mask 0x03 age 10000 ms"))
         // The holder's late end is harmless.
         #expect(engineStatus { () throws(EngineError) in try e.endHold(token) } == NG_E_NOT_FOUND)
         #expect(rec.holdEnds.count == 1)
@@ -192,8 +193,8 @@ struct WatchdogTests {
         let unlabelled = try e.beginHold(label: nil, mask: UInt32(NG_MASK_KEY), maxDurationNs: 0)
         try advance(e, ms: 100)
         let text = try #require(rec.reports.first?.text)
-        #expect(text.contains("  hold: token \(token) \"bad?label?é\" live for 100 ms"))
-        #expect(text.contains("  hold: token \(unlabelled) (none) live for 100 ms"))
+        #expect(text.contains("  hold: token \(token) \"bad?label?é\" by the host live for 100 ms"))
+        #expect(text.contains("  hold: token \(unlabelled) (none) by the host live for 100 ms"))
         #expect(text.contains("recovered 2 stuck items"))
     }
 
@@ -210,15 +211,55 @@ struct WatchdogTests {
         #expect(rec.touchCancels.count == 1)
         #expect(rec.touchCancels.first?.touch_id == 7 && rec.touchCancels.first?.view_id == 3)
         let text = try #require(rec.reports.first?.text)
-        #expect(text.contains("  touch: 7 on view 3 live for 10000 ms (limit 10000 ms): cancelled"))
+        #expect(text.contains("  touch: 7 on view 3 live for 10000 ms, idle 10000 ms (limit 10000 ms): cancelled"))
         #expect(text.contains("live touches (1):"))
-        #expect(text.contains("  touch 7 view 3 delivered age 10000 ms"))
+        #expect(text.contains("  touch 7 view 3 delivered age 10000 ms idle 10000 ms"))
         #expect(text.contains("  t=1000 ms event touch began touch 7 view 3"))
-        // The cancelled touch awaits its end, which is dropped; no new deadline.
+        // The cancelled touch is retired: its end is dropped; no new deadline.
         #expect(e.nextDeadline() == Limits.noDeadline)
         let end = e.submitTestTouch(NG_TOUCH_ENDED, id: 7, view: 3)
         #expect(end.verdict == NG_VERDICT_DROP && end.reason == NG_REASON_CANCELLED)
         #expect(rec.touchCancels.count == 1)
+    }
+
+    @Test func aTouchThatKeepsMovingIsAlive() throws {
+        // The limit counts from the touch's last event, not its began: a
+        // finger moving for 12 s is not a lost end.
+        let (e, rec) = try makeGuardEngine([watchdog()])
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 4, view: 1).verdict == NG_VERDICT_DELIVER)
+        for _ in 0..<12 {
+            try advance(e, ms: 1000)
+            #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 4, view: 1).verdict == NG_VERDICT_DELIVER)
+        }
+        #expect(e.nextDeadline() == 22_000 * msNs, "10 s after its last move")
+        try advance(e, ms: 9999)
+        #expect(rec.touchCancels.isEmpty && rec.reports.isEmpty)
+        try advance(e, ms: 1)
+        #expect(rec.touchCancels.map(\.touch_id) == [4])
+        let text = try #require(rec.reports.first?.text)
+        #expect(text.contains("  touch: 4 on view 1 live for 22000 ms, idle 10000 ms (limit 10000 ms): cancelled"), "\(text)")
+    }
+
+    @Test func aGuardsHoldIsNamedByItsOwnerAndATiedHoldIsLeftToItsTransition() throws {
+        holderTokens = (0, 0)
+        let (e, rec) = try makeGuardEngine([watchdog(#"{"hold_limit_ms":1000,"transition_limit_ms":5000}"#),
+                                            GuardSpec(holderDescriptor)])
+        _ = e.submit(.push(Screen(id: 2, route: "menu"), flags: UInt32(NG_REQF_ANIMATED)))
+        let (tied, free) = holderTokens
+        #expect(tied != 0 && free != 0 && e.holdCount == 2)
+        try advance(e, ms: 1000)
+        // The free hold is released and named by its owner; the tied one
+        // lives as long as its transition.
+        #expect(rec.reports.count == 1 && e.holdCount == 1)
+        let text = try #require(rec.reports.first?.text)
+        #expect(text.contains("  hold: token \(free) \"free\" by test.holder live for 1000 ms (limit 1000 ms): released"), "\(text)")
+        #expect(!text.contains("  hold: token \(tied) "), "\(text)")
+        #expect(text.contains("\"tied\" by test.holder mask 0x01 age 1000 ms (ends with request 1's transition)"), "\(text)")
+        try advance(e, ms: 4000)
+        // The transition's limit ends it, and its tied hold with it: one report.
+        #expect(rec.reports.count == 2 && e.holdCount == 0)
+        #expect(rec.holdEnds.last?.token == tied && rec.holdEnds.last?.reason == NG_HOLD_ENDED)
+        #expect(!rec.reports[1].text.contains("  hold: token"), "\(rec.reports[1].text)")
     }
 
     @Test func onlyDeliveredTouchesAreWatched() throws {
@@ -413,3 +454,29 @@ private extension Request {
         return r
     }
 }
+
+/// test.holder: at each screen will-show, a hold tied to the transition
+/// ("tied") and a hold of its own with no limit ("free"). Its instance is
+/// the host table.
+private nonisolated(unsafe) var holderTokens: (tied: UInt64, free: UInt64) = (0, 0)
+private nonisolated(unsafe) let holderDescriptor: UnsafePointer<ng_plugin_descriptor> = {
+    var d = ng_plugin_descriptor()
+    d.abi_major = UInt32(NG_PLUGIN_ABI_MAJOR)
+    d.abi_minor = UInt32(NG_PLUGIN_ABI_MINOR)
+    d.size = UInt32(MemoryLayout<ng_plugin_descriptor>.size)
+    d.id = UnsafePointer(strdup("test.holder")!)
+    d.name = UnsafePointer(strdup("holder")!)
+    d.version = UnsafePointer(strdup("1")!)
+    d.description = UnsafePointer(strdup("holds during transitions")!)
+    d.create = { host, _ in UnsafeMutableRawPointer(mutating: host) }
+    d.destroy = { _ in }
+    d.on_transition = { inst, ev in
+        guard let ev, ev.pointee.phase == NG_PHASE_WILL, ev.pointee.track == NG_TRACK_SCREEN else { return }
+        let h = UnsafePointer(inst!.assumingMemoryBound(to: ng_guard_host.self))
+        _ = h.pointee.hold_begin_transition!(h, "tied", UInt32(NG_MASK_TOUCH), &holderTokens.tied)
+        _ = h.pointee.hold_begin!(h, "free", UInt32(NG_MASK_KEY), 0, &holderTokens.free)
+    }
+    let p = UnsafeMutablePointer<ng_plugin_descriptor>.allocate(capacity: 1)
+    p.initialize(to: d)
+    return UnsafePointer(p)
+}()

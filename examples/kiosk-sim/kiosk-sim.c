@@ -249,7 +249,7 @@ static void stack_text(sim *s, char *buf, size_t cap) {
     buf[0] = '\0';
     size_t used = 0;
     for (size_t i = 0; i < n; i++) {
-        ng_screen_info info = { sizeof info, 0, NULL, NULL };
+        ng_screen_info info = NG_SCREEN_INFO_INIT;
         CHECK(s, ng_stack_get(s->ctx, i, &info));
         int w = snprintf(buf + used, cap - used, "%s%s", i ? " > " : "", info.route);
         if (w < 0 || (size_t)w >= cap - used) break;
@@ -982,7 +982,7 @@ static void scenario_f(sim *s, scenario_result *out) {
     ng_request_result p = push(s, "Checkout", SRC_PROMO_TIMER, true);
     size_t n = 0;
     CHECK(s, ng_touch_count(s->ctx, &n));
-    ng_touch_info ti = { sizeof ti, 0, 0, 0, 0 };
+    ng_touch_info ti = NG_TOUCH_INFO_INIT;
     if (n > 0) CHECK(s, ng_touch_get(s->ctx, 0, &ti));
     static const char *states[] = { "delivered (live, Back still highlighted)", "withheld", "cancelled (awaiting its end)" };
     if (n > 0)

@@ -467,7 +467,7 @@ static void overlay_lines(pen *pp) {
         size_t n = 0, used = 0;
         ng_stack_count(ap->ctx, &n);
         for (size_t i = 0; i < n; i++) {
-            ng_screen_info si = { sizeof si, 0, NULL, NULL };
+            ng_screen_info si = NG_SCREEN_INFO_INIT;
             if (ng_stack_get(ap->ctx, i, &si) != NG_OK) continue;
             int w = snprintf(s + used, sizeof s - used, "%s%s", i ? " \xE2\x80\xBA " : "", si.route);
             if (w < 0 || (size_t)w >= sizeof s - used) break;

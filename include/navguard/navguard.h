@@ -215,7 +215,15 @@ typedef int32_t ng_reason;
                                     phases are dropped */
 #define NG_REASON_CANCELLED  15  /* the touch was cancelled (input blocked, view
                                     removed, watchdog): its later phases are dropped */
-#define NG_REASON_COUNT      16
+/* Since 0.3: */
+#define NG_REASON_STALE      16  /* the request's `from_screen` is no longer the
+                                    top when it would apply (a reply for a screen
+                                    the user has left) */
+#define NG_REASON_DECLINED   17  /* the host answered no to a question about it,
+                                    or did not answer in time (see the message) */
+#define NG_REASON_ASKING     18  /* the host is being asked first (a question is
+                                    open; a swipe does not start while it is) */
+#define NG_REASON_COUNT      19
 #define NG_REASON_MAP(XX) \
     XX(NG_REASON_NONE,        "none") \
     XX(NG_REASON_BUSY,        "busy") \
@@ -232,7 +240,10 @@ typedef int32_t ng_reason;
     XX(NG_REASON_EXCLUSIVE,   "exclusive") \
     XX(NG_REASON_MULTI_TOUCH, "multi-touch") \
     XX(NG_REASON_WITHHELD,    "withheld") \
-    XX(NG_REASON_CANCELLED,   "cancelled")
+    XX(NG_REASON_CANCELLED,   "cancelled") \
+    XX(NG_REASON_STALE,       "stale") \
+    XX(NG_REASON_DECLINED,    "declined") \
+    XX(NG_REASON_ASKING,      "asking")
 /* ng_request_kind_name, ng_reason_name, ng_outcome_name and the other name
  * functions are declared with the name tables' section, below. */
 
@@ -263,6 +274,7 @@ typedef int32_t ng_phase;
 #define NG_TRANSF_FORCED       0x8u  /* ended by a guard (watchdog recovery) */
 #define NG_TRANSF_TOUCH_DRIVEN 0x10u /* interactive back driven by a touch
                                         (NG_REQF_TOUCH_DRIVEN) */
+#define NG_TRANSF_DESTROYED    0x20u /* ended by ng_context_destroy (0.3) */
 
 /* The state of an interactive (swipe) back in flight (ng_track_info.swipe).
  * A swipe begins DRIVEN (its request named a live touch) or UNDRIVEN. The
@@ -346,6 +358,16 @@ typedef struct ng_touch_info ng_touch_info;
 
 /* A screen as given by the host. `route` is required; `identity` (for
  * dedupe) may be NULL, which means "the route". */
+
+/* Screen flags (ng_request.screen_flags at push, ng_screen_set_flags later;
+ * read back in ng_screen_info.flags). Since 0.3. */
+#define NG_SCREENF_CONFIRM_LEAVE  0x1u   /* ask the host before any request
+                                            removes this screen (the
+                                            confirm-leave guard: a question,
+                                            see "Questions to the host") */
+#define NG_SCREENF_KNOWN          0x1u   /* the flags NavGuard defines */
+#define NG_SCREENF_USER_MASK      0xFFFF0000u /* free for the host and its own
+                                            guards; NavGuard never reads them */
 typedef struct ng_screen {
     uint64_t id;            /* host id, unique within the stack, not 0 */
     const char *route;
@@ -372,10 +394,21 @@ typedef struct ng_request {
                                  exempt from holds: its moves are delivered, and
                                  only its own end or cancel, an explicit
                                  cancel of that id by a guard (the watchdog's
-                                 lost-touch limit) or ng_context_destroy ends
-                                 it. Every other touch is blocked as usual. */
+                                 idle limit for a driving touch) or
+                                 ng_context_destroy ends it. Every other touch
+                                 is blocked as usual. */
+    /* Since 0.3 (read only when `size` covers it): */
+    uint64_t from_screen;     /* the screen id the request was issued from (a
+                                 network reply, a timer, a deep link), or 0 for
+                                 no scope. When the request would apply (at
+                                 once, after a deferral, or posted) and that
+                                 screen is not the top, it is REFUSED (DROPPED
+                                 if it was deferred or queued) with
+                                 NG_REASON_STALE: a reply never lands on a
+                                 screen the user has left. */
+    uint32_t screen_flags;    /* PUSH: the pushed screen's NG_SCREENF_* flags */
 } ng_request;
-#define NG_REQUEST_INIT(k) { sizeof(ng_request), (k), 0u, 0u, { 0u, NULL, NULL }, 0u, NULL, 0u, 0, 0u }
+#define NG_REQUEST_INIT(k) { sizeof(ng_request), (k), 0u, 0u, { 0u, NULL, NULL }, 0u, NULL, 0u, 0, 0u, 0u, 0u }
 
 /* What ng_request_submit reports at once. */
 typedef struct ng_request_result {
@@ -400,7 +433,12 @@ typedef struct ng_outcome {
     const char *message;      /* detail or NULL; valid during the callback */
 } ng_outcome;
 
-/* A transition phase on one track. */
+/* A transition phase on one track. Phases are delivered after the call that
+ * caused them changed the stack (run to completion), so the stack a host
+ * reads during a callback is the newest one. In particular a DID marked
+ * NG_TRANSF_INTERRUPTED arrives while the interrupting request is being
+ * applied: the stack then already shows that request's change; `to_id` and
+ * `depth` describe the stack the interrupted transition completed. */
 typedef struct ng_transition_event {
     uint32_t size;
     ng_track track;
@@ -411,6 +449,9 @@ typedef struct ng_transition_event {
     uint64_t from_id;         /* top screen before (0 if none) */
     uint64_t to_id;           /* top screen after (for CANCELLED: the screen
                                  that stays, i.e. from_id) */
+    /* Since 0.3 (test NG_HAS_FIELD before reading): */
+    uint32_t depth;           /* screens on the stack this transition shows
+                                 (WILL, DID) or restores (CANCELLED) */
 } ng_transition_event;
 
 /* A hold that ended. */
@@ -422,7 +463,54 @@ typedef struct ng_hold_info {
     ng_hold_end_reason reason;
     int64_t began_ns;
     int64_t ended_ns;
+    /* Since 0.3 (test NG_HAS_FIELD before reading): */
+    const char *owner_id;     /* the guard that began it, NULL for the host;
+                                 valid until the context is destroyed */
 } ng_hold_info;
+
+/* ------------------------------------------------------------------------ */
+/* Questions to the host (0.3)                                               */
+/* ------------------------------------------------------------------------ */
+/* A guard may hold a request and ask the host first: "Leave Checkout?" before
+ * any path removes a screen marked NG_SCREENF_CONFIRM_LEAVE (the built-in
+ * confirm-leave guard), a PIN before an admin screen (a guard of the host's
+ * own). The host is asked through on_question, shows its dialog and answers
+ * later with ng_question_answer, from its own code, any time. One question
+ * is open per context at a time. Every question ends exactly once, through
+ * on_question_end: with the host's answer (YES, NO), TIMEOUT when the
+ * asker's time limit passed first (the held request is then refused), or
+ * WITHDRAWN (the asker withdrew it, or the context is being destroyed). The
+ * host closes its dialog there. */
+typedef int32_t ng_answer;
+#define NG_ANSWER_YES        0  /* the host said yes: the held request goes on */
+#define NG_ANSWER_NO         1  /* the host said no: the held request is refused */
+#define NG_ANSWER_TIMEOUT    2  /* no answer within the question's time limit */
+#define NG_ANSWER_WITHDRAWN  3  /* the asker withdrew it, or destroy */
+#define NG_ANSWER_MAP(XX) \
+    XX(NG_ANSWER_YES,       "yes") \
+    XX(NG_ANSWER_NO,        "no") \
+    XX(NG_ANSWER_TIMEOUT,   "timeout") \
+    XX(NG_ANSWER_WITHDRAWN, "withdrawn")
+
+/* A question, as the host sees it (on_question, on_question_end,
+ * ng_question_get). Strings are valid until the question ends (copy them to
+ * keep them). */
+typedef struct ng_question {
+    uint32_t size;
+    uint64_t question_id;     /* never 0, never reused within a context */
+    const char *topic;        /* what is asked, a reverse-DNS id chosen by the
+                                 asker ("org.navguard.confirm-leave") */
+    const char *text;         /* a prompt the host may show ("Leave
+                                 checkout?"), or NULL */
+    const char *guard_id;     /* the asking guard */
+    uint64_t request_id;      /* the request it concerns (held, or refused
+                                 while asking), or 0 */
+    ng_request_kind kind;     /* that request's kind */
+    uint64_t screen_id;       /* the screen it concerns, or 0 */
+    int64_t asked_ns;
+    int64_t deadline_ns;      /* when it times out, or NG_NO_DEADLINE */
+} ng_question;
+#define NG_QUESTION_INIT { sizeof(ng_question), 0u, NULL, NULL, NULL, 0u, 0, 0u, 0, 0 }
 
 /* Delegate: every pointer may be NULL. Callbacks run on the owner thread,
  * inside the API call that caused them (or inside ng_tick). A callback may
@@ -446,6 +534,33 @@ typedef struct ng_delegate {
      * touch->view_id; later phases of this touch are dropped. Exactly once
      * per touch, and never after its ended/cancelled was delivered. */
     void (*on_touch_cancel)(void *user, ng_context *ctx, const ng_touch_info *touch);
+
+    /* --- Since 0.3 (a delegate filled by an older header leaves them out:
+     * its `size` says so) --- */
+    /* A guard asks the host a question (see "Questions to the host"). Show a
+     * dialog and answer later with ng_question_answer; you may also answer
+     * from inside this callback. */
+    void (*on_question)(void *user, ng_context *ctx, const ng_question *question);
+    /* A question ended, exactly once per question: `answer` is the host's
+     * (YES, NO), TIMEOUT or WITHDRAWN. Close the dialog. */
+    void (*on_question_end)(void *user, ng_context *ctx, const ng_question *question,
+                            ng_answer answer);
+    /* [any-thread] Called on the POSTING thread (the only callback that is):
+     * ng_request_post (or a guard's wake) left work for the owner thread,
+     * and the owner has not been woken for it yet (one call per burst of
+     * posts between two of the owner's ng_tick). Wake the owner's loop (a
+     * queued call in Qt, an SDL user event, uv_async_send) so that it calls
+     * ng_tick; call no other NavGuard function from here. */
+    void (*on_wake)(void *user, ng_context *ctx);
+    /* The earliest time ng_tick has work changed (libcurl's timer callback):
+     * arm one timer for `deadline_ns` (ng_now's clock; NG_NO_DEADLINE:
+     * disarm it) and call ng_tick when it fires; there is no need to read
+     * ng_next_deadline after each call. Called on the owner thread at the
+     * end of a call that changed state (not after continuous input: moved
+     * touches, hover, scroll and motion events, which make no deadline
+     * earlier). The time may be earlier than the work needs (a tick then
+     * finds nothing due and the next deadline follows); it is never later. */
+    void (*on_deadline)(void *user, ng_context *ctx, int64_t deadline_ns);
 } ng_delegate;
 
 /* Context options. Zero-filled fields take defaults. */
@@ -456,7 +571,8 @@ typedef struct ng_options {
     int64_t default_duration_ns;      /* TIMED transitions; 0 -> 350 ms */
     ng_delegate delegate;
 } ng_options;
-#define NG_OPTIONS_INIT { sizeof(ng_options), NG_CLOCK_MONOTONIC, 0, 0, { sizeof(ng_delegate), NULL, NULL, NULL, NULL, NULL, NULL, NULL } }
+#define NG_OPTIONS_INIT { sizeof(ng_options), NG_CLOCK_MONOTONIC, 0, 0, \
+    { sizeof(ng_delegate), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL } }
 
 /* A screen read back from the stack. Strings stay valid until the stack
  * changes or the context is destroyed. */
@@ -465,8 +581,10 @@ typedef struct ng_screen_info {
     uint64_t id;
     const char *route;
     const char *identity;
+    /* Since 0.3; written only when `size` covers it: */
+    uint32_t flags;           /* NG_SCREENF_* */
 } ng_screen_info;
-#define NG_SCREEN_INFO_INIT { sizeof(ng_screen_info), 0u, NULL, NULL }
+#define NG_SCREEN_INFO_INIT { sizeof(ng_screen_info), 0u, NULL, NULL, 0u }
 
 /* Touch phases (ng_event.phase for NG_EVENT_TOUCH). */
 #define NG_TOUCH_BEGAN      0
@@ -479,25 +597,54 @@ typedef struct ng_screen_info {
     XX(NG_TOUCH_ENDED,     "ended") \
     XX(NG_TOUCH_CANCELLED, "cancelled")
 
+/* Key and remote-button phases (ng_event.phase for NG_EVENT_KEY and
+ * NG_EVENT_REMOTE; code is the host's key code). Since 0.3. */
+#define NG_KEY_DOWN    0
+#define NG_KEY_UP      1
+#define NG_KEY_REPEAT  2   /* auto-repeat of a key held down */
+#define NG_KEY_PHASE_MAP(XX) \
+    XX(NG_KEY_DOWN,   "down") \
+    XX(NG_KEY_UP,     "up") \
+    XX(NG_KEY_REPEAT, "repeat")
+
 /* Event flags. */
 #define NG_EVF_HAS_TARGET   0x1u  /* the host hit-tested: `target_view` is set */
 
-/* A live touch (delegate on_touch_cancel; plugin.h touch_get). */
+/* A live touch (delegate on_touch_cancel; plugin.h touch_get).
+ *
+ * A touch lives from its began until its ended or cancelled arrives, or until
+ * NavGuard ends it. Two rules keep a touch id from ever staying blocked when
+ * a toolkit loses an end (a grab lost by X11, a window hidden mid-press; the
+ * mouse and reused finger ids 0, 1, ... hit this at once):
+ *  - a began whose id belongs to a live touch means that touch's end was
+ *    lost: the old touch ends first (on_touch_cancel when it was delivered),
+ *    then the began is evaluated as a new touch;
+ *  - a touch NavGuard cancels (on_touch_cancel) is retired at once: it is no
+ *    longer live and its id is free. Its later phases, if the host still
+ *    sends them, are dropped (NG_REASON_CANCELLED) while NavGuard remembers
+ *    it (the last 16 retired touches), NG_REASON_INVALID after that.
+ * At most 64 touches are live; a began beyond that ends the touch that has
+ * been idle longest first, as a lost end. */
 struct ng_touch_info {
     uint32_t size;
     int32_t state;            /* NG_TOUCH_STATE_* */
     uint64_t touch_id;
     uint64_t view_id;         /* the view it is bound to since began (0: none) */
     int64_t began_ns;
+    /* Since 0.3; written only when `size` covers it: */
+    int64_t last_ns;          /* its latest event (began or moved): a touch
+                                 that moves is alive; the watchdog's idle
+                                 limits count from here */
 };
 #define NG_TOUCH_STATE_DELIVERED  0  /* began was delivered; still live */
 #define NG_TOUCH_STATE_WITHHELD   1  /* began was dropped; later phases dropped */
-#define NG_TOUCH_STATE_CANCELLED  2  /* cancelled by NavGuard; awaiting its end */
+#define NG_TOUCH_STATE_CANCELLED  2  /* cancelled by NavGuard (on_touch_cancel's
+                                        touch): retired, no longer live */
 #define NG_TOUCH_STATE_MAP(XX) \
     XX(NG_TOUCH_STATE_DELIVERED, "delivered") \
     XX(NG_TOUCH_STATE_WITHHELD,  "withheld") \
     XX(NG_TOUCH_STATE_CANCELLED, "cancelled")
-#define NG_TOUCH_INFO_INIT { sizeof(ng_touch_info), 0, 0u, 0u, 0 }
+#define NG_TOUCH_INFO_INIT { sizeof(ng_touch_info), 0, 0u, 0u, 0, 0 }
 
 /* A transition track in flight (ng_track_get; plugin.h track_get). */
 typedef struct ng_track_info {
@@ -528,8 +675,14 @@ typedef struct ng_hold_view {
     uint32_t mask;
     int64_t began_ns;
     int64_t deadline_ns;       /* NG_NO_DEADLINE when unlimited */
+    /* Since 0.3 (plugin ABI 1.2); written only when `size` covers them: */
+    const char *owner_id;      /* the guard that began it, NULL for the host;
+                                  valid until the context is destroyed */
+    uint64_t transition_id;    /* the request id of the transition it is tied
+                                  to (it ends with that transition; plugin.h
+                                  hold_begin_transition), or 0 */
 } ng_hold_view;
-#define NG_HOLD_VIEW_INIT { sizeof(ng_hold_view), 0u, NULL, 0u, 0, 0 }
+#define NG_HOLD_VIEW_INIT { sizeof(ng_hold_view), 0u, NULL, 0u, 0, 0, NULL, 0u }
 
 /* An input event (64 bytes). */
 typedef struct ng_event {
@@ -538,7 +691,13 @@ typedef struct ng_event {
     int32_t phase;            /* touch: NG_TOUCH_*; others: host-defined subtype */
     uint32_t flags;           /* NG_EVF_* */
     uint64_t touch_id;        /* touch: the finger; others: 0 or a device id */
-    int64_t timestamp_ns;
+    int64_t timestamp_ns;     /* when it happened, on the context's clock
+                                 (ng_now), or 0: not known. Passed to guards
+                                 and traces; NavGuard's own timing uses
+                                 ng_now. Negative: NG_E_RANGE. A time earlier
+                                 than the previous event's is raised to it
+                                 (clocks of two input sources may disagree):
+                                 guards never see time go backwards. */
     double x, y;              /* touch/hover: point in root coordinates;
                                  scroll: delta */
     uint64_t target_view;     /* with NG_EVF_HAS_TARGET */
@@ -556,11 +715,14 @@ typedef struct ng_event {
 NG_API ng_status ng_context_create(const ng_options *options, ng_context **out);
 
 /* [owner] Destroy a context. Posting to it fails from the start of the call
- * (NG_E_HANDLE). Every request still deferred, queued or posted gets its
- * on_outcome (DROPPED, NG_REASON_DESTROYED), live holds end (on_hold_end,
- * NG_HOLD_RELEASED) and delivered live touches are cancelled
- * (on_touch_cancel), all before this returns; then guards are destroyed in
- * reverse chain order. A transition in flight ends silently. The handle stays
+ * (NG_E_HANDLE). Before this returns, everything still open gets its end: a
+ * transition in flight ends marked NG_TRANSF_DESTROYED (every WILL gets its
+ * DID, or CANCELLED for a swipe back not released to finish, which rolls
+ * back); an open question ends (on_question_end, NG_ANSWER_WITHDRAWN); every
+ * request still deferred, queued or posted gets its on_outcome (DROPPED,
+ * NG_REASON_DESTROYED); live holds end (on_hold_end, NG_HOLD_RELEASED) and
+ * delivered live touches are cancelled (on_touch_cancel). Then guards are
+ * destroyed in reverse chain order. The handle stays
  * valid for the owner's callbacks meanwhile ([callback-safe] reads work);
  * requests they make are dropped too, holds they begin are refused
  * (NG_E_STATE) and touches they begin are dropped (NG_REASON_IGNORING).
@@ -619,6 +781,13 @@ NG_API ng_status ng_stack_snapshot(ng_context *ctx, char **out_text, size_t *out
  * No transition or outcome callback is fired. */
 NG_API ng_status ng_stack_restore(ng_context *ctx, const char *text, size_t len);
 
+/* [owner, callback-safe] Set the NG_SCREENF_* flags of a stacked screen
+ * (e.g. NG_SCREENF_CONFIRM_LEAVE once a cart has items, 0 when it is empty
+ * again). Takes effect for requests evaluated from now on. Returns NG_OK,
+ * NG_E_HANDLE, NG_E_RANGE (unknown bits outside NG_SCREENF_USER_MASK),
+ * NG_E_NOT_FOUND (no such screen on the stack), NG_E_THREAD. */
+NG_API ng_status ng_screen_set_flags(ng_context *ctx, uint64_t screen_id, uint32_t flags);
+
 /* [any-thread] Free memory the library allocated for the caller. NULL: no-op. */
 NG_API void ng_free(void *ptr);
 
@@ -626,13 +795,29 @@ NG_API void ng_free(void *ptr);
 /* Requests                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* How a request is decided, in order:
+ *  1. its content (kind, flags, strings, a screen id already stacked, a
+ *     driving touch that is not live): REFUSED NG_REASON_INVALID or
+ *     NG_REASON_DUPLICATE, no guard asked;
+ *  2. the guard chain, first refusal or deferral wins;
+ *  3. when it would apply, the rules of the stack it applies to:
+ *     NG_REASON_AT_ROOT, NG_REASON_NOT_FOUND, NG_REASON_STALE (from_screen).
+ * So a guard that refuses or defers decides first: on a two-screen stack a
+ * back during a swipe is refused busy by the transition guard, as on deeper
+ * stacks, not at-root.
+ *
+ * Ids: request ids, hold tokens and question ids fit in 53 bits, so JSON
+ * readers and JavaScript (QML) read them exactly. ng_request_submit's count
+ * up from 1, ng_request_post's (and guards' requests) from NG_POSTED_ID_BASE. */
+#define NG_POSTED_ID_BASE  0x10000000000000ull   /* 2^52 */
+
 /* [owner, callback-safe] Submit a request. `request` is read during the call
  * (strings are copied). `out` (may be NULL; when given its `size` must be set,
  * NG_REQUEST_RESULT_INIT) receives the request id and the immediate status:
  *   APPLIED  — the stack changed; a transition started (or, without
  *              NG_REQF_ANIMATED, completed during this call);
  *   REFUSED  — with the reason and the refusing guard (NULL for the core's
- *              own rules: at-root, not-found, invalid);
+ *              own rules: invalid, duplicate id, at-root, not-found, stale);
  *   DEFERRED — a guard holds it; it ends APPLIED or DROPPED later;
  *   QUEUED   — made inside a callback: evaluated after the callback returns.
  * In every case on_outcome is called exactly once for the request id, with
@@ -647,10 +832,13 @@ NG_API ng_status ng_request_submit(ng_context *ctx, const ng_request *request,
 
 /* [any-thread] Post a request from any thread. It is copied, evaluated at the
  * owner's next ng_tick, and its outcome arrives through on_outcome on the
- * owner thread. `out_id` (may be NULL) receives its id. A context must not be
+ * owner thread. The first post after the owner's last tick calls the
+ * delegate's on_wake on this thread, so the owner's loop can wake without
+ * polling. `out_id` (may be NULL) receives its id. A context must not be
  * destroyed while another thread may still post to it; posting to a destroyed
  * context returns NG_E_HANDLE. Posted ids are unique within the context and
- * never 0 (they come from a separate range than ng_request_submit's). The
+ * never 0 (they count up from NG_POSTED_ID_BASE). Scope a reply with
+ * `from_screen` so it never lands on a screen the user has left. The
  * host learns of a deferral only through the final outcome.
  * Returns NG_OK, NG_E_HANDLE (also once ng_context_destroy has begun),
  * NG_E_NULL, NG_E_SIZE, NG_E_RANGE, NG_E_UTF8, NG_E_TOO_LONG, NG_E_NO_MEMORY
@@ -754,12 +942,36 @@ NG_API ng_status ng_hold_state(ng_context *ctx, uint32_t *out_mask, size_t *out_
 NG_API ng_status ng_hold_get(ng_context *ctx, size_t index, ng_hold_view *out);
 
 /* ------------------------------------------------------------------------ */
+/* Questions: answering what a guard asked (ng_question, above)              */
+/* ------------------------------------------------------------------------ */
+
+/* [owner, callback-safe] Answer the open question `question_id` with
+ * NG_ANSWER_YES or NG_ANSWER_NO. The asker hears it (a held request goes on
+ * or is refused, NG_REASON_DECLINED) and on_question_end follows, inside
+ * this call (after the callback that called it, when called from one).
+ * Returns NG_OK, NG_E_HANDLE, NG_E_RANGE (answer other than YES or NO),
+ * NG_E_NOT_FOUND (no open question with that id: it timed out or was
+ * withdrawn; a late answer is harmless), NG_E_THREAD. */
+NG_API ng_status ng_question_answer(ng_context *ctx, uint64_t question_id, ng_answer answer);
+
+/* [owner, callback-safe] The open question, if any (out->size must be set:
+ * NG_QUESTION_INIT; its strings stay valid until it ends), e.g. to redraw a
+ * dialog. Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_NOT_FOUND
+ * (no question is open), NG_E_THREAD. */
+NG_API ng_status ng_question_get(ng_context *ctx, ng_question *out);
+
+/* ------------------------------------------------------------------------ */
 /* Time                                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* [owner] Process everything due: posted requests, expired holds, timed
- * transitions, guard wake-ups. Callbacks run inside. Returns NG_OK,
- * NG_E_HANDLE, NG_E_THREAD, NG_E_CALLBACK. */
+/* A host loop needs no polling: the delegate's on_deadline gives the time
+ * to arm one timer for, on_wake wakes the loop when another thread posts;
+ * the loop calls ng_tick when either fires. A loop that polls instead calls
+ * ng_next_deadline after each call (ng_tick when it is due).
+ *
+ * [owner] Process everything due: posted requests, expired holds, timed
+ * transitions, question time limits, guard wake-ups. Callbacks run inside.
+ * Returns NG_OK, NG_E_HANDLE, NG_E_THREAD, NG_E_CALLBACK. */
 NG_API ng_status ng_tick(ng_context *ctx);
 
 /* [owner, callback-safe] The earliest time (same clock as ng_now) at which
@@ -806,9 +1018,16 @@ typedef struct ng_event_result {
     uint64_t target_view;     /* touch: the bound view (hit at began, or the
                                  host's target); hover: the hit view; 0 if none */
     const char *guard_id;     /* the dropping guard, or NULL (the core's rules);
-                                 valid until the context is destroyed */
+                                 for IGNORING, the guard that owns the hold
+                                 (NULL: the host's hold); valid until the
+                                 context is destroyed */
+    /* Since 0.3; written only when `size` covers them: */
+    uint64_t hold_token;      /* IGNORING: the live hold that blocked it (the
+                                 oldest whose mask covers the type), else 0 */
+    const char *hold_label;   /* IGNORING: that hold's label (NULL if none);
+                                 valid until that hold ends */
 } ng_event_result;
-#define NG_EVENT_RESULT_INIT { sizeof(ng_event_result), 0, 0, 0u, NULL }
+#define NG_EVENT_RESULT_INIT { sizeof(ng_event_result), 0, 0, 0u, NULL, 0u, NULL }
 #define NG_EVENT_INIT(t) { sizeof(ng_event), (t), 0, 0u, 0u, 0, 0.0, 0.0, 0u, 0 }
 
 /* [owner, callback-safe] Submit an input event and get its verdict.
@@ -828,7 +1047,9 @@ typedef struct ng_event_result {
  * `size` must be set (NG_EVENT_RESULT_INIT).
  * Allocates nothing in steady state. Returns NG_OK (see out->verdict),
  * NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_RANGE (type, phase, flags, NaN
- * point), NG_E_THREAD. */
+ * point, negative timestamp), NG_E_THREAD. An event refused with a status
+ * was not submitted: `out` then reads DROP with NG_REASON_INVALID, and
+ * NavGuard keeps no state for it (a began refused so starts no touch). */
 NG_API ng_status ng_event_submit(ng_context *ctx, const ng_event *event, ng_event_result *out);
 
 /* View flags. The zero value is UIKit's default: interaction enabled,
@@ -896,10 +1117,10 @@ NG_API ng_status ng_view_remove(ng_context *ctx, uint64_t view_id);
  * NG_E_RANGE (NaN), NG_E_THREAD. */
 NG_API ng_status ng_hit_test(ng_context *ctx, double x, double y, uint64_t *out_view);
 
-/* [owner, callback-safe] Live touches (delivered, withheld, or cancelled and
- * awaiting their end): count, and the touch at `index` (out->size must be
- * set). Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_NOT_FOUND
- * (index), NG_E_THREAD. */
+/* [owner, callback-safe] Live touches (delivered or withheld; a touch
+ * NavGuard cancelled is retired, see ng_touch_info): count, and the touch at
+ * `index` (out->size must be set). Returns NG_OK, NG_E_HANDLE, NG_E_NULL,
+ * NG_E_SIZE, NG_E_NOT_FOUND (index), NG_E_THREAD. */
 NG_API ng_status ng_touch_count(ng_context *ctx, size_t *out_count);
 NG_API ng_status ng_touch_get(ng_context *ctx, size_t index, ng_touch_info *out);
 
@@ -987,7 +1208,7 @@ NG_API const char *ng_plugin_dir(void);
 
 /* [any-thread] The default chain's configuration as JSON text (static): */
 #define NG_DEFAULT_CHAIN_ORDER \
-    "watchdog, global-ignore, exclusive-touch, throttle, dedupe, transition, bar-should"
+    "watchdog, global-ignore, exclusive-touch, throttle, dedupe, transition, bar-should, confirm-leave"
 NG_API const char *ng_default_chain(void);
 
 /* ------------------------------------------------------------------------ */
@@ -1099,6 +1320,9 @@ NG_API const char *ng_touch_phase_name(int32_t phase);
 NG_API const char *ng_touch_state_name(int32_t state);
 NG_API const char *ng_verdict_name(ng_verdict_kind verdict);
 NG_API const char *ng_shape_kind_name(ng_shape_kind kind);
+/* Since 0.3: */
+NG_API const char *ng_key_phase_name(int32_t phase);
+NG_API const char *ng_answer_name(ng_answer answer);
 
 /* ------------------------------------------------------------------------ */
 /* Frozen minimum sizes (bytes) of the size-prefixed structs                 */
@@ -1116,7 +1340,8 @@ enum {
     NG_SCREEN_INFO_MIN_SIZE    = offsetof(ng_screen_info, route),
     NG_TOUCH_INFO_MIN_SIZE     = offsetof(ng_touch_info, touch_id),
     NG_TRACK_INFO_MIN_SIZE     = offsetof(ng_track_info, kind),
-    NG_HOLD_VIEW_MIN_SIZE      = offsetof(ng_hold_view, label)
+    NG_HOLD_VIEW_MIN_SIZE      = offsetof(ng_hold_view, label),
+    NG_QUESTION_MIN_SIZE       = offsetof(ng_question, topic)
 };
 
 #ifdef __cplusplus

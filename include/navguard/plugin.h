@@ -48,9 +48,14 @@ extern "C" {
 /* History: 1.0 (NavGuard 0.1). 1.1 (NavGuard 0.2): ng_track_info grew
  * driving_touch, swipe_since_ns and swipe; touch_cancel(0) spares a touch
  * that drives an interactive back; the descriptor grew `options` (declared
- * configuration keys, checked by the host before create). */
+ * configuration keys, checked by the host before create). 1.2 (NavGuard
+ * 0.3): the host table grew request_submit, ask, withdraw,
+ * hold_begin_transition and wake; the descriptor grew on_answer;
+ * ng_hold_view grew owner_id and transition_id, ng_touch_info last_ns,
+ * ng_screen_info flags; a touch NavGuard cancels is retired at once (no
+ * longer live: touch_get no longer lists NG_TOUCH_STATE_CANCELLED). */
 #define NG_PLUGIN_ABI_MAJOR 1
-#define NG_PLUGIN_ABI_MINOR 1
+#define NG_PLUGIN_ABI_MINOR 2
 #define NG_PLUGIN_ENTRY_SYMBOL "ng_plugin_entry"
 
 /* The compatibility rule (CLAP's clap_version_is_compatible): a plugin built
@@ -132,6 +137,22 @@ typedef struct ng_hold_notice {
     ng_hold_end_reason reason;
 } ng_hold_notice;
 
+/* A question a guard asks the host (host->ask; navguard.h "Questions to the
+ * host"). Strings are copied. */
+typedef struct ng_question_spec {
+    uint32_t size;             /* sizeof(ng_question_spec) at build time */
+    const char *topic;         /* required: what is asked, reverse-DNS
+                                  ("org.example.admin-pin") */
+    const char *text;          /* a prompt the host may show, or NULL */
+    uint64_t request_id;       /* the request it concerns (one this guard
+                                  deferred, or refused while asking), or 0 */
+    ng_request_kind kind;      /* that request's kind */
+    uint64_t screen_id;        /* the screen it concerns, or 0 */
+    int64_t timeout_ns;        /* 0: no limit; else the question ends with
+                                  NG_ANSWER_TIMEOUT after this long */
+} ng_question_spec;
+#define NG_QUESTION_SPEC_INIT { sizeof(ng_question_spec), NULL, NULL, 0u, 0, 0u, 0 }
+
 /* The host-services table: a guard's only view of and handle on the context.
  * Every function takes the table itself as its first argument. Functions
  * returning ng_status return NG_OK or the status named; actions requested from
@@ -140,7 +161,8 @@ typedef struct ng_hold_notice {
  * run). Called from any other thread (a guard's own worker) it does nothing:
  * functions returning ng_status return NG_E_THREAD, the others 0 or false,
  * and log drops the message. A guard with work on its own thread hands the
- * result to its next hook (on_tick with a next_deadline of "now"). */
+ * result to its next hook (on_tick with a next_deadline of "now") and calls
+ * wake, the one function for any thread. */
 typedef struct ng_guard_host ng_guard_host;
 struct ng_guard_host {
     uint32_t size;
@@ -161,7 +183,7 @@ struct ng_guard_host {
     /* Requests deferred by any guard, oldest first (for dedupe and reports). */
     size_t (*deferred_count)(const ng_guard_host *h);
     ng_status (*deferred_get)(const ng_guard_host *h, size_t index, ng_guard_request *out);
-    /* Live touches (delivered, withheld or cancelled-awaiting-end). */
+    /* Live touches (delivered or withheld; a cancelled touch is retired). */
     size_t (*touch_count)(const ng_guard_host *h);
     ng_status (*touch_get)(const ng_guard_host *h, size_t index, ng_touch_info *out);
     /* Delivered live touches bound to a view. */
@@ -212,6 +234,40 @@ struct ng_guard_host {
     ng_status (*config_list_count)(const ng_guard_host *h, const char *key, size_t *out);
     ng_status (*config_list_get)(const ng_guard_host *h, const char *key, size_t index,
                                  const char **out);
+
+    /* --- ABI 1.2 (NavGuard 0.3): test NG_HAS_FIELD(h, ng_guard_host, fn)
+     * before calling --- */
+    /* Make a navigation request as this guard (a timer's pop-to-root, the Back
+     * the host agreed to): copied, then evaluated after the hook returns,
+     * through the whole chain (this guard included), with its one outcome
+     * delivered like any request's (the host's on_outcome, every guard's
+     * on_outcome). *out_id (may be NULL) gets its id, from the
+     * NG_POSTED_ID_BASE range. Returns NG_OK, NG_E_NULL, NG_E_SIZE,
+     * NG_E_RANGE, NG_E_UTF8, NG_E_TOO_LONG (a malformed request, as
+     * ng_request_post), NG_E_STATE (the context is being destroyed). */
+    ng_status (*request_submit)(const ng_guard_host *h, const ng_request *request, uint64_t *out_id);
+    /* Ask the host a question: the host's on_question now, and this guard's
+     * on_answer exactly once when it ends (YES, NO, TIMEOUT, WITHDRAWN).
+     * One question is open per context. *out_id gets its id. Returns NG_OK,
+     * NG_E_NULL, NG_E_SIZE, NG_E_RANGE (negative timeout), NG_E_UTF8,
+     * NG_E_TOO_LONG, NG_E_PARSE (topic is not a reverse-DNS id), NG_E_STATE
+     * (a question is open already, or the context is being destroyed). */
+    ng_status (*ask)(const ng_guard_host *h, const ng_question_spec *question, uint64_t *out_id);
+    /* Withdraw this guard's open question: it ends with NG_ANSWER_WITHDRAWN
+     * (on_answer, the host's on_question_end). NG_E_NOT_FOUND when it is not
+     * this guard's open question. */
+    ng_status (*withdraw)(const ng_guard_host *h, uint64_t question_id);
+    /* As hold_begin, with no time limit, tied to the transition in flight:
+     * it ends (NG_HOLD_ENDED) when that transition's screen track ends (DID
+     * or CANCELLED), and never apart from it: a watchdog leaves it to the
+     * transition's own limit, so one stuck transition gives one report.
+     * NG_E_STATE when no transition is in flight. */
+    ng_status (*hold_begin_transition)(const ng_guard_host *h, const char *label, uint32_t mask,
+                                       uint64_t *out_token);
+    /* [any-thread] Wake the owner's loop (the host's on_wake): for a guard
+     * whose own thread has a result for its next on_tick (next_deadline
+     * returning "now"). The only function of this table any thread may call. */
+    void (*wake)(const ng_guard_host *h);
 };
 
 /* ------------------------------------------------------------------------ */
@@ -312,14 +368,32 @@ typedef struct ng_plugin_descriptor {
      * guard). A guard that takes no options points at a list holding only
      * NG_OPTION_END, and then any key is refused. */
     const ng_option_decl *options;
+
+    /* --- ABI 1.2 --- */
+    /* A question this guard asked (host->ask) ended, exactly once: `answer`
+     * is the host's (YES, NO), TIMEOUT or WITHDRAWN. `question` is valid
+     * during the call. */
+    void (*on_answer)(void *instance, const ng_question *question, ng_answer answer);
 } ng_plugin_descriptor;
+
+/* The ABI fields every descriptor starts with, for a C designated
+ * initializer (hooks left out are NULL, as any hook may be):
+ *   static const ng_plugin_descriptor descriptor = {
+ *       NG_PLUGIN_DESCRIPTOR_ABI,
+ *       .id = "org.example.quiet-hours", .name = "quiet-hours", .version = "1.0",
+ *       .description = "...", .create = create, .destroy = destroy,
+ *       .on_request = on_request, .options = options,
+ *   };                                                                     */
+#define NG_PLUGIN_DESCRIPTOR_ABI \
+    .abi_major = NG_PLUGIN_ABI_MAJOR, .abi_minor = NG_PLUGIN_ABI_MINOR, .size = sizeof(ng_plugin_descriptor)
 
 /* Frozen minimum sizes (ABI 1.0 layouts; see Versioning above). */
 enum {
     NG_PLUGIN_DESCRIPTOR_MIN_SIZE = offsetof(ng_plugin_descriptor, options),
     NG_GUARD_HOST_MIN_SIZE = offsetof(ng_guard_host, config_list_get) + sizeof(void (*)(void)),
     NG_GUARD_REQUEST_MIN_SIZE = offsetof(ng_guard_request, kind),
-    NG_OPTION_DECL_MIN_SIZE = offsetof(ng_option_decl, choices) + sizeof(const char *const *)
+    NG_OPTION_DECL_MIN_SIZE = offsetof(ng_option_decl, choices) + sizeof(const char *const *),
+    NG_QUESTION_SPEC_MIN_SIZE = offsetof(ng_question_spec, timeout_ns) + sizeof(int64_t)  /* ABI 1.2 */
 };
 
 /* The entry point every plugin library exports, and its type. */

@@ -30,15 +30,18 @@ static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) 
     return NG_VOTE_REFUSE;
 }
 
-static const void *get_extension(void *inst, const char *id) { (void)inst; (void)id; return NULL; }
-
 static const ng_option_decl options[] = { NG_OPTION_END };   /* none */
 
 static const ng_plugin_descriptor descriptor = {
-    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.bar-should", "bar-should", NGG_VERSION,
-    "Refuses a bar push or pop (back button and interactive back included) while the bar track is in flight.",
-    create, destroy, on_request, NULL, NULL, NULL, NULL, NULL, NULL, get_extension, options,
+    NG_PLUGIN_DESCRIPTOR_ABI,
+    .id = "org.navguard.bar-should",
+    .name = "bar-should",
+    .version = NGG_VERSION,
+    .description = "Refuses a bar push or pop (back button and interactive back included) while the bar track is in flight.",
+    .create = create,
+    .destroy = destroy,
+    .on_request = on_request,
+    .options = options,
 };
 
 const ng_plugin_descriptor *ngg_bar_should_descriptor(void) { return &descriptor; }

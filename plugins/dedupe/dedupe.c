@@ -1,6 +1,8 @@
 /* org.navguard.dedupe — refuses a push whose identity equals the top
- * screen's (mode "top", default) or any stacked or deferred screen's (mode
- * "stack"): a double tap can never push the same screen twice. */
+ * screen's (mode "top", default) or any stacked screen's (mode "stack"), or
+ * that of a push already deferred (both modes: a queued push becomes the top
+ * when it applies): a double tap can never push the same screen twice, and
+ * the second one is refused at once rather than queued and dropped later. */
 #include <stdlib.h>
 #include "../common/ngg_util.h"
 #include "navguard_builtins.h"
@@ -41,11 +43,11 @@ static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) 
     if (!g->whole_stack) {
         if (h->stack_get(h, n - 1, &s) == NG_OK && ngg_streq(s.identity, r->screen->identity))
             return refuse(v, "the screen is already on top");
-        return NG_VOTE_ALLOW;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (h->stack_get(h, i, &s) == NG_OK && ngg_streq(s.identity, r->screen->identity))
-            return refuse(v, "the screen is already in the stack");
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            if (h->stack_get(h, i, &s) == NG_OK && ngg_streq(s.identity, r->screen->identity))
+                return refuse(v, "the screen is already in the stack");
+        }
     }
     size_t d = h->deferred_count(h);
     for (size_t i = 0; i < d; i++) {
@@ -57,13 +59,16 @@ static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) 
     return NG_VOTE_ALLOW;
 }
 
-static const void *get_extension(void *inst, const char *id) { (void)inst; (void)id; return NULL; }
-
 static const ng_plugin_descriptor descriptor = {
-    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.dedupe", "dedupe", NGG_VERSION,
-    "Refuses a push of a screen whose identity is on top (mode top) or anywhere in the stack or queue (mode stack).",
-    create, destroy, on_request, NULL, NULL, NULL, NULL, NULL, NULL, get_extension, options,
+    NG_PLUGIN_DESCRIPTOR_ABI,
+    .id = "org.navguard.dedupe",
+    .name = "dedupe",
+    .version = NGG_VERSION,
+    .description = "Refuses a push of a screen whose identity is on top (mode top) or anywhere in the stack or queue (mode stack).",
+    .create = create,
+    .destroy = destroy,
+    .on_request = on_request,
+    .options = options,
 };
 
 const ng_plugin_descriptor *ngg_dedupe_descriptor(void) { return &descriptor; }

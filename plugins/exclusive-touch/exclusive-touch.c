@@ -44,7 +44,7 @@ static ng_vote on_event(void *inst, const ng_guard_event *ge, ng_verdict *v) {
     bool target_exclusive = g->every_view || (tf & NG_VIEWF_EXCLUSIVE_TOUCH);
     size_t n = h->touch_count(h);
     for (size_t i = 0; i < n; i++) {
-        ng_touch_info t = { sizeof t, 0, 0, 0, 0 };
+        ng_touch_info t = NG_TOUCH_INFO_INIT;
         if (h->touch_get(h, i, &t) != NG_OK || t.state != NG_TOUCH_STATE_DELIVERED || t.view_id == 0) continue;
         if (t.view_id == target) {
             if (!(tf & NG_VIEWF_MULTI_TOUCH)) {
@@ -68,13 +68,16 @@ static ng_vote on_event(void *inst, const ng_guard_event *ge, ng_verdict *v) {
     return NG_VOTE_ALLOW;
 }
 
-static const void *get_extension(void *inst, const char *id) { (void)inst; (void)id; return NULL; }
-
 static const ng_plugin_descriptor descriptor = {
-    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.exclusive-touch", "exclusive-touch", NGG_VERSION,
-    "UIKit's exclusive-touch and multiple-touch-off rules; every_view_exclusive makes every view exclusive.",
-    create, destroy, NULL, on_event, NULL, NULL, NULL, NULL, NULL, get_extension, options,
+    NG_PLUGIN_DESCRIPTOR_ABI,
+    .id = "org.navguard.exclusive-touch",
+    .name = "exclusive-touch",
+    .version = NGG_VERSION,
+    .description = "UIKit's exclusive-touch and multiple-touch-off rules; every_view_exclusive makes every view exclusive.",
+    .create = create,
+    .destroy = destroy,
+    .on_event = on_event,
+    .options = options,
 };
 
 const ng_plugin_descriptor *ngg_exclusive_touch_descriptor(void) { return &descriptor; }

@@ -232,13 +232,16 @@ static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) 
     return NG_VOTE_REFUSE;
 }
 
-static const void *get_extension(void *inst, const char *id) { (void)inst; (void)id; return NULL; }
-
 static const ng_plugin_descriptor descriptor = {
-    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.ffi-predicate", "ffi-predicate", NGG_VERSION,
-    "Asks an exported C function (called through libffi with the arguments named in the config) whether to refuse a request.",
-    create, destroy, on_request, NULL, NULL, NULL, NULL, NULL, NULL, get_extension, options,
+    NG_PLUGIN_DESCRIPTOR_ABI,
+    .id = "org.navguard.ffi-predicate",
+    .name = "ffi-predicate",
+    .version = NGG_VERSION,
+    .description = "Asks an exported C function (called through libffi with the arguments named in the config) whether to refuse a request.",
+    .create = create,
+    .destroy = destroy,
+    .on_request = on_request,
+    .options = options,
 };
 
 const ng_plugin_descriptor *ngg_ffi_predicate_descriptor(void) { return &descriptor; }

@@ -1,9 +1,11 @@
 /* org.navguard.global-ignore — seed 000 level (c) and seed 003: all app input
  * of the types in `mask` (default touches + motion) is ignored from
  * will-show to did-show. It takes a hold for every screen transition
- * (hold_during_transitions, default true) and releases it when the
- * transition ends or is cancelled. The core then drops events in the hold's
- * mask and cancels delivered touches when touches become blocked. */
+ * (hold_during_transitions, default true), tied to that transition
+ * (hold_begin_transition): the hold lives exactly as long as the transition,
+ * a swipe back held half way included, and is never timed out apart from
+ * it. The core then drops events in the hold's mask (naming this guard) and
+ * cancels delivered touches when touches become blocked. */
 #include <stdlib.h>
 #include "../common/ngg_util.h"
 #include "navguard_builtins.h"
@@ -38,11 +40,15 @@ static void destroy(void *inst) { free(inst); }
 static void on_transition(void *inst, const ng_transition_event *e) {
     global_ignore *g = inst;
     if (!g->during_transitions || e->track != NG_TRACK_SCREEN) return;
+    const ng_guard_host *h = g->host;
     if (e->phase == NG_PHASE_WILL) {
-        if (g->token == 0 && (e->flags & NG_TRANSF_ANIMATED))
-            g->host->hold_begin(g->host, "global-ignore: transition", g->mask, 0, &g->token);
+        if (g->token != 0 || !(e->flags & NG_TRANSF_ANIMATED)) return;
+        if (NG_HAS_FIELD(h, ng_guard_host, hold_begin_transition))
+            h->hold_begin_transition(h, "global-ignore: transition", g->mask, &g->token);
+        else   /* a host older than plugin ABI 1.2: ended below */
+            h->hold_begin(h, "global-ignore: transition", g->mask, 0, &g->token);
     } else if (g->token != 0) {
-        g->host->hold_end(g->host, g->token);   /* NOT_FOUND if a watchdog ended it */
+        h->hold_end(h, g->token);   /* NOT_FOUND when it ended with its transition */
         g->token = 0;
     }
 }
@@ -52,13 +58,17 @@ static void on_hold(void *inst, const ng_hold_notice *n) {
     if (n->ended && n->token == g->token) g->token = 0;
 }
 
-static const void *get_extension(void *inst, const char *id) { (void)inst; (void)id; return NULL; }
-
 static const ng_plugin_descriptor descriptor = {
-    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.global-ignore", "global-ignore", NGG_VERSION,
-    "Ignores input of the types in mask (default touches + motion) from will-show to did-show by taking a hold.",
-    create, destroy, NULL, NULL, NULL, on_transition, on_hold, NULL, NULL, get_extension, options,
+    NG_PLUGIN_DESCRIPTOR_ABI,
+    .id = "org.navguard.global-ignore",
+    .name = "global-ignore",
+    .version = NGG_VERSION,
+    .description = "Ignores input of the types in mask (default touches + motion) from will-show to did-show by taking a hold.",
+    .create = create,
+    .destroy = destroy,
+    .on_transition = on_transition,
+    .on_hold = on_hold,
+    .options = options,
 };
 
 const ng_plugin_descriptor *ngg_global_ignore_descriptor(void) { return &descriptor; }

@@ -65,13 +65,17 @@ static void on_outcome(void *inst, const ng_outcome *o) {
     g->last[i].at = g->host->now(g->host);
 }
 
-static const void *get_extension(void *inst, const char *id) { (void)inst; (void)id; return NULL; }
-
 static const ng_plugin_descriptor descriptor = {
-    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.throttle", "throttle", NGG_VERSION,
-    "Refuses a request closer than interval_ms (default 300) to the last applied one from the same non-zero source.",
-    create, destroy, on_request, NULL, on_outcome, NULL, NULL, NULL, NULL, get_extension, options,
+    NG_PLUGIN_DESCRIPTOR_ABI,
+    .id = "org.navguard.throttle",
+    .name = "throttle",
+    .version = NGG_VERSION,
+    .description = "Refuses a request closer than interval_ms (default 300) to the last applied one from the same non-zero source.",
+    .create = create,
+    .destroy = destroy,
+    .on_request = on_request,
+    .on_outcome = on_outcome,
+    .options = options,
 };
 
 const ng_plugin_descriptor *ngg_throttle_descriptor(void) { return &descriptor; }

@@ -134,13 +134,18 @@ static void on_transition(void *inst, const ng_transition_event *e) {
     if (e->phase != NG_PHASE_WILL) release_next(g);
 }
 
-static const void *get_extension(void *inst, const char *id) { (void)inst; (void)id; return NULL; }
-
 static const ng_plugin_descriptor descriptor = {
-    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.transition", "transition", NGG_VERSION,
-    "While a transition is in flight, queues the kinds in `queue` (push, replace-stack) and refuses the others busy.",
-    create, destroy, on_request, NULL, on_outcome, on_transition, NULL, NULL, NULL, get_extension, options,
+    NG_PLUGIN_DESCRIPTOR_ABI,
+    .id = "org.navguard.transition",
+    .name = "transition",
+    .version = NGG_VERSION,
+    .description = "While a transition is in flight, queues the kinds in `queue` (push, replace-stack) and refuses the others busy.",
+    .create = create,
+    .destroy = destroy,
+    .on_request = on_request,
+    .on_outcome = on_outcome,
+    .on_transition = on_transition,
+    .options = options,
 };
 
 const ng_plugin_descriptor *ngg_transition_descriptor(void) { return &descriptor; }

@@ -10,18 +10,26 @@
  *    never released rolls back (interactive_cancel: the safer end of a gesture
  *    nobody decided);
  *  - a live hold older than hold_limit_ms is ended (the host sees it
- *    RELEASED);
- *  - a delivered live touch older than touch_limit_ms is cancelled (the host
- *    gets on_touch_cancel).
+ *    RELEASED), named with its owner (the guard that began it, or the
+ *    host). A hold tied to a transition (hold_begin_transition) is left to
+ *    that transition's own limit: it ends with it, so one stuck transition
+ *    gives one report;
+ *  - a delivered live touch idle for touch_limit_ms (no event since: its
+ *    end was lost; a finger that keeps moving is alive) is cancelled (the
+ *    host gets on_touch_cancel);
+ *  - the touch driving a swipe back is never cancelled for touch_limit_ms: a
+ *    user may hold a swipe half way for a while. Only when it has been idle
+ *    for drive_limit_ms (a minute by default) is it cancelled, and the swipe
+ *    rolled back, in the same round.
  * After each recovery round it posts one report (when `report` is true; a
  * warning log line otherwise) with what it recovered, the state it found
  * (stack, tracks, holds, touches, deferred requests) and the last 64
  * requests and events (newest first), kept in a fixed ring buffer.
  *
  * Config (declared below): transition_limit_ms (default 2000), hold_limit_ms
- * (default 10000), touch_limit_ms (default 10000; keep it well above any real
- * swipe: a swipe's finger is a touch): integers in 0..86400000, 0 disables
- * that check; report (bool, default true).
+ * (default 10000), touch_limit_ms (default 10000), drive_limit_ms (default
+ * 60000): integers in 0..86400000, 0 disables that check; report (bool,
+ * default true).
  *
  * A late completion by the host after a recovery is harmless: the core
  * answers NG_E_NOT_FOUND and fires no second callback. Nothing is allocated
@@ -40,15 +48,18 @@
 #define ROUND_HOLDS 256          /* holds ended per round (the rest next round) */
 #define ROUND_TOUCHES 64         /* touches cancelled per round */
 
-enum { LIM_TRANSITION, LIM_HOLD, LIM_TOUCH, LIM_COUNT };
-static const char *const limit_keys[LIM_COUNT] = { "transition_limit_ms", "hold_limit_ms", "touch_limit_ms" };
+enum { LIM_TRANSITION, LIM_HOLD, LIM_TOUCH, LIM_DRIVE, LIM_COUNT };
+static const char *const limit_keys[LIM_COUNT] = { "transition_limit_ms", "hold_limit_ms", "touch_limit_ms",
+                                                   "drive_limit_ms" };
 
 static const ng_option_decl options[] = {
     NG_OPTION_INT("transition_limit_ms", "2000", 0, MAX_LIMIT_MS,
                   "finish a transition (or complete a swipe nobody drives) after this long; 0: never"),
     NG_OPTION_INT("hold_limit_ms", "10000", 0, MAX_LIMIT_MS, "end a hold live this long; 0: never"),
     NG_OPTION_INT("touch_limit_ms", "10000", 0, MAX_LIMIT_MS,
-                  "cancel a touch live this long (its end was lost); 0: never"),
+                  "cancel a touch idle this long (its end was lost); 0: never"),
+    NG_OPTION_INT("drive_limit_ms", "60000", 0, MAX_LIMIT_MS,
+                  "cancel the touch driving a swipe back, and roll the swipe back, when idle this long; 0: never"),
     NG_OPTION_BOOL("report", "true", "post a report after each recovery (false: a warning log line)"),
     NG_OPTION_END,
 };
@@ -106,6 +117,43 @@ static bool get_track(const ng_guard_host *h, ng_track t, ng_track_info *ti) {
     ti->size = sizeof *ti;
     return h->track_get(h, t, ti);
 }
+
+static bool get_hold(const ng_guard_host *h, size_t i, ng_hold_view *hv) {
+    memset(hv, 0, sizeof *hv);
+    hv->size = sizeof *hv;
+    return h->hold_get(h, i, hv) == NG_OK;
+}
+
+static bool get_touch(const ng_guard_host *h, size_t i, ng_touch_info *t) {
+    memset(t, 0, sizeof *t);
+    t->size = sizeof *t;
+    return h->touch_get(h, i, t) == NG_OK;
+}
+
+/* A touch's latest event (a host older than plugin ABI 1.2 gives only its
+ * began: it then counts from there). */
+static int64_t touch_last(const ng_touch_info *t) { return t->last_ns ? t->last_ns : t->began_ns; }
+
+/* The touch whose finger drives the swipe back in flight, if any. */
+static bool driving_touch(const ng_guard_host *h, uint64_t *id) {
+    ng_track_info ti;
+    if (!get_track(h, NG_TRACK_SCREEN, &ti) || ti.swipe != NG_SWIPE_DRIVEN) return false;
+    *id = ti.driving_touch;
+    return true;
+}
+
+/* When a delivered touch is overdue: its idle limit, the driving touch's
+ * own (much longer) one; NG_NO_DEADLINE when disabled. */
+static int64_t touch_due(const watchdog *g, const ng_touch_info *t, bool driving) {
+    int64_t limit = g->limit_ns[driving ? LIM_DRIVE : LIM_TOUCH];
+    return limit > 0 ? add_sat(touch_last(t), limit) : NG_NO_DEADLINE;
+}
+
+/* A hold the watchdog times: not one tied to a transition (that one ends
+ * with its transition, whose own limit the watchdog keeps). */
+static bool timed_hold(const ng_hold_view *hv) { return hv->transition_id == 0; }
+
+static const char *owner_name(const ng_hold_view *hv) { return hv->owner_id ? hv->owner_id : "the host"; }
 
 /* ---- create / destroy ---- */
 
@@ -253,11 +301,10 @@ static void out_state(watchdog *g, int64_t now) {
     out(g, "holds (%zu, mask 0x%02" PRIx32 ")%s\n", holds, h->hold_mask(h), holds ? ":" : "");
     for (size_t i = 0; i < holds; i++) {
         ng_hold_view hv;
-        memset(&hv, 0, sizeof hv);
-        hv.size = sizeof hv;
-        if (h->hold_get(h, i, &hv) != NG_OK) continue;
-        out(g, "  token %" PRIu64 " %s mask 0x%02" PRIx32 " age %" PRId64 " ms", hv.token, quoted(q1, sizeof q1, hv.label),
-            hv.mask, ms(now - hv.began_ns));
+        if (!get_hold(h, i, &hv)) continue;
+        out(g, "  token %" PRIu64 " %s by %s mask 0x%02" PRIx32 " age %" PRId64 " ms", hv.token,
+            quoted(q1, sizeof q1, hv.label), owner_name(&hv), hv.mask, ms(now - hv.began_ns));
+        if (hv.transition_id) out(g, " (ends with request %" PRIu64 "'s transition)", hv.transition_id);
         if (hv.deadline_ns != NG_NO_DEADLINE) out(g, " (expires at %" PRId64 " ms)", ms(hv.deadline_ns));
         out(g, "\n");
     }
@@ -265,10 +312,10 @@ static void out_state(watchdog *g, int64_t now) {
     size_t touches = h->touch_count(h);
     out(g, "live touches (%zu)%s\n", touches, touches ? ":" : "");
     for (size_t i = 0; i < touches; i++) {
-        ng_touch_info t = { sizeof t, 0, 0, 0, 0 };
-        if (h->touch_get(h, i, &t) != NG_OK) continue;
-        out(g, "  touch %" PRIu64 " view %" PRIu64 " %s age %" PRId64 " ms\n", t.touch_id, t.view_id,
-            touch_state_name(t.state), ms(now - t.began_ns));
+        ng_touch_info t;
+        if (!get_touch(h, i, &t)) continue;
+        out(g, "  touch %" PRIu64 " view %" PRIu64 " %s age %" PRId64 " ms idle %" PRId64 " ms\n", t.touch_id,
+            t.view_id, touch_state_name(t.state), ms(now - t.began_ns), ms(now - touch_last(&t)));
     }
 
     size_t deferred = h->deferred_count(h);
@@ -325,22 +372,20 @@ static int64_t next_deadline(void *inst) {
         size_t n = h->hold_count(h);
         for (size_t i = 0; i < n; i++) {
             ng_hold_view hv;
-            memset(&hv, 0, sizeof hv);
-            hv.size = sizeof hv;
-            if (h->hold_get(h, i, &hv) == NG_OK) {
+            if (get_hold(h, i, &hv) && timed_hold(&hv)) {
                 int64_t at = add_sat(hv.began_ns, g->limit_ns[LIM_HOLD]);
                 if (at < d) d = at;
             }
         }
     }
-    if (g->limit_ns[LIM_TOUCH] > 0) {
-        size_t n = h->touch_count(h);
-        for (size_t i = 0; i < n; i++) {
-            ng_touch_info t = { sizeof t, 0, 0, 0, 0 };
-            if (h->touch_get(h, i, &t) == NG_OK && t.state == NG_TOUCH_STATE_DELIVERED) {
-                int64_t at = add_sat(t.began_ns, g->limit_ns[LIM_TOUCH]);
-                if (at < d) d = at;
-            }
+    uint64_t driver = 0;
+    bool driven = driving_touch(h, &driver);
+    size_t n = h->touch_count(h);
+    for (size_t i = 0; i < n; i++) {
+        ng_touch_info t;
+        if (get_touch(h, i, &t) && t.state == NG_TOUCH_STATE_DELIVERED) {
+            int64_t at = touch_due(g, &t, driven && t.touch_id == driver);
+            if (at < d) d = at;
         }
     }
     return d;
@@ -365,31 +410,36 @@ static void on_tick(void *inst, int64_t now) {
             }
         }
     }
-    /* A swipe released to finish is committed; any other is rolled back. */
-    bool commit = !interactive || track.swipe == NG_SWIPE_FINISHING;
     uint64_t hold_tokens[ROUND_HOLDS];
     size_t nholds = 0;
     if (g->limit_ns[LIM_HOLD] > 0) {
         size_t n = h->hold_count(h);
         for (size_t i = 0; i < n && nholds < ROUND_HOLDS; i++) {
             ng_hold_view hv;
-            memset(&hv, 0, sizeof hv);
-            hv.size = sizeof hv;
-            if (h->hold_get(h, i, &hv) == NG_OK && now - hv.began_ns >= g->limit_ns[LIM_HOLD])
+            if (get_hold(h, i, &hv) && timed_hold(&hv) && now - hv.began_ns >= g->limit_ns[LIM_HOLD])
                 hold_tokens[nholds++] = hv.token;
         }
     }
     uint64_t touch_ids[ROUND_TOUCHES];
     size_t ntouches = 0;
-    if (g->limit_ns[LIM_TOUCH] > 0) {
-        size_t n = h->touch_count(h);
-        for (size_t i = 0; i < n && ntouches < ROUND_TOUCHES; i++) {
-            ng_touch_info t = { sizeof t, 0, 0, 0, 0 };
-            if (h->touch_get(h, i, &t) == NG_OK && t.state == NG_TOUCH_STATE_DELIVERED
-                && now - t.began_ns >= g->limit_ns[LIM_TOUCH])
-                touch_ids[ntouches++] = t.touch_id;
+    uint64_t driver = 0;
+    bool driven = driving_touch(h, &driver), drive_lost = false;
+    size_t ntouch = h->touch_count(h);
+    for (size_t i = 0; i < ntouch && ntouches < ROUND_TOUCHES; i++) {
+        ng_touch_info t;
+        if (!get_touch(h, i, &t) || t.state != NG_TOUCH_STATE_DELIVERED) continue;
+        bool driving = driven && t.touch_id == driver;
+        if (touch_due(g, &t, driving) > now) continue;
+        touch_ids[ntouches++] = t.touch_id;
+        /* The finger of a swipe held still for drive_limit_ms: the swipe
+         * rolls back in this same round (one stuck gesture, one report). */
+        if (driving && !end_track && get_track(h, NG_TRACK_SCREEN, &track)) {
+            drive_lost = end_track = interactive = true;
+            track_start = touch_last(&t);
         }
     }
+    /* A swipe released to finish is committed; any other is rolled back. */
+    bool commit = !interactive || track.swipe == NG_SWIPE_FINISHING;
     size_t items = (end_track ? 1 : 0) + nholds + ntouches;
     if (items == 0) return;
     g->rounds++;
@@ -404,6 +454,11 @@ static void on_tick(void *inst, int64_t now) {
     if (end_track && !interactive)
         out(g, "  transition: request %" PRIu64 " (%s) in flight for %" PRId64 " ms (limit %" PRId64 " ms): finished (forced)\n",
             track.request_id, kind_name(track.kind), ms(now - track.began_ns), ms(g->limit_ns[LIM_TRANSITION]));
+    else if (drive_lost)
+        out(g, "  transition: request %" PRIu64 " (%s) in flight for %" PRId64 " ms, its finger (touch %" PRIu64
+            ") still for %" PRId64 " ms (limit %" PRId64 " ms): interactive back cancelled, stack rolled back\n",
+            track.request_id, kind_name(track.kind), ms(now - track.began_ns), driver, ms(now - track_start),
+            ms(g->limit_ns[LIM_DRIVE]));
     else if (end_track)
         out(g, "  transition: request %" PRIu64 " (%s) in flight for %" PRId64 " ms, %s %" PRId64 " ms (limit %" PRId64
             " ms): %s\n", track.request_id, kind_name(track.kind), ms(now - track.began_ns),
@@ -416,20 +471,21 @@ static void on_tick(void *inst, int64_t now) {
         size_t n = h->hold_count(h);
         for (size_t i = 0; i < n; i++) {
             ng_hold_view hv;
-            memset(&hv, 0, sizeof hv);
-            hv.size = sizeof hv;
-            if (h->hold_get(h, i, &hv) != NG_OK || hv.token != hold_tokens[k]) continue;
-            out(g, "  hold: token %" PRIu64 " %s live for %" PRId64 " ms (limit %" PRId64 " ms): released\n", hv.token,
-                quoted(q, sizeof q, hv.label), ms(now - hv.began_ns), ms(g->limit_ns[LIM_HOLD]));
+            if (!get_hold(h, i, &hv) || hv.token != hold_tokens[k]) continue;
+            out(g, "  hold: token %" PRIu64 " %s by %s live for %" PRId64 " ms (limit %" PRId64 " ms): released\n",
+                hv.token, quoted(q, sizeof q, hv.label), owner_name(&hv), ms(now - hv.began_ns),
+                ms(g->limit_ns[LIM_HOLD]));
         }
     }
     for (size_t k = 0; k < ntouches; k++) {
         size_t n = h->touch_count(h);
         for (size_t i = 0; i < n; i++) {
-            ng_touch_info t = { sizeof t, 0, 0, 0, 0 };
-            if (h->touch_get(h, i, &t) != NG_OK || t.touch_id != touch_ids[k]) continue;
-            out(g, "  touch: %" PRIu64 " on view %" PRIu64 " live for %" PRId64 " ms (limit %" PRId64 " ms): cancelled\n",
-                t.touch_id, t.view_id, ms(now - t.began_ns), ms(g->limit_ns[LIM_TOUCH]));
+            ng_touch_info t;
+            if (!get_touch(h, i, &t) || t.touch_id != touch_ids[k]) continue;
+            bool driving = driven && t.touch_id == driver;
+            out(g, "  touch: %" PRIu64 " on view %" PRIu64 "%s live for %" PRId64 " ms, idle %" PRId64 " ms (limit %" PRId64
+                " ms): cancelled\n", t.touch_id, t.view_id, driving ? " (driving the swipe back)" : "",
+                ms(now - t.began_ns), ms(now - touch_last(&t)), ms(g->limit_ns[driving ? LIM_DRIVE : LIM_TOUCH]));
         }
     }
     out(g, "state found:\n");
@@ -467,13 +523,19 @@ static void on_tick(void *inst, int64_t now) {
     if (st != NG_OK) h->log(h, NG_LOG_WARN, "watchdog: the host did not take the recovery report");
 }
 
-static const void *get_extension(void *inst, const char *id) { (void)inst; (void)id; return NULL; }
-
 static const ng_plugin_descriptor descriptor = {
-    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.watchdog", "watchdog", NGG_VERSION,
-    "Ends transitions, holds and touches that outlive their limits, and reports the state and recent history.",
-    create, destroy, NULL, on_event, on_outcome, NULL, NULL, on_tick, next_deadline, get_extension, options,
+    NG_PLUGIN_DESCRIPTOR_ABI,
+    .id = "org.navguard.watchdog",
+    .name = "watchdog",
+    .version = NGG_VERSION,
+    .description = "Ends transitions, holds and touches that outlive their limits, and reports the state and recent history.",
+    .create = create,
+    .destroy = destroy,
+    .on_event = on_event,
+    .on_outcome = on_outcome,
+    .on_tick = on_tick,
+    .next_deadline = next_deadline,
+    .options = options,
 };
 
 const ng_plugin_descriptor *ngg_watchdog_descriptor(void) { return &descriptor; }

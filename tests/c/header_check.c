@@ -46,9 +46,12 @@ static uint32_t use_init_macros(void) {
     ng_guard_request guard_request = NG_GUARD_REQUEST_INIT;
     ng_replay_options replay = NG_REPLAY_OPTIONS_INIT;
     ng_replay_result replayed = NG_REPLAY_RESULT_INIT;
+    ng_question question = NG_QUESTION_INIT;
+    ng_question_spec question_spec = NG_QUESTION_SPEC_INIT;
     return request.size + result.size + options.size + options.delegate.size +
            event.size + event_result.size + view.size + touch.size + track.size + hold.size +
-           record.size + replay.size + replayed.size + screen.size + guard_request.size;
+           record.size + replay.size + replayed.size + screen.size + guard_request.size +
+           question.size + question_spec.size;
 }
 
 /* The function types are what a C user expects (checked without referencing

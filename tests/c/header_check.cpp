@@ -61,10 +61,13 @@ static uint32_t use_init_macros() {
     ng_guard_request guard_request = NG_GUARD_REQUEST_INIT;
     ng_replay_options replay = NG_REPLAY_OPTIONS_INIT;
     ng_replay_result replayed = NG_REPLAY_RESULT_INIT;
+    ng_question question = NG_QUESTION_INIT;
+    ng_question_spec question_spec = NG_QUESTION_SPEC_INIT;
     const ng_request braced[] = { NG_REQUEST_INIT(NG_REQ_POP), NG_REQUEST_INIT(NG_REQ_BACK) };
     return request.size + result.size + options.size + options.delegate.size +
            event.size + event_result.size + view.size + braced[1].size + touch.size + track.size + hold.size +
-           record.size + replay.size + replayed.size + screen.size + guard_request.size;
+           record.size + replay.size + replayed.size + screen.size + guard_request.size +
+           question.size + question_spec.size;
 }
 
 // A plugin entry written in C++ has the type plugin.h names.

@@ -212,7 +212,7 @@ static void bad_handle_table(ng_context *h, const char *what) {
     rq.screen.route = "menu";
     ng_request_result rr = NG_REQUEST_RESULT_INIT;
     size_t n = 0;
-    ng_screen_info si = { sizeof si, 0, NULL, NULL };
+    ng_screen_info si = NG_SCREEN_INFO_INIT;
     char *txt = NULL;
     size_t len = 0;
     bool busy = false;
@@ -528,7 +528,7 @@ static void test_ranges(void) {
     EXPECT_ST(ng_event_submit(ctx, &mv, &er), NG_OK);
     EXPECT(er.verdict == NG_VERDICT_DROP && er.reason == NG_REASON_INVALID, "moved for an unknown touch: drop invalid");
     EXPECT_ST(ng_hit_test(ctx, NAN, 0, &tok), NG_E_RANGE);
-    ng_touch_info ti = { sizeof ti, 0, 0, 0, 0 };
+    ng_touch_info ti = NG_TOUCH_INFO_INIT;
     EXPECT_ST(ng_touch_get(ctx, 0, &ti), NG_E_NOT_FOUND);
 
     /* views */
@@ -591,7 +591,7 @@ static void test_ranges(void) {
     EXPECT_ST(ng_view_remove(ctx, 0), NG_E_NOT_FOUND);
 
     /* stack */
-    ng_screen_info si = { sizeof si, 0, NULL, NULL };
+    ng_screen_info si = NG_SCREEN_INFO_INIT;
     EXPECT_ST(ng_stack_get(ctx, 1, &si), NG_E_NOT_FOUND);
     EXPECT_ST(ng_stack_get(ctx, (size_t)-1, &si), NG_E_NOT_FOUND);
     ng_screen root2 = { 2, "again", NULL };
@@ -727,7 +727,7 @@ static void test_invalid_requests(void) {
     EXPECT_ST(ng_request_submit(ctx, &rq, &res), NG_OK);
     EXPECT(res.status == NG_OUTCOME_APPLIED, "push with a NG_MAX_STRING route: %s (%s)", ng_outcome_name(res.status),
            ng_reason_name(res.reason));
-    ng_screen_info si = { sizeof si, 0, NULL, NULL };
+    ng_screen_info si = NG_SCREEN_INFO_INIT;
     EXPECT_ST(ng_stack_get(ctx, 1, &si), NG_OK);
     EXPECT(si.route && strlen(si.route) == NG_MAX_STRING, "the long route is kept whole");
 
@@ -795,7 +795,7 @@ static void test_strings(void) {
     EXPECT(n == 0, "no root after refused roots");
     ng_screen ok = { 1, maxs, "h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x98\x80" }; /* valid multi-byte UTF-8 */
     EXPECT_ST(ng_stack_set_root(ctx, &ok), NG_OK);
-    ng_screen_info si = { sizeof si, 0, NULL, NULL };
+    ng_screen_info si = NG_SCREEN_INFO_INIT;
     EXPECT_ST(ng_stack_get(ctx, 0, &si), NG_OK);
     EXPECT(si.identity && strcmp(si.identity, ok.identity) == 0, "UTF-8 identity kept");
 
@@ -897,7 +897,7 @@ static void test_sizes(void) {
     pop.flags = 0;
     ng_status st = ng_request_submit(ctx, &pop, &r0);
     EXPECT(st == NG_OK || st == NG_E_SIZE, "submit with a size-0 result: %s", ng_strstatus(st));
-    unsigned char pattern[sizeof r0];
+    unsigned char pattern[sizeof r0 > sizeof(ng_event_result) ? sizeof r0 : sizeof(ng_event_result)];
     memset(pattern, 0xAB, sizeof pattern);
     EXPECT(memcmp((unsigned char *)&r0 + 4, pattern + 4, sizeof r0 - 4) == 0, "nothing written into a size-0 ng_request_result");
     ng_event_result e0;

@@ -27,7 +27,7 @@ import xml.etree.ElementTree as ET
 FAILURES = []
 MS = 1_000_000
 HOST_START_NS = 1000 * 1000 * MS   # trace_host.c's START: its manual clock's first reading
-POSTED_ID = 2**63 + 1              # the first posted request's id (a separate range from submits')
+POSTED_ID = 2**52 + 1              # the first posted request's id (NG_POSTED_ID_BASE + 1: a separate range, below 2^53)
 
 
 def check(cond, what):
@@ -231,9 +231,9 @@ def case_full(args):
     check(sorted(e["name"] for e in refused) == ["REFUSED back #7: busy", "REFUSED push #2 → menu: duplicate",
                                                  f"REFUSED push #{POSTED_ID} → menu: duplicate"],
           f"full.json: the three refusals: {[e['name'] for e in refused]}")
-    posted = [e for e in refused if e["args"].get("request") == str(POSTED_ID)]
+    posted = [e for e in refused if str(e["args"].get("request")) == str(POSTED_ID)]
     check(posted and posted[0]["ts"] == 1_300_000 and posted[0]["args"].get("source") == 5,
-          f"full.json: the posted reply (an id above 2^63, kept exact) refused at the tick after it: {posted}")
+          f"full.json: the posted reply (a posted id, kept exact) refused at the tick after it: {posted}")
     busy = [e for e in refused if e["name"].startswith("REFUSED back")]
     check(busy and busy[0]["args"].get("guard") == "org.navguard.transition" and busy[0]["args"].get("reason") == "busy",
           f"full.json: the refused back names its guard and reason: {busy}")

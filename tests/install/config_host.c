@@ -78,7 +78,7 @@ int main(void) {
                                            "{\"configure\":\"org.navguard.watchdog\",\"config\":{\"transition_limit_ms\":700}}]}");
     size_t n = 0;
     ng_chain_count(ctx, &n);
-    CHECK(st == NG_OK && n == 6, "edited default chain: %s, %zu guards (%s)", ng_strstatus(st), n, ng_errmsg(ctx));
+    CHECK(st == NG_OK && n == 7, "edited default chain: %s, %zu guards (%s)", ng_strstatus(st), n, ng_errmsg(ctx));
     ng_context_destroy(ctx);
 
     /* The default policy: a push and a timer's pop 100 ms later (source 0)

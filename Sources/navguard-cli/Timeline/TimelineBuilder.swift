@@ -75,7 +75,8 @@ struct TimelineBuilder {
     private var spans: [Ending] = []
     private var watchdogReports: Set<Int64> = []
 
-    private static let interactive: Int64 = 0x2, interrupted: Int64 = 0x4, forced: Int64 = 0x8, touchDriven: Int64 = 0x10
+    private static let interactive: Int64 = 0x2, interrupted: Int64 = 0x4, forced: Int64 = 0x8, touchDriven: Int64 = 0x10,
+                       destroyedFlag: Int64 = 0x20
 
     init(trace: Trace) {
         self.trace = trace
@@ -260,7 +261,12 @@ struct TimelineBuilder {
         span.short = route(t.to)
         var byGuard = false
         var end = ending
-        if endFlags & Self.forced != 0 {
+        if endFlags & Self.destroyedFlag != 0 {
+            // Destroy ends what is in flight (NavGuard 0.3): the host never did.
+            span.mark = .alarm
+            span.flag = "NEVER FINISHED: still in flight when the context was destroyed, \(TimelineFormat.ms(now - t.start)) after it began"
+            end += " (destroyed)"
+        } else if endFlags & Self.forced != 0 {
             byGuard = true
             span.mark = .alarm
             end += " (forced)"
@@ -288,7 +294,8 @@ struct TimelineBuilder {
     }
 
     private static func flagNames(_ f: Int64) -> String {
-        let names = [(0x1, "animated"), (0x2, "interactive"), (0x4, "interrupted"), (0x8, "forced"), (0x10, "touch-driven")]
+        let names = [(0x1, "animated"), (0x2, "interactive"), (0x4, "interrupted"), (0x8, "forced"), (0x10, "touch-driven"),
+                     (0x20, "destroyed")]
         let set = names.filter { f & Int64($0.0) != 0 }.map(\.1)
         return set.isEmpty ? "none" : set.joined(separator: "|")
     }

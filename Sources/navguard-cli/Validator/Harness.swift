@@ -329,11 +329,13 @@ final class Harness {
         _ = ng_hold_state(ctx, &maskBefore, nil)
         let st = ng_event_submit(ctx, &e, &out)
         // A began that nothing blocked before the call, dropped by the core
-        // (no guard refused it) as cancelled or blocked: the guard's own
-        // action in its vote did it (a touch-blocking hold, a touch cancel).
+        // as cancelled (no guard refused it) or blocked by a hold begun
+        // meanwhile: the guard's own action in its vote did it (a
+        // touch-blocking hold, a touch cancel).
+        let coreCancel = out.reason == NG_REASON_CANCELLED && out.guard_id == nil
+        let holdBlocked = out.reason == NG_REASON_IGNORING && out.hold_token != 0
         if st == NG_OK && type == NG_EVENT_TOUCH && phase == NG_TOUCH_BEGAN && out.verdict == NG_VERDICT_DROP
-            && out.guard_id == nil && maskBefore & UInt32(NG_MASK_TOUCH) == 0
-            && (out.reason == NG_REASON_CANCELLED || out.reason == NG_REASON_IGNORING) {
+            && maskBefore & UInt32(NG_MASK_TOUCH) == 0 && (coreCancel || holdBlocked) {
             beganSelfCancels.append("touch \(touch) (\(String(cString: ng_reason_name(out.reason))))")
         }
         if st != NG_OK {

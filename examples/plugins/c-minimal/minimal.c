@@ -122,34 +122,20 @@ static ng_vote qh_on_request(void *instance, const ng_guard_request *request, ng
     return NG_VOTE_REFUSE;
 }
 
-/* get_extension(): no optional capabilities; an unknown id must give NULL. */
-static const void *qh_get_extension(void *instance, const char *id) {
-    (void)instance;
-    (void)id;
-    return NULL;
-}
-
-/* The descriptor: static storage, fields in the order of plugin.h. Hooks the
- * guard does not need stay NULL. */
+/* The descriptor: static storage. NG_PLUGIN_DESCRIPTOR_ABI fills the ABI
+ * version and size; designated initializers leave every hook the guard does
+ * not need NULL, and keep compiling (with -Wextra) when a later plugin ABI
+ * appends fields. */
 static const ng_plugin_descriptor qh_descriptor = {
-    NG_PLUGIN_ABI_MAJOR,                 /* abi_major: the ABI this was built against */
-    NG_PLUGIN_ABI_MINOR,                 /* abi_minor */
-    sizeof(ng_plugin_descriptor),        /* size */
-    "org.example.quiet-hours",           /* id: reverse-DNS; file quiet-hours.so */
-    "quiet-hours",                       /* name */
-    "1.0.0",                             /* version */
-    "Refuses pushes of the routes listed in \"blocked_routes\" (NG_REASON_POLICY).",
-    qh_create,
-    qh_destroy,
-    qh_on_request,                       /* on_request */
-    NULL,                                /* on_event */
-    NULL,                                /* on_outcome */
-    NULL,                                /* on_transition */
-    NULL,                                /* on_hold */
-    NULL,                                /* on_tick */
-    NULL,                                /* next_deadline */
-    qh_get_extension,                    /* get_extension */
-    qh_options,                          /* options (ABI 1.1) */
+    NG_PLUGIN_DESCRIPTOR_ABI,
+    .id = "org.example.quiet-hours",    /* reverse-DNS; file quiet-hours.so */
+    .name = "quiet-hours",
+    .version = "1.0.0",
+    .description = "Refuses pushes of the routes listed in \"blocked_routes\" (NG_REASON_POLICY).",
+    .create = qh_create,
+    .destroy = qh_destroy,
+    .on_request = qh_on_request,
+    .options = qh_options,
 };
 
 /* The one exported symbol. The version script (cmake/navguard-plugin.map)

@@ -1,0 +1,129 @@
+import CNavGuard
+
+// Reading what a host or a guard passes in C: the one place requests,
+// screens and strings are checked and copied, for the host's calls (the ABI
+// layer) and guards' host-table calls alike. Nothing here trusts its input.
+
+/// A C string from outside: non-NULL unless `allowNull`, at most `limit`
+/// bytes before its NUL, valid UTF-8. With an engine (owner thread only), a
+/// recently used string is reused instead of copied.
+public func readCString(_ p: UnsafePointer<CChar>?, _ what: @autoclosure () -> String, allowNull: Bool = false,
+                        limit: Int = Limits.maxString, intern engine: Engine? = nil) throws(EngineError) -> CStr? {
+    guard let p else {
+        if allowNull { return nil }
+        throw EngineError(NG_E_NULL, "\(what()) is NULL")
+    }
+    let n: Int
+    switch checkedLength(p, limit: limit) {
+    case .success(let length): n = length
+    case .failure(.tooLong): throw EngineError(NG_E_TOO_LONG, "\(what()) is longer than \(limit) bytes")
+    case .failure(.notUTF8): throw EngineError(NG_E_UTF8, "\(what()) is not valid UTF-8")
+    }
+    if let engine { return engine.intern(p, n) }
+    return CStr(bytes: p, count: n)
+}
+
+// Size-prefixed structs (navguard.h conventions): `size` comes first and
+// says how much of the struct the caller knows.
+
+/// Copy a caller-filled, size-prefixed struct into a zeroed full-size value.
+/// Returns the size the caller declared.
+@inline(__always)
+public func copySized<T>(_ src: UnsafePointer<T>, into dst: inout T) -> Int {
+    let declared = Int(UnsafeRawPointer(src).load(as: UInt32.self))
+    let n = min(declared, MemoryLayout<T>.size)
+    withUnsafeMutableBytes(of: &dst) { $0.baseAddress!.copyMemory(from: UnsafeRawPointer(src), byteCount: n) }
+    return declared
+}
+
+/// Write into a caller's size-prefixed struct (a host's or a plugin's) only
+/// what its `size` covers; `size` itself is left alone.
+public func writeSized<T>(_ value: T, to dst: UnsafeMutablePointer<T>) {
+    let raw = UnsafeMutableRawPointer(dst)
+    let declared = Int(raw.load(as: UInt32.self))
+    let n = min(declared, MemoryLayout<T>.size)
+    guard n > 4 else { return }
+    withUnsafeBytes(of: value) { raw.advanced(by: 4).copyMemory(from: $0.baseAddress!.advanced(by: 4), byteCount: n - 4) }
+}
+
+/// Whether a caller's struct of `declared` bytes holds the whole field at
+/// `offset` (NG_HAS_FIELD): a size ending inside a field covers none of it.
+@inline(__always)
+public func covers(_ declared: Int, _ offset: Int?, _ size: Int) -> Bool {
+    guard let offset else { return false }
+    return declared >= offset + size
+}
+
+extension Screen {
+    /// A screen the host or a guard passed (`what` names it in errors).
+    public init(_ s: ng_screen, _ what: @autoclosure () -> String, flags: UInt32 = 0,
+                intern engine: Engine? = nil) throws(EngineError) {
+        guard s.id != 0 else { throw EngineError(NG_E_RANGE, "\(what()).id is 0 (reserved)") }
+        let route = try readCString(s.route, "\(what()).route", intern: engine)!
+        guard route.count > 0 else { throw EngineError(NG_E_RANGE, "\(what()).route is empty") }
+        let identity = try readCString(s.identity, "\(what()).identity", allowNull: true, intern: engine)
+        self.init(id: s.id, route: route, identity: identity ?? route, flags: flags)
+    }
+}
+
+let knownRequestFlags = UInt32(NG_REQF_ANIMATED | NG_REQF_TIMED | NG_REQF_TOUCH_DRIVEN)
+let knownScreenFlags = UInt32(NG_SCREENF_KNOWN) | NG_SCREENF_USER_MASK
+
+/// Why screen flags are refused, or nil.
+public func screenFlagsProblem(_ flags: UInt32) -> String? {
+    flags & ~knownScreenFlags == 0 ? nil
+        : "unknown screen flags 0x\(String(flags & ~knownScreenFlags, radix: 16)) (NavGuard's are NG_SCREENF_*, the host's NG_SCREENF_USER_MASK)"
+}
+
+extension Request {
+    /// A request the host or a guard passed: `c` copied to full size (zero
+    /// beyond what the caller declared), `declared` the size it set.
+    public init(_ c: ng_request, declared: Int, intern engine: Engine? = nil) throws(EngineError) {
+        guard c.kind >= 0 && c.kind < NG_REQ_KIND_COUNT else {
+            throw EngineError(NG_E_RANGE, "request kind \(c.kind) is out of range")
+        }
+        guard c.flags & ~knownRequestFlags == 0 else {
+            throw EngineError(NG_E_RANGE, "unknown request flags 0x\(String(c.flags & ~knownRequestFlags, radix: 16))")
+        }
+        if c.flags & UInt32(NG_REQF_TIMED) != 0 && c.flags & UInt32(NG_REQF_ANIMATED) == 0 {
+            throw EngineError(NG_E_RANGE, "NG_REQF_TIMED needs NG_REQF_ANIMATED")
+        }
+        guard c.duration_ns >= 0 else { throw EngineError(NG_E_RANGE, "negative duration_ns") }
+        self.init(kind: c.kind, flags: c.flags, source: c.source)
+        durationNs = c.duration_ns
+        if c.flags & UInt32(NG_REQF_TOUCH_DRIVEN) != 0 {
+            guard c.kind == NG_REQ_INTERACTIVE_BACK else {
+                throw EngineError(NG_E_RANGE, "NG_REQF_TOUCH_DRIVEN is for NG_REQ_INTERACTIVE_BACK only")
+            }
+            guard covers(declared, MemoryLayout<ng_request>.offset(of: \.driving_touch), 8) else {
+                throw EngineError(NG_E_SIZE, "NG_REQF_TOUCH_DRIVEN needs ng_request.size to cover driving_touch (set it to sizeof(ng_request) of NavGuard 0.2 or later)")
+            }
+            drivingTouch = c.driving_touch
+        }
+        if covers(declared, MemoryLayout<ng_request>.offset(of: \.from_screen), 8) { fromScreen = c.from_screen }
+        var screenFlags: UInt32 = 0
+        if c.kind == NG_REQ_PUSH && covers(declared, MemoryLayout<ng_request>.offset(of: \.screen_flags), 4) {
+            if let m = screenFlagsProblem(c.screen_flags) { throw EngineError(NG_E_RANGE, "screen_flags: \(m)") }
+            screenFlags = c.screen_flags
+        }
+        switch c.kind {
+        case NG_REQ_PUSH:
+            screen = try Screen(c.screen, "screen", flags: screenFlags, intern: engine)
+        case NG_REQ_POP_TO:
+            guard c.target_id != 0 else { throw EngineError(NG_E_RANGE, "target_id is 0") }
+            targetID = c.target_id
+        case NG_REQ_REPLACE_STACK:
+            guard let list = c.screens else { throw EngineError(NG_E_NULL, "screens is NULL") }
+            guard c.screen_count >= 1 else { throw EngineError(NG_E_RANGE, "screen_count is 0") }
+            guard c.screen_count <= Limits.maxStack else {
+                throw EngineError(NG_E_TOO_LONG, "screen_count \(c.screen_count) exceeds \(Limits.maxStack)")
+            }
+            var list2: [Screen] = []
+            list2.reserveCapacity(c.screen_count)
+            for i in 0..<c.screen_count { list2.append(try Screen(list[i], "screens[\(i)]", intern: engine)) }
+            screens = list2
+        default:
+            break
+        }
+    }
+}
