@@ -296,7 +296,7 @@ bool InputFilter::onKey(QEvent *event) {
         return ke->key() == m_lastKey && !m_lastKeyDelivered;
     }
     ng_event e = NG_EVENT_INIT(NG_EVENT_KEY);
-    e.phase = event->type() == QEvent::KeyRelease ? kKeyUp : ke->isAutoRepeat() ? kKeyRepeat : kKeyDown;
+    e.phase = event->type() == QEvent::KeyRelease ? NG_KEY_UP : ke->isAutoRepeat() ? NG_KEY_REPEAT : NG_KEY_DOWN;
     e.code = ke->key();
     ng_event_result r = NG_EVENT_RESULT_INIT;
     bool deliver = submit(e, r);
@@ -551,6 +551,10 @@ ng_status Navigator::create() {
     o.delegate.on_report = &Navigator::cbReport;
     o.delegate.on_log = &Navigator::cbLog;
     o.delegate.on_touch_cancel = &Navigator::cbTouchCancel;
+    o.delegate.on_question = &Navigator::cbQuestion;
+    o.delegate.on_question_end = &Navigator::cbQuestionEnd;
+    o.delegate.on_wake = &Navigator::cbWake;
+    o.delegate.on_deadline = &Navigator::cbDeadline;
     ng_context *ctx = nullptr;
     ng_status st = ng_context_create(&o, &ctx);
     if (setError(st, "ng_context_create")) return st;
@@ -584,7 +588,6 @@ ng_status Navigator::create() {
     ensureEdge();
     Q_EMIT readyChanged();
     updateState();
-    armDeadline();
     return NG_OK;
 }
 
@@ -604,6 +607,12 @@ QString Navigator::routeOf(double screenId) const {
 void Navigator::applyOptions(ng_request &rq, const QVariantMap &options) const {
     rq.flags = options.value(QStringLiteral("animated"), true).toBool() ? NG_REQF_ANIMATED : 0u;
     rq.source = options.value(QStringLiteral("source"), 0).toUInt();
+    if (options.value(QStringLiteral("scoped")).toBool())
+        rq.from_screen = static_cast<uint64_t>(currentScreen());
+    else
+        rq.from_screen = static_cast<uint64_t>(options.value(QStringLiteral("fromScreen"), 0).toDouble());
+    if (rq.kind == NG_REQ_PUSH && options.value(QStringLiteral("confirmLeave")).toBool())
+        rq.screen_flags |= NG_SCREENF_CONFIRM_LEAVE;
 }
 
 double Navigator::request(ng_request rq, const QVariantMap &options, const QVariantMap &properties) {
@@ -646,7 +655,6 @@ bool Navigator::submitRequest(const ng_request &rq, ng_request_result *res) {
     Q_EMIT submitted(d);
     if (res->status == NG_OUTCOME_DEFERRED || res->status == NG_OUTCOME_QUEUED) Q_EMIT deferred(d);
     updateState();
-    armDeadline();
     return true;
 }
 
@@ -706,6 +714,8 @@ ng_status Navigator::post(const PostRequest &p, uint64_t *out_id) {
     ng_request rq = NG_REQUEST_INIT(p.kind);
     rq.flags = p.animated ? NG_REQF_ANIMATED : 0u;
     rq.source = p.source;
+    rq.from_screen = p.fromScreen;
+    rq.screen_flags = p.screenFlags;
     QByteArray route = p.route.toUtf8();
     QByteArray identity = p.identity.isEmpty() ? route : p.identity.toUtf8();
     uint64_t screen = 0;
@@ -716,30 +726,39 @@ ng_status Navigator::post(const PostRequest &p, uint64_t *out_id) {
         rq.screen.identity = identity.constData();
         rememberScreen(screen, p.route, p.properties);
     }
+    /* The context's on_wake wakes the GUI loop (cbWake). */
     ng_status st = ng_request_post(ctx, &rq, out_id);
-    if (st != NG_OK) {
-        if (screen) {
-            QMutexLocker lock(&m_screensMu);
-            m_screens.remove(screen);
-        }
-        return st;
+    if (st != NG_OK && screen) {
+        QMutexLocker lock(&m_screensMu);
+        m_screens.remove(screen);
     }
-    scheduleTick();
-    return NG_OK;
+    return st;
 }
 
 bool Navigator::answer(double questionId, bool yes) {
-    (void)questionId;
-    (void)yes;
-    m_error = QStringLiteral("Navigator.answer: questions need NavGuard 0.3");
-    return false;
+    if (!m_ctx) return false;
+    ng_status st = ng_question_answer(m_ctx, static_cast<uint64_t>(questionId), yes ? NG_ANSWER_YES : NG_ANSWER_NO);
+    /* NG_E_NOT_FOUND: it timed out or was withdrawn meanwhile (harmless). */
+    if (st == NG_E_NOT_FOUND) {
+        m_error = QStringLiteral("Navigator.answer: question %1 is no longer open").arg(questionId);
+        return false;
+    }
+    updateState();
+    return !setError(st, "ng_question_answer");
 }
 
 bool Navigator::setConfirmLeave(double screenId, bool on) {
-    (void)screenId;
-    (void)on;
-    m_error = QStringLiteral("Navigator.setConfirmLeave: screen flags need NavGuard 0.3");
-    return false;
+    if (!m_ctx) return false;
+    uint64_t id = static_cast<uint64_t>(screenId);
+    uint32_t flags = 0;
+    size_t n = 0;
+    ng_stack_count(m_ctx, &n);
+    for (size_t i = 0; i < n; i++) {
+        ng_screen_info s = NG_SCREEN_INFO_INIT;
+        if (ng_stack_get(m_ctx, i, &s) == NG_OK && s.id == id) flags = s.flags;
+    }
+    flags = on ? (flags | NG_SCREENF_CONFIRM_LEAVE) : (flags & ~NG_SCREENF_CONFIRM_LEAVE);
+    return !setError(ng_screen_set_flags(m_ctx, id, flags), "ng_screen_set_flags");
 }
 
 /* --- the loop: ticks and the deadline timer ---------------------------------------- */
@@ -750,19 +769,16 @@ void Navigator::scheduleTick() {
 
 void Navigator::tick() {
     m_tickQueued.store(false);
-    if (!m_ctx) return;
+    if (!m_ctx || m_destroying) return;
     ng_tick(m_ctx);
     updateState();
-    armDeadline();
 }
 
-void Navigator::armDeadline() {
-    if (!m_ctx) return;
-    int64_t deadline = NG_NO_DEADLINE, now = 0;
-    if (ng_next_deadline(m_ctx, &deadline) != NG_OK || ng_now(m_ctx, &now) != NG_OK) return;
-    if (deadline == m_armed && m_deadline.isActive() == (deadline != NG_NO_DEADLINE)) return;
-    m_armed = deadline;
-    if (deadline == NG_NO_DEADLINE) {
+/* The one timer, armed for NavGuard's next deadline (on_deadline). */
+void Navigator::armDeadline(int64_t deadline) {
+    if (!m_ctx || m_destroying) return;
+    int64_t now = 0;
+    if (deadline == NG_NO_DEADLINE || ng_now(m_ctx, &now) != NG_OK) {
         m_deadline.stop();
         return;
     }
@@ -832,6 +848,40 @@ void Navigator::cbTouchCancel(void *user, ng_context *, const ng_touch_info *t) 
     m[QStringLiteral("view")] = idValue(t->view_id);
     m[QStringLiteral("routed")] = routed;
     Q_EMIT self->touchCancelled(m);
+}
+
+/* [any-thread] A post left work for the GUI thread: tick there, soon. */
+void Navigator::cbWake(void *user, ng_context *) { static_cast<Navigator *>(user)->scheduleTick(); }
+
+void Navigator::cbDeadline(void *user, ng_context *, int64_t deadline) {
+    static_cast<Navigator *>(user)->armDeadline(deadline);
+}
+
+QVariantMap Navigator::questionMap(const ng_question *q) const {
+    QVariantMap m;
+    m[QStringLiteral("id")] = idValue(q->question_id);
+    m[QStringLiteral("topic")] = nameOrNull(q->topic);
+    m[QStringLiteral("text")] = nameOrNull(q->text);
+    m[QStringLiteral("guard")] = nameOrNull(q->guard_id);
+    m[QStringLiteral("requestId")] = idValue(q->request_id);
+    m[QStringLiteral("kind")] = QString::fromUtf8(ng_request_kind_name(q->kind));
+    m[QStringLiteral("screenId")] = idValue(q->screen_id);
+    m[QStringLiteral("route")] = q->screen_id ? QVariant(routeOf(static_cast<double>(q->screen_id))) : QVariant();
+    m[QStringLiteral("timeoutMs")] =
+        q->deadline_ns == NG_NO_DEADLINE ? QVariant() : QVariant(static_cast<double>(q->deadline_ns - q->asked_ns) / 1e6);
+    return m;
+}
+
+void Navigator::cbQuestion(void *user, ng_context *, const ng_question *q) {
+    auto *self = static_cast<Navigator *>(user);
+    if (self->m_destroying) return;
+    Q_EMIT self->question(self->questionMap(q));
+}
+
+void Navigator::cbQuestionEnd(void *user, ng_context *, const ng_question *q, ng_answer answer) {
+    auto *self = static_cast<Navigator *>(user);
+    if (self->m_destroying) return;
+    Q_EMIT self->questionEnded(self->questionMap(q), QString::fromUtf8(ng_answer_name(answer)));
 }
 
 void Navigator::onTransition(const ng_transition_event *e) {
@@ -1012,7 +1062,6 @@ void Navigator::finishIfSettled() {
     if (t.flags & NG_TRANSF_INTERACTIVE) return;
     ng_transition_finish(m_ctx, NG_TRACK_ALL);
     updateState();
-    armDeadline();
 }
 
 void Navigator::updateState() {
@@ -1208,7 +1257,6 @@ void Navigator::swipeSettle() {
             Q_EMIT swipe(m);
             if (st != NG_OK) swipeEnd(false);
             updateState();
-            armDeadline();
         });
     }
     m_settle->stop();

@@ -27,11 +27,15 @@
  *    Controls StackView: push(route, properties), back(), popToRoot() and the
  *    rest go through NavGuard, each outcome comes back as a signal; StackView
  *    is changed at screen will-show and ng_transition_finish is called when
- *    its transition ends (busy false); changes asked for while StackView is
- *    inside its own signals are applied one event-loop turn later; posts
- *    from any thread (post()) wake the GUI loop; one QTimer follows NavGuard's
- *    next deadline; an edge DragHandler drives an interactive back with the
- *    page following the finger. The Navigator installs an InputFilter on the
+ *    its transition ends (busy false); StackView is changed one event-loop
+ *    turn after will-show, so never from inside its own signals; posts from
+ *    any thread (post()) wake the GUI loop (the context's on_wake); one
+ *    QTimer is armed for NavGuard's next deadline (on_deadline); replies
+ *    scoped to the screen they were asked from (fromScreen) are dropped as
+ *    stale once the user left it; a screen pushed with confirmLeave makes
+ *    every path that would remove it ask the host first (question /
+ *    answer()); an edge DragHandler drives an interactive back with the page
+ *    following the finger. The Navigator installs an InputFilter on the
  *    StackView's window.
  *
  * Touch ids (ng_event.touch_id): the mouse is kMouseTouchId; a finger is
@@ -105,11 +109,6 @@ namespace qt6 {
 
 /* The touch id of the mouse (left button). Finger ids never equal it. */
 inline constexpr uint64_t kMouseTouchId = UINT64_C(0xFFFF00000000);
-
-/* ng_event.phase for NG_EVENT_KEY (the values of navguard.h's key phases). */
-inline constexpr int32_t kKeyDown = 0;
-inline constexpr int32_t kKeyUp = 1;
-inline constexpr int32_t kKeyRepeat = 2;
 
 /* Live touches the filter follows (to end them on focus loss, to route their
  * cancels, to type a filtered QTouchEvent). A touch beyond this many is still
@@ -216,8 +215,11 @@ struct PostRequest {
     uint32_t source = 0;           /* ng_request.source */
     bool animated = true;
     uint64_t fromScreen = 0;       /* ng_request.from_screen: the screen the
-                                      request was issued from (0: none) */
-    uint32_t screenFlags = 0;      /* PUSH: ng_request.screen_flags */
+                                      request was issued from (0: none); it is
+                                      dropped as stale (NG_REASON_STALE) when
+                                      that screen is no longer the top */
+    uint32_t screenFlags = 0;      /* PUSH: ng_request.screen_flags
+                                      (NG_SCREENF_CONFIRM_LEAVE) */
 };
 
 class Navigator : public QObject, public QQmlParserStatus {
@@ -255,9 +257,11 @@ public:
     /* --- QML API (GUI thread) --- */
     /* Each request returns its id (a number below 2^53; 0 when it could not
      * be submitted: `error` says why). Its outcome follows as a signal.
-     * options: source (int), animated (bool, default true), identity
-     * (string), fromScreen (a screen id) or scoped (true: the current top),
-     * confirmLeave (bool: ask before the pushed screen is left). */
+     * options: source (int: ng_request.source, what the throttle guard keys
+     * on), animated (bool, default true), identity (string: what dedupe
+     * compares; default the route), fromScreen (a screen id) or scoped (true:
+     * the current top) for ng_request.from_screen, confirmLeave (push: ask
+     * before the pushed screen is left, NG_SCREENF_CONFIRM_LEAVE). */
     Q_INVOKABLE double push(const QString &route, const QVariantMap &properties = {},
                             const QVariantMap &options = {});
     Q_INVOKABLE double back(const QVariantMap &options = {});
@@ -266,9 +270,11 @@ public:
     Q_INVOKABLE double popToRoot(const QVariantMap &options = {});
     /* screens: [{route, properties, identity}], bottom first. */
     Q_INVOKABLE double replaceStack(const QVariantList &screens, const QVariantMap &options = {});
-    /* Answer the open question (a leave confirmation): true yes, false no. */
+    /* Answer the open question (a leave confirmation): true yes, false no.
+     * False when it is no longer open (it timed out, or was withdrawn). */
     Q_INVOKABLE bool answer(double questionId, bool yes);
-    /* Ask before any request removes this screen (NG_SCREENF_CONFIRM_LEAVE). */
+    /* Ask before any request removes this stacked screen, or stop asking
+     * (NG_SCREENF_CONFIRM_LEAVE through ng_screen_set_flags). */
     Q_INVOKABLE bool setConfirmLeave(double screenId, bool on);
     Q_INVOKABLE QString routeOf(double screenId) const;
     Q_INVOKABLE QString error() const { return m_error; }
@@ -321,7 +327,7 @@ public:
     void componentComplete() override;
 
 public Q_SLOTS:
-    /* [owner] ng_tick, then re-arm the deadline timer. */
+    /* [owner] ng_tick (the deadline timer and the wake-up call it). */
     void tick();
 
 Q_SIGNALS:
@@ -392,6 +398,10 @@ private:
     static void cbReport(void *user, ng_context *ctx, const char *guard, const char *text);
     static void cbLog(void *user, ng_context *ctx, int32_t severity, const char *guard, const char *message);
     static void cbTouchCancel(void *user, ng_context *ctx, const ng_touch_info *t);
+    static void cbQuestion(void *user, ng_context *ctx, const ng_question *q);
+    static void cbQuestionEnd(void *user, ng_context *ctx, const ng_question *q, ng_answer answer);
+    static void cbWake(void *user, ng_context *ctx);
+    static void cbDeadline(void *user, ng_context *ctx, int64_t deadline);
 
     void onTransition(const ng_transition_event *e);
     double request(ng_request rq, const QVariantMap &options, const QVariantMap &properties = {});
@@ -411,8 +421,9 @@ private:
     QQuickItem *stackItem(int index) const;
     void finishIfSettled();
     void updateState();
-    void armDeadline();
+    void armDeadline(int64_t deadline);
     void scheduleTick();
+    QVariantMap questionMap(const ng_question *q) const;
 
     /* swipe-back */
     void ensureEdge();
@@ -454,7 +465,6 @@ private:
     bool m_finishQueued = false;
 
     QTimer m_deadline;
-    int64_t m_armed = NG_NO_DEADLINE;
 
     Swipe m_swipe;
     QVariantAnimation *m_settle = nullptr;

@@ -15,12 +15,16 @@
  *    Back during a push refused, pushes from inside StackView's own signals
  *    and from a page's construction (no StackView warning), posts from
  *    another thread waking the loop, the swipe-back from the left edge
- *    (finished and cancelled), the same app unguarded.
+ *    (finished and cancelled), a host's hold expiring on time through the
+ *    deadline timer alone, a stale reply dropped and a scoped one applied,
+ *    the leave confirmation (Back answered no, a swipe answered yes,
+ *    popToRoot, setConfirmLeave), the same app unguarded.
  * Every check runs; failures are counted and listed (QTest's QCOMPARE stops a
  * test function at the first one, so checks use CHECK instead).
  */
 #include "navguard_qt6.h"
 
+#include <QtCore/QElapsedTimer>
 #include <QtCore/QPointer>
 #include <QtCore/QThread>
 #include <QtGui/QGuiApplication>
@@ -744,6 +748,101 @@ static void test_navigator_swipe() {
     CHECK(r.idle() && r.depth() == 1, "a swipe at the root changed the stack");
 }
 
+static void test_navigator_deadline() {
+    NavRig r;
+    QSignalSpy holds(r.nav, &Navigator::holdEnded);
+    /* A hold begun on the context directly, with a 80 ms limit: NavGuard
+     * pushes its deadline (on_deadline), the Navigator's timer ticks. */
+    uint64_t token = 0;
+    QElapsedTimer t;
+    t.start();
+    CHECK(ng_hold_begin(r.nav->context(), "loading", NG_MASK_TOUCH, 80 * 1000000LL, &token) == NG_OK,
+          "ng_hold_begin failed");
+    CHECK(WAIT_FOR(holds.size() == 1, 2000), "the hold never expired (no tick at its deadline)");
+    qint64 ms = t.elapsed();
+    CHECK(ms >= 75, "the hold ended after %lld ms, before its 80 ms limit", (long long)ms);
+    if (holds.size() == 1)
+        CHECK(holds.at(0).value(0).toMap().value("reason") == "expired", "the hold ended %s",
+              qPrintable(holds.at(0).value(0).toMap().value("reason").toString()));
+}
+
+static void test_navigator_stale() {
+    NavRig r;
+    r.nav->push(QStringLiteral("b"));
+    CHECK(r.idle(), "push did not settle");
+    double b = r.nav->currentScreen();
+    QSignalSpy dropped(r.nav, &Navigator::dropped);
+    /* The user goes back; a reply asked from b arrives during the pop. */
+    r.nav->back();
+    ng_status st = NG_E_STATE;
+    std::thread([&] {
+        navguard::qt6::PostRequest p;
+        p.route = QStringLiteral("c");
+        p.fromScreen = static_cast<uint64_t>(b);
+        p.source = 901;
+        st = r.nav->post(p);
+    }).join();
+    CHECK(st == NG_OK, "post: %s", ng_strstatus(st));
+    CHECK(WAIT_FOR(dropped.size() == 1, 3000), "the stale reply got no dropped outcome");
+    if (dropped.size() == 1)
+        CHECK(dropped.at(0).value(0).toMap().value("reason") == "stale", "the reply was dropped %s",
+              qPrintable(dropped.at(0).value(0).toMap().value("reason").toString()));
+    CHECK(r.idle() && r.depth() == 1 && r.top() == "a", "after the stale reply: depth %d top '%s'", r.depth(),
+          qPrintable(r.top()));
+    /* Scoped to the screen still on top: applied. */
+    r.nav->post([&] {
+        navguard::qt6::PostRequest p;
+        p.route = QStringLiteral("c");
+        p.fromScreen = static_cast<uint64_t>(r.nav->currentScreen());
+        return p;
+    }());
+    CHECK(WAIT_FOR(r.depth() == 2 && !r.busy() && !r.navBusy(), 3000), "a reply for the top screen was not applied");
+}
+
+static void test_navigator_question() {
+    NavRig r;
+    QSignalSpy questions(r.nav, &Navigator::question);
+    QSignalSpy ended(r.nav, &Navigator::questionEnded);
+    r.nav->push(QStringLiteral("b"), {}, { { QStringLiteral("confirmLeave"), true } });
+    CHECK(r.idle(), "push did not settle");
+    /* Back asks; no keeps the screen. */
+    double back = r.nav->back();
+    CHECK(questions.size() == 1, "%d questions after Back", (int)questions.size());
+    QVariantMap q = questions.value(0).value(0).toMap();
+    CHECK(q.value("route") == "b" && q.value("kind") == "back" && q.value("requestId").toDouble() == back,
+          "the question: route %s kind %s", qPrintable(q.value("route").toString()), qPrintable(q.value("kind").toString()));
+    CHECK(r.nav->answer(q.value("id").toDouble(), false), "answer(no): %s", qPrintable(r.nav->error()));
+    CHECK(ended.size() == 1 && ended.at(0).value(1) == "no", "questionEnded: %d", (int)ended.size());
+    QVariantMap bo = r.outcome(back);
+    /* It was held (deferred) while asking: a held request ends dropped. */
+    CHECK(bo.value("outcome") == "dropped" && bo.value("reason") == "declined", "Back answered no: %s %s",
+          qPrintable(bo.value("outcome").toString()), qPrintable(bo.value("reason").toString()));
+    CHECK(r.idle() && r.depth() == 2, "depth %d after no", r.depth());
+    /* A swipe on it does not start: it asks, and yes is a Back. */
+    questions.clear();
+    edgeDrag(r.win, 0.70, 0);
+    CHECK(WAIT_FOR(questions.size() == 1, 1000), "a swipe on a confirm-leave screen did not ask");
+    CHECK(r.depth() == 2, "the swipe moved the stack before the answer");
+    q = questions.value(0).value(0).toMap();
+    CHECK(r.nav->answer(q.value("id").toDouble(), true), "answer(yes): %s", qPrintable(r.nav->error()));
+    CHECK(WAIT_FOR(r.depth() == 1 && !r.busy() && !r.navBusy(), 3000), "yes did not leave (depth %d)", r.depth());
+    /* setConfirmLeave on a stacked screen, and off again. */
+    r.nav->push(QStringLiteral("c"));
+    CHECK(r.idle(), "push did not settle");
+    CHECK(r.nav->setConfirmLeave(r.nav->currentScreen(), true), "setConfirmLeave: %s", qPrintable(r.nav->error()));
+    questions.clear();
+    double pop = r.nav->popToRoot();
+    CHECK(questions.size() == 1, "popToRoot of a confirm-leave screen did not ask");
+    CHECK(r.outcome(pop).isEmpty(), "popToRoot was decided before the answer");
+    CHECK(r.nav->answer(questions.value(0).value(0).toMap().value("id").toDouble(), false), "answer(no)");
+    CHECK(r.nav->setConfirmLeave(r.nav->currentScreen(), false), "setConfirmLeave(off): %s", qPrintable(r.nav->error()));
+    questions.clear();
+    r.nav->popToRoot();
+    CHECK(questions.isEmpty() && r.idle() && r.depth() == 1, "after confirm-leave off: %d questions, depth %d",
+          (int)questions.size(), r.depth());
+    CHECK(!r.nav->answer(12345, true), "answering a question that is not open succeeded");
+}
+
 static void test_navigator_unguarded() {
     NavRig r(false);
     size_t guards = 99;
@@ -778,6 +877,9 @@ int main(int argc, char **argv) {
         { "navigator_reentrancy", test_navigator_reentrancy },
         { "navigator_post", test_navigator_post },
         { "navigator_swipe", test_navigator_swipe },
+        { "navigator_deadline", test_navigator_deadline },
+        { "navigator_stale", test_navigator_stale },
+        { "navigator_question", test_navigator_question },
         { "navigator_unguarded", test_navigator_unguarded },
     };
     for (auto &t : tests) {

@@ -36,6 +36,8 @@ Window {
             nav.replaceStack(rest.map(r => ({ route: r, properties: r === "item" ? { name: "Espresso" } : {},
                                                identity: r === "item" ? "item:Espresso" : r })),
                              { animated: false, source: 1 })
+        if (nav.currentRoute === "checkout")
+            nav.setConfirmLeave(nav.currentScreen, true)   // as its push would (confirmLeave)
     }
 
     // Everything under one focus scope: the hardware Back keys reach it

@@ -11,8 +11,12 @@
  * takes screenshots.
  *
  * Usage: qt-kiosk [--unguarded] [--stack home,menu] [--anim-ms N]
- *                 [--network-delay-ms N] [--log FILE] [--record FILE]
- *                 [--screenshot FILE.png|.bmp]
+ *                 [--network-delay-ms N] [--network-unscoped] [--log FILE]
+ *                 [--record FILE] [--screenshot FILE.png|.bmp]
+ * The network reply is scoped to the screen it was asked from (from_screen):
+ * NavGuard drops it as stale once the user has left that screen, guarded or
+ * not (a core rule). --network-unscoped leaves it unscoped, to show what a
+ * reply does to a push in flight with and without the guards.
  * Keys: Escape / Backspace hardware Back, F12 screenshot (to --screenshot,
  * else ./qt-kiosk.png), Ctrl+Q quit. SIGUSR1 is F12; SIGTERM/SIGINT quit
  * (the --screenshot is written at exit).
@@ -79,6 +83,7 @@ class Kiosk : public QObject {
     Q_PROPERTY(QStringList initialStack MEMBER m_stack CONSTANT)
 public:
     bool m_unguarded = false;
+    bool m_networkScoped = true;
     QString m_recordPath, m_screenshotPath;
     int m_animMs = 300, m_networkDelayMs = 2000;
     QStringList m_stack{ QStringLiteral("home") };
@@ -244,7 +249,7 @@ public:
         }
         klog_begin("network");
         klog_int("delay_ms", delay);
-        klog_uint("from_screen", static_cast<uint64_t>(fromScreen));
+        klog_uint("from_screen", m_networkScoped ? static_cast<uint64_t>(fromScreen) : 0);
         klog_end();
         std::thread([this, delay, fromScreen] {
             std::unique_lock<std::mutex> lock(m_mu);
@@ -256,7 +261,7 @@ public:
                 p.identity = QStringLiteral("item:special");
                 p.properties = { { QStringLiteral("name"), QStringLiteral("Today's special") } };
                 p.source = kSrcNetworkReply;
-                p.fromScreen = static_cast<uint64_t>(fromScreen);
+                p.fromScreen = m_networkScoped ? static_cast<uint64_t>(fromScreen) : 0;
                 ng_status st = m_nav->post(p);
                 if (st != NG_OK) std::fprintf(stderr, "qt-kiosk: post: %s\n", ng_strstatus(st));
             }
@@ -367,16 +372,19 @@ int main(int argc, char **argv) {
                               QStringLiteral("ms"), QStringLiteral("300"));
     QCommandLineOption netMs(QStringLiteral("network-delay-ms"), QStringLiteral("network reply delay"),
                              QStringLiteral("ms"), QStringLiteral("2000"));
+    QCommandLineOption unscoped(QStringLiteral("network-unscoped"),
+                                QStringLiteral("the network reply names no screen it was asked from"));
     QCommandLineOption logOpt(QStringLiteral("log"), QStringLiteral("JSON lines log"), QStringLiteral("file"));
     QCommandLineOption recordOpt(QStringLiteral("record"), QStringLiteral("flight-recorder trace of the session"),
                                  QStringLiteral("file"));
     QCommandLineOption shotOpt(QStringLiteral("screenshot"), QStringLiteral("screenshot file (F12, SIGUSR1, exit)"),
                                QStringLiteral("file"));
-    cli.addOptions({ unguarded, stack, animMs, netMs, logOpt, recordOpt, shotOpt });
+    cli.addOptions({ unguarded, stack, animMs, netMs, unscoped, logOpt, recordOpt, shotOpt });
     cli.process(app);
 
     Kiosk kiosk;
     kiosk.m_unguarded = cli.isSet(unguarded);
+    kiosk.m_networkScoped = !cli.isSet(unscoped);
     bool ok1 = false, ok2 = false;
     kiosk.m_animMs = cli.value(animMs).toInt(&ok1);
     kiosk.m_networkDelayMs = cli.value(netMs).toInt(&ok2);

@@ -275,6 +275,8 @@ def double_click_back(k, unguarded):
 
 
 def network_during_push(k, unguarded):
+    """The reply is unscoped here (--network-unscoped): what it does to a
+    push in flight."""
     k.click(NETWORK)
     net = k.wait_for(lambda e: e["type"] == "network", 5, "the Network button's action")
     time.sleep(0.05)
@@ -287,22 +289,35 @@ def network_during_push(k, unguarded):
     will, did = push_window(k, rid)
     during(k, rid, net["t"] + net["delay_ms"], "the network reply")
     reply = [e for e in k.of("outcome") if e["source"] == 901][0]
+    expect(reply["outcome"] == "applied", f"the reply was {reply}")
     lasted = did["t"] - will["t"]
     if unguarded:
         expect("interrupted" in did["flags"], f"unguarded: the user's push was not interrupted: {did}")
-        expect(reply["outcome"] == "applied", f"unguarded: the reply was {reply['outcome']}")
         return (f"the reply cut the push short (did interrupted after {lasted:.0f} of {ANIM_MS} ms), stack "
                 f"{final(k, ['home', 'menu', 'item', 'item'])}; {h.check_band(k.bmp, 'item')}")
     expect("interrupted" not in did["flags"], f"the user's push was interrupted: {did}")
     expect(lasted >= 0.9 * ANIM_MS, f"the user's push lasted {lasted:.0f} ms of {ANIM_MS}")
-    reply_t = reply["t"]
-    expect(reply_t >= did["t"], f"the reply was decided at {reply_t:.0f} ms, during the push")
-    if reply["outcome"] == "applied":
-        stack = final(k, ["home", "menu", "item", "item"])
-    else:
-        stack = final(k, ["home", "menu", "item"])
-    return (f"the push ran its {lasted:.0f} ms, the reply waited, then {reply['outcome']} ({reply['reason']}); "
-            f"stack {stack}; {h.check_band(k.bmp, 'item')}")
+    expect(reply["t"] >= did["t"], f"the reply was applied at {reply['t']:.0f} ms, during the push")
+    return (f"the push ran its {lasted:.0f} ms, then the reply was applied; stack "
+            f"{final(k, ['home', 'menu', 'item', 'item'])}; {h.check_band(k.bmp, 'item')}")
+
+
+def network_stale(k, unguarded):
+    """The reply is scoped to Menu (from_screen); the user goes on to an item
+    before it lands: it is dropped as stale, guarded or not (a core rule)."""
+    k.click(NETWORK)
+    k.wait_for(lambda e: e["type"] == "network", 5, "the Network button's action")
+    time.sleep(0.05)
+    k.click(LIST_ROW)
+    k.wait_for(lambda e: e["type"] == "outcome" and e["source"] == 901, 10, "the network reply's outcome")
+    time.sleep(0.2)
+    k.wait_idle()
+    k.quit()
+    user_push(k)
+    reply = [e for e in k.of("outcome") if e["source"] == 901][0]
+    expect(reply["outcome"] in ("dropped", "refused") and reply["reason"] == "stale", f"the reply was {reply}")
+    return (f"the reply for Menu was {reply['outcome']} stale; stack {final(k, ['home', 'menu', 'item'])}; "
+            f"{h.check_band(k.bmp, 'item')}")
 
 
 def swipe_cancel(k, unguarded):
@@ -337,9 +352,9 @@ def leave_dialog(k, unguarded):
     ends = {e["id"]: e["answer"] for e in k.of("question_end")}
     expect(ends.get(q["id"]) == "no" and ends.get(q2["id"]) == "yes", f"answers {ends}")
     backs = k.of("outcome", kind="back")
-    expect([b["outcome"] for b in backs] == ["refused", "applied"], f"back outcomes {backs}")
-    expect(backs[0]["reason"] == "declined", f"the first back was refused {backs[0]['reason']}")
-    return (f"Back asked, no: stayed (refused {backs[0]['reason']}); Escape asked, yes: left; stack "
+    expect([b["outcome"] for b in backs] == ["dropped", "applied"], f"back outcomes {backs}")
+    expect(backs[0]["reason"] == "declined", f"the first back was dropped {backs[0]['reason']}")
+    return (f"Back asked, no: stayed (dropped {backs[0]['reason']}); Escape asked, yes: left; stack "
             f"{final(k, ['home', 'menu', 'item'])}; {h.check_band(k.bmp, 'item')}")
 
 
@@ -356,8 +371,10 @@ SCENARIOS = [
      "a network push while Back is held"),
     ("escape_during_push", ["--stack", "home,menu"], escape_during_push, "Escape during a push"),
     ("double_click_back", ["--stack", "home,menu,item"], double_click_back, "double click on the header's Back"),
-    ("network_during_push", ["--stack", "home,menu", "--network-delay-ms", "250"], network_during_push,
-     "a network reply during a user's push"),
+    ("network_during_push", ["--stack", "home,menu", "--network-delay-ms", "250", "--network-unscoped"],
+     network_during_push, "a network reply during a user's push"),
+    ("network_stale", ["--stack", "home,menu", "--network-delay-ms", "400"], network_stale,
+     "a reply for a screen the user has left"),
     ("swipe_cancel", ["--stack", "home,menu"], swipe_cancel, "an edge swipe released at 30 %"),
     ("swipe_finish", ["--stack", "home,menu"], swipe_finish, "an edge swipe released at 70 %"),
     ("leave_dialog", ["--stack", "home,menu,item,checkout"], leave_dialog, "the leave dialog on Checkout"),
