@@ -1089,27 +1089,24 @@ import QtQuick
 Item {
     id: edge
     signal began(int pointId, real pressX, real x)
-    signal moved(real x, real velocity)
-    signal ended(real x, real velocity)
+    signal moved(real x)
+    signal ended(real x)
     property real lastX: 0
-    property real lastVelocity: 0
     DragHandler {
         target: null
         yAxis.enabled: false
         onActiveChanged: {
             if (active) {
                 edge.lastX = centroid.scenePosition.x
-                edge.lastVelocity = 0
                 edge.began(centroid.id, centroid.scenePressPosition.x, centroid.scenePosition.x)
             } else {
-                edge.ended(edge.lastX, edge.lastVelocity)
+                edge.ended(edge.lastX)
             }
         }
         onCentroidChanged: {
             if (active) {
                 edge.lastX = centroid.scenePosition.x
-                edge.lastVelocity = centroid.velocity.x
-                edge.moved(edge.lastX, edge.lastVelocity)
+                edge.moved(edge.lastX)
             }
         }
     }
@@ -1137,8 +1134,8 @@ void Navigator::ensureEdge() {
     edge->setHeight(m_stackView->height());
     m_edge = edge;
     connect(edge, SIGNAL(began(int, double, double)), this, SLOT(edgeBegan(int, double, double)));
-    connect(edge, SIGNAL(moved(double, double)), this, SLOT(edgeMoved(double, double)));
-    connect(edge, SIGNAL(ended(double, double)), this, SLOT(edgeEnded(double, double)));
+    connect(edge, SIGNAL(moved(double)), this, SLOT(edgeMoved(double)));
+    connect(edge, SIGNAL(ended(double)), this, SLOT(edgeEnded(double)));
     updateState();
 }
 
@@ -1163,23 +1160,51 @@ void Navigator::edgeBegan(int pointId, double pressX, double x) {
     m[QStringLiteral("guard")] = nameOrNull(res.guard_id);
     m[QStringLiteral("touch")] = idValue(touch);
     Q_EMIT swipe(m);
-    if (m_swipe.active && m_swipe.dragging) edgeMoved(x, 0);
+    if (m_swipe.active && m_swipe.dragging) {
+        m_swipe.clock.start();
+        m_swipe.samples = 0;
+        edgeMoved(x);
+    }
 }
 
-void Navigator::edgeMoved(double x, double velocity) {
+void Navigator::edgeMoved(double x) {
     if (!m_swipe.active || !m_swipe.dragging || !m_stackView) return;
     qreal w = m_stackView->width();
     m_swipe.x = x;
-    m_swipe.velocity = velocity;
+    /* The finger's recent positions, for its speed when it lets go. */
+    int k = m_swipe.samples % Swipe::kSamples;
+    m_swipe.sampleMs[k] = m_swipe.clock.elapsed();
+    m_swipe.sampleX[k] = x;
+    m_swipe.samples++;
     m_swipe.offset = std::clamp(x - m_swipe.x0, 0.0, w);
     if (m_swipe.top) m_swipe.top->setX(m_swipe.offset);
     if (w > 0) ng_interactive_update(m_ctx, m_swipe.offset / w);
 }
 
-void Navigator::edgeEnded(double x, double velocity) {
+void Navigator::edgeEnded(double x) {
     if (!m_swipe.active || !m_swipe.dragging) return;
-    edgeMoved(x, velocity);
+    edgeMoved(x);
     swipeRelease(false);
+}
+
+/* The finger's speed (px/s, positive to the right) over at least its last
+ * 80 ms: from the newest position at least 80 ms old (else the oldest kept)
+ * to the release. A finger held still before letting go has no speed. */
+double Navigator::releaseVelocity() const {
+    int n = m_swipe.samples < Swipe::kSamples ? m_swipe.samples : Swipe::kSamples;
+    if (n < 2) return 0;
+    int last = (m_swipe.samples - 1) % Swipe::kSamples;
+    qint64 t = m_swipe.clock.elapsed();
+    int ref = (m_swipe.samples - n) % Swipe::kSamples;
+    for (int i = 1; i < n; i++) {
+        int k = (m_swipe.samples - 1 - i) % Swipe::kSamples;
+        if (m_swipe.sampleMs[k] <= t - 80) {
+            ref = k;
+            break;
+        }
+    }
+    qint64 dt = t - m_swipe.sampleMs[ref];
+    return dt > 1 ? (m_swipe.sampleX[last] - m_swipe.sampleX[ref]) * 1000.0 / static_cast<double>(dt) : 0.0;
 }
 
 void Navigator::swipeWill(const ng_transition_event *e) {
@@ -1204,7 +1229,8 @@ void Navigator::swipeWill(const ng_transition_event *e) {
 void Navigator::swipeRelease(bool touchCancelled) {
     qreal w = m_stackView ? m_stackView->width() : 0;
     double progress = w > 0 ? m_swipe.offset / w : 0;
-    double v = touchCancelled ? 0 : m_swipe.velocity;
+    double v = touchCancelled ? 0 : releaseVelocity();
+    m_swipe.velocity = v;
     bool finish = !touchCancelled && (progress > 0.5 || v > kFlingPxPerS);
     m_swipe.dragging = false;
     m_swipe.finish = finish;
@@ -1292,6 +1318,7 @@ void registerQmlTypes(const char *uri) { qmlRegisterType<Navigator>(uri, 1, 0, "
 
 /* The adapter's meta-objects: with CMake's AUTOMOC on, this include makes moc
  * run on navguard_qt6.h even when this file comes from an imported target
- * (NavGuard::qt6); without CMake, run moc on the header yourself
- * (moc navguard_qt6.h -o moc_navguard_qt6.cpp) and put it on the include path. */
+ * (NavGuard::qt6); without CMake, run moc on the header yourself (with Qt
+ * Quick's include flags: moc $(pkg-config --cflags Qt6Quick) navguard_qt6.h
+ * -o moc_navguard_qt6.cpp) and put the result on the include path. */
 #include "moc_navguard_qt6.cpp"

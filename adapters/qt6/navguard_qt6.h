@@ -82,6 +82,7 @@
 
 #include <navguard/navguard.h>
 
+#include <QtCore/QElapsedTimer>
 #include <QtCore/QHash>
 #include <QtCore/QMutex>
 #include <QtCore/QObject>
@@ -93,6 +94,8 @@
 #include <QtCore/QVector>
 #include <QtQml/QJSValue>
 #include <QtQml/QQmlParserStatus>
+#include <QtQuick/QQuickItem>
+#include <QtQuick/QQuickWindow>
 
 #include <atomic>
 #include <cstdint>
@@ -100,8 +103,6 @@
 
 class QEvent;
 class QPointingDevice;
-class QQuickItem;
-class QQuickWindow;
 class QVariantAnimation;
 
 namespace navguard {
@@ -371,8 +372,8 @@ Q_SIGNALS:
 private Q_SLOTS:
     void onStackBusy();
     void edgeBegan(int pointId, double pressX, double x);
-    void edgeMoved(double x, double velocity);
-    void edgeEnded(double x, double velocity);
+    void edgeMoved(double x);
+    void edgeEnded(double x);
 
 private:
     /* A StackView change waiting for the next event-loop turn. */
@@ -390,6 +391,11 @@ private:
         qreal offset = 0;
         bool finish = false;
         QPointer<QQuickItem> top, below;
+        static constexpr int kSamples = 16;
+        QElapsedTimer clock;       /* since the swipe began */
+        int samples = 0;
+        qint64 sampleMs[kSamples] = {};
+        qreal sampleX[kSamples] = {};
     };
 
     static void cbOutcome(void *user, ng_context *ctx, const ng_outcome *o);
@@ -429,6 +435,7 @@ private:
     void ensureEdge();
     void swipeWill(const ng_transition_event *e);
     void swipeRelease(bool touchCancelled);
+    double releaseVelocity() const;
     void swipeSettle();
     void swipeEnd(bool finished);
 

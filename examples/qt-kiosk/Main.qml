@@ -65,6 +65,7 @@ Window {
                 objectName: "back"
                 x: 8; y: 10; width: 96; height: 40
                 text: "\u2039 Back"
+                font.pixelSize: 18
                 visible: nav.depth > 1
                 focusPolicy: Qt.NoFocus
                 onClicked: { kiosk.action("back", nav.currentRoute); nav.back({ source: 10 }) }
@@ -116,6 +117,7 @@ Window {
                     objectName: "leave-no"
                     x: 20; y: 130; width: 170; height: 50
                     text: "No, stay"
+                    font.pixelSize: 18
                     focusPolicy: Qt.NoFocus
                     onClicked: { kiosk.action("leave-no", "checkout"); nav.answer(leave.question.id, false) }
                 }
@@ -123,6 +125,7 @@ Window {
                     objectName: "leave-yes"
                     x: 210; y: 130; width: 170; height: 50
                     text: "Yes, leave"
+                    font.pixelSize: 18
                     focusPolicy: Qt.NoFocus
                     onClicked: { kiosk.action("leave-yes", "checkout"); nav.answer(leave.question.id, true) }
                 }

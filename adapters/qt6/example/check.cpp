@@ -28,9 +28,12 @@ static int failures = 0;
         }                                                                  \
     } while (0)
 
-static QQuickItem *findByText(QQuickItem *root, const QString &text) {
-    for (QQuickItem *item : root->findChildren<QQuickItem *>())
-        if (item->isVisible() && item->property("text").toString() == text) return item;
+/* A visible item showing `text`, anywhere in the scene below `item`. */
+static QQuickItem *findByText(QQuickItem *item, const QString &text) {
+    if (!item || !item->isVisible()) return nullptr;
+    if (item->property("text").toString() == text) return item;
+    for (QQuickItem *child : item->childItems())
+        if (QQuickItem *found = findByText(child, text)) return found;
     return nullptr;
 }
 
@@ -66,14 +69,15 @@ int main(int argc, char **argv) {
     QSignalSpy applied(nav, &navguard::qt6::Navigator::applied);
     QSignalSpy refused(nav, &navguard::qt6::Navigator::refused);
 
-    QQuickItem *open = findByText(win->contentItem(), QStringLiteral("Open"));
+    QQuickItem *scene = win->contentItem();   /* the whole scene, header included */
+    QQuickItem *open = findByText(scene, QStringLiteral("Open"));
     CHECK(open, "no Open button");
     if (!open) return 1;
     QPoint at = center(open);
     QTest::mouseClick(win, Qt::LeftButton, {}, at);
     QTest::mouseClick(win, Qt::LeftButton, {}, at, 60);          /* a double tap */
     CHECK(nav->busy(), "the push is not animated");
-    QQuickItem *back = findByText(win->contentItem()->parentItem(), QStringLiteral("\u2039 Back"));
+    QQuickItem *back = findByText(scene, QStringLiteral("\u2039 Back"));
     CHECK(back, "no Back button in the header");
     if (back) QTest::mouseClick(win, Qt::LeftButton, {}, center(back), 30);   /* Back during the push */
     QTest::keyClick(win, Qt::Key_Escape);                                    /* Escape during the push */
