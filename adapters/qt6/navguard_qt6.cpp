@@ -8,6 +8,7 @@
 
 #include <QtCore/QCoreApplication>
 #include <QtCore/QMetaObject>
+#include <QtCore/QSet>
 #include <QtCore/QVarLengthArray>
 #include <QtCore/QVariantAnimation>
 #include <QtGui/QEventPoint>
@@ -529,10 +530,7 @@ void Navigator::setSettleDuration(int ms) {
     Q_EMIT settleDurationChanged();
 }
 
-void Navigator::componentComplete() {
-    m_complete = true;
-    create();
-}
+void Navigator::componentComplete() { create(); }
 
 /* --- creation ------------------------------------------------------------------- */
 
@@ -559,13 +557,23 @@ ng_status Navigator::create() {
     ng_status st = ng_context_create(&o, &ctx);
     if (setError(st, "ng_context_create")) return st;
     m_ctx = ctx;
+    /* A context that is not what was asked for (no recording, no chain) is
+     * not kept: the navigator stays not ready, error() says why. */
+    auto fail = [this](ng_status status, const char *call) {
+        setError(status, call);
+        m_destroying = true;
+        ng_context_destroy(m_ctx);
+        m_ctx = nullptr;
+        m_destroying = false;
+        return status;
+    };
     if (!m_recordPath.isEmpty()) {
         /* First, so that the trace holds the whole session and replays. */
         QByteArray path = m_recordPath.toUtf8();
         ng_record_options ro = NG_RECORD_OPTIONS_INIT;
         ro.path = path.constData();
         st = ng_record_start(m_ctx, &ro);
-        if (setError(st, "ng_record_start")) return st;
+        if (st != NG_OK) return fail(st, "ng_record_start");
     }
     if (!m_chainConfig.isEmpty()) {
         QByteArray json = m_chainConfig.toUtf8();
@@ -573,17 +581,17 @@ ng_status Navigator::create() {
     } else if (m_guarded) {
         st = ng_chain_configure(m_ctx, nullptr);
     }
-    if (setError(st, "ng_chain_configure")) return st;
-
-    m_filter = new InputFilter(m_ctx, this);
-    if (m_stackView) m_filter->attach(m_stackView->window());
+    if (st != NG_OK) return fail(st, "ng_chain_configure");
 
     uint64_t id = newScreenId();
     rememberScreen(id, m_initialRoute, m_initialProperties);
     QByteArray route = m_initialRoute.toUtf8();
     ng_screen root = { id, route.constData(), route.constData() };
     st = ng_stack_set_root(m_ctx, &root);
-    if (setError(st, "ng_stack_set_root")) return st;
+    if (st != NG_OK) return fail(st, "ng_stack_set_root");
+
+    m_filter = new InputFilter(m_ctx, this);
+    if (m_stackView) m_filter->attach(m_stackView->window());
     reconcile(false);
     ensureEdge();
     Q_EMIT readyChanged();
@@ -638,8 +646,64 @@ double Navigator::submit(ng_request rq, const QVariantMap &properties) {
         rememberScreen(rq.screen.id, QString::fromUtf8(rq.screen.route ? rq.screen.route : ""), properties);
     }
     ng_request_result res = NG_REQUEST_RESULT_INIT;
-    if (!submitRequest(rq, &res)) return 0;
+    QVector<uint64_t> screens;
+    if (!submitRequest(rq, &res)) {
+        if (rq.kind == NG_REQ_PUSH) forgetScreen(rq.screen.id);
+        for (size_t i = 0; rq.kind == NG_REQ_REPLACE_STACK && i < rq.screen_count; i++) forgetScreen(rq.screens[i].id);
+        return 0;
+    }
+    if (rq.kind == NG_REQ_PUSH) trackPush(res.request_id, { rq.screen.id });
+    if (rq.kind == NG_REQ_REPLACE_STACK)
+        for (size_t i = 0; i < rq.screen_count; i++) screens.append(rq.screens[i].id);
+    if (!screens.isEmpty()) trackPush(res.request_id, screens);
     return static_cast<double>(res.request_id);
+}
+
+/* Screen records (route, page properties) live while their screen is stacked
+ * or its push is undecided. A push's outcome may come before trackPush (during
+ * the submit, or on the GUI thread before a posting thread gets there): it is
+ * kept as an orphan until its push is tracked. */
+void Navigator::trackPush(uint64_t request, const QVector<uint64_t> &screens) {
+    QMutexLocker lock(&m_screensMu);
+    auto orphan = m_orphans.find(request);
+    if (orphan == m_orphans.end()) {
+        m_pushes.insert(request, screens);
+        return;
+    }
+    if (!orphan.value()) /* decided, not applied */
+        for (uint64_t id : screens) m_screens.remove(id);
+    m_orphans.erase(orphan);
+}
+
+void Navigator::pushDecided(uint64_t request, bool applied) {
+    QMutexLocker lock(&m_screensMu);
+    auto push = m_pushes.find(request);
+    if (push == m_pushes.end()) {
+        m_orphans.insert(request, applied);
+        return;
+    }
+    if (!applied)
+        for (uint64_t id : push.value()) m_screens.remove(id);
+    m_pushes.erase(push);
+}
+
+void Navigator::forgetScreen(uint64_t screen) {
+    QMutexLocker lock(&m_screensMu);
+    m_screens.remove(screen);
+}
+
+/* After a transition: the records of screens that left the stack go. */
+void Navigator::pruneScreens() {
+    QVector<uint64_t> stacked = navStack();
+    QMutexLocker lock(&m_screensMu);
+    QSet<uint64_t> keep(stacked.cbegin(), stacked.cend());
+    for (uint64_t id : m_mirror) keep.insert(id);
+    for (const QVector<uint64_t> &ids : std::as_const(m_pushes))
+        for (uint64_t id : ids) keep.insert(id);
+    for (auto it = m_screens.begin(); it != m_screens.end();) {
+        if (keep.contains(it.key())) ++it;
+        else it = m_screens.erase(it);
+    }
 }
 
 bool Navigator::submitRequest(const ng_request &rq, ng_request_result *res) {
@@ -727,10 +791,12 @@ ng_status Navigator::post(const PostRequest &p, uint64_t *out_id) {
         rememberScreen(screen, p.route, p.properties);
     }
     /* The context's on_wake wakes the GUI loop (cbWake). */
-    ng_status st = ng_request_post(ctx, &rq, out_id);
-    if (st != NG_OK && screen) {
-        QMutexLocker lock(&m_screensMu);
-        m_screens.remove(screen);
+    uint64_t id = 0;
+    ng_status st = ng_request_post(ctx, &rq, &id);
+    if (out_id) *out_id = st == NG_OK ? id : 0;
+    if (screen) {
+        if (st != NG_OK) forgetScreen(screen);
+        else trackPush(id, { screen });
     }
     return st;
 }
@@ -801,6 +867,8 @@ void Navigator::cbOutcome(void *user, ng_context *, const ng_outcome *o) {
     m[QStringLiteral("guard")] = nameOrNull(o->guard_id);
     m[QStringLiteral("source")] = o->source;
     m[QStringLiteral("message")] = nameOrNull(o->message);
+    if (o->kind == NG_REQ_PUSH || o->kind == NG_REQ_REPLACE_STACK)
+        self->pushDecided(o->request_id, o->outcome == NG_OUTCOME_APPLIED);
     Q_EMIT self->outcome(m);
     if (o->outcome == NG_OUTCOME_APPLIED) Q_EMIT self->applied(m);
     else if (o->outcome == NG_OUTCOME_REFUSED) Q_EMIT self->refused(m);
@@ -917,6 +985,7 @@ void Navigator::onTransition(const ng_transition_event *e) {
     m[QStringLiteral("toRoute")] = e->to_id ? QVariant(routeOf(static_cast<double>(e->to_id))) : QVariant();
     m[QStringLiteral("flags")] = flags;
     Q_EMIT transition(m);
+    if (e->track == NG_TRACK_SCREEN && e->phase != NG_PHASE_WILL) pruneScreens();
     updateState();
 }
 
@@ -969,7 +1038,6 @@ void Navigator::flush() {
      * stack as it is now; animated if the last one was. */
     Pending last = m_pending.last();
     m_pending.clear();
-    m_lastApplied = last.request;
     reconcile(last.animated);
     QMetaObject::invokeMethod(this, &Navigator::finishIfSettled, Qt::QueuedConnection);
 }
@@ -1022,7 +1090,6 @@ void Navigator::reconcile(bool animated) {
     };
     QJSValue sv = jsStack();
     QJSValue result;
-    m_inStack++;
     if (m_mirror.isEmpty()) {
         result = sv.property(QStringLiteral("push")).callWithInstance(sv, { pages(0), kImmediate });
     } else if (k == m_mirror.size()) {
@@ -1038,7 +1105,6 @@ void Navigator::reconcile(bool animated) {
         result = sv.property(QStringLiteral("replace")).callWithInstance(
             sv, { from, pages(k), animated ? kReplaceTransition : kImmediate });
     }
-    m_inStack--;
     if (result.isError())
         qWarning("NavGuard: StackView: %s", qPrintable(result.toString()));
     m_mirror = target;

@@ -47,6 +47,10 @@
  * milliseconds on xcb), not on NavGuard's, so the adapter leaves
  * ng_event.timestamp_ns 0 (not known): NavGuard times everything with ng_now.
  *
+ * Fail open: an event ng_event_submit answers with a status (a destroyed
+ * context, a bug) is passed to Qt as if delivered, so a broken context never
+ * swallows the kiosk's input; the observer does not see it.
+ *
  * Thread rule: everything runs on the GUI thread that owns the context,
  * except Navigator::post, which any thread may call.
  *
@@ -415,6 +419,10 @@ private:
     void applyOptions(ng_request &rq, const QVariantMap &options) const;
     uint64_t newScreenId() { return m_nextScreen.fetch_add(1, std::memory_order_relaxed); }
     void rememberScreen(uint64_t id, const QString &route, const QVariantMap &properties);
+    void trackPush(uint64_t request, const QVector<uint64_t> &screens);
+    void pushDecided(uint64_t request, bool applied);
+    void forgetScreen(uint64_t screen);
+    void pruneScreens();
     bool setError(ng_status st, const char *call);
 
     /* StackView binding */
@@ -452,14 +460,16 @@ private:
     qreal m_edgeWidth = 24;
     int m_settleMs = 300;
     QString m_error;
-    bool m_complete = false;
     bool m_destroying = false;
     bool m_busy = false;
 
-    /* screens: id -> route and page properties (post() adds from any thread) */
+    /* screens: id -> route and page properties (post() adds from any thread),
+     * kept while stacked or while their push is undecided */
     mutable QMutex m_screensMu;
     struct ScreenRec { QString route; QVariantMap properties; };
     QHash<uint64_t, ScreenRec> m_screens;
+    QHash<uint64_t, QVector<uint64_t>> m_pushes; /* undecided push / replace-stack -> its screens */
+    QHash<uint64_t, bool> m_orphans;      /* decided before tracked -> applied */
     std::atomic<uint64_t> m_nextScreen{1};
     std::atomic<bool> m_tickQueued{false};
 
@@ -467,8 +477,6 @@ private:
     QVector<uint64_t> m_lastStack; /* NavGuard's stack at the last stackChanged */
     QVector<Pending> m_pending;
     bool m_flushQueued = false;
-    int m_inStack = 0;             /* inside a call into StackView */
-    uint64_t m_lastApplied = 0;    /* request of the last StackView change */
     bool m_finishQueued = false;
 
     QTimer m_deadline;

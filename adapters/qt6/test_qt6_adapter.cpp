@@ -644,10 +644,16 @@ static void test_navigator_push_back() {
     }
     CHECK(sawDid, "no did-show for the push");
     CHECK(r.nav->routeStack() == (QStringList{ "a", "b" }), "routeStack %s", qPrintable(r.nav->routeStack().join(',')));
-    /* Back now: applied, StackView pops. */
+    /* Back now: applied, StackView pops; the popped screen's record goes. */
+    double bScreen = r.nav->currentScreen();
+    CHECK(r.nav->routeOf(bScreen) == "b", "routeOf the top: '%s'", qPrintable(r.nav->routeOf(bScreen)));
     b = r.nav->back();
     CHECK(r.outcome(b).value(QStringLiteral("outcome")) == QStringLiteral("applied"), "back when idle was not applied");
     CHECK(r.idle() && r.depth() == 1 && r.top() == "a", "after back: depth %d top '%s'", r.depth(), qPrintable(r.top()));
+    CHECK(r.nav->routeOf(bScreen).isEmpty(), "the popped screen's record is kept");
+    /* A refused push keeps nothing either; the stack's screens keep theirs. */
+    r.nav->push(QStringLiteral("a"));   /* a duplicate of the top: refused by dedupe */
+    CHECK(r.nav->routeStack() == (QStringList{ "a" }), "routeStack %s", qPrintable(r.nav->routeStack().join(',')));
     /* A push of an unknown route: no request. */
     CHECK(r.nav->push(QStringLiteral("nowhere")) == 0 && r.nav->error().contains("nowhere"), "unknown route accepted");
 }

@@ -96,6 +96,16 @@ public:
 
     /* Log everything the navigator says, and every input verdict. */
     Q_INVOKABLE void attach(Navigator *nav, QQuickItem *stackView) {
+        if (!nav->ready()) {
+            /* No context as asked (e.g. the default chain's guards were not
+             * found): no kiosk rather than an unguarded one. */
+            std::fprintf(stderr, "qt-kiosk: %s\n  plugin dir: %s\n", qPrintable(nav->error()), ng_plugin_dir());
+            klog_begin("error");
+            klog_str("message", nav->error().toUtf8().constData());
+            klog_end();
+            QMetaObject::invokeMethod(qApp, [] { QCoreApplication::exit(1); }, Qt::QueuedConnection);
+            return;
+        }
         m_nav = nav;
         m_stackView = stackView;
         connect(nav, &Navigator::submitted, this, [](const QVariantMap &m) {
