@@ -1281,7 +1281,13 @@ void Navigator::swipeWill(const ng_transition_event *e) {
     m_swipe.top = m_stackView ? m_stackView->property("currentItem").value<QQuickItem *>() : nullptr;
     int d = m_mirror.size();
     m_swipe.below = d >= 2 ? stackItem(d - 2) : nullptr;
-    if (m_swipe.below) m_swipe.below->setVisible(true);
+    if (m_swipe.below) {
+        /* A page StackView loads only now (pushed in an array, never shown)
+         * is its newest child: put it under the page the finger moves. */
+        if (m_swipe.top && m_swipe.below->parentItem() == m_swipe.top->parentItem())
+            m_swipe.below->stackBefore(m_swipe.top);
+        m_swipe.below->setVisible(true);
+    }
     Q_EMIT swipingChanged();
     if (!m_swipe.dragging) {
         /* An interactive back nobody drives (applied after a deferral):

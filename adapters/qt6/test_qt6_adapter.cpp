@@ -861,6 +861,21 @@ static void test_navigator_unguarded() {
           "unguarded back during a push was not applied");
     CHECK(r.idle(), "did not settle");
     CHECK(r.depth() == 1 && r.top() == "a", "unguarded: depth %d top '%s'", r.depth(), qPrintable(r.top()));
+    /* Changes made in one turn reach StackView as one: a pop and a push
+     * replace the top. */
+    r.nav->push(QStringLiteral("b"));
+    CHECK(r.idle(), "push did not settle");
+    r.nav->back();
+    r.nav->push(QStringLiteral("c"));
+    CHECK(r.idle(), "back + push did not settle");
+    CHECK(r.depth() == 2 && r.top() == "c" && r.nav->routeStack() == (QStringList{ "a", "c" }),
+          "after back + push in one turn: StackView depth %d top '%s', NavGuard %s", r.depth(), qPrintable(r.top()),
+          qPrintable(r.nav->routeStack().join(',')));
+    /* A replace-stack. */
+    r.nav->replaceStack({ QVariantMap{ { "route", "a" } }, QVariantMap{ { "route", "d" } } });
+    CHECK(WAIT_FOR(r.depth() == 3 && !r.busy() && !r.navBusy(), 3000), "replace-stack [a, d] (d pushes c): depth %d",
+          r.depth());
+    CHECK(r.nav->routeStack() == (QStringList{ "a", "d", "c" }), "NavGuard %s", qPrintable(r.nav->routeStack().join(',')));
 }
 
 int main(int argc, char **argv) {

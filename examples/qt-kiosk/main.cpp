@@ -290,7 +290,11 @@ public:
 
     Q_INVOKABLE void screenshot() {
         QString path = m_screenshotPath.isEmpty() ? QStringLiteral("qt-kiosk.png") : m_screenshotPath;
-        if (saveScreenshot(path)) std::fprintf(stderr, "qt-kiosk: screenshot %s\n", qPrintable(path));
+        if (!saveScreenshot(path)) return;
+        std::fprintf(stderr, "qt-kiosk: screenshot %s\n", qPrintable(path));
+        klog_begin("screenshot");
+        klog_str("path", path.toUtf8().constData());
+        klog_end();
     }
 
     bool saveScreenshot(const QString &path) {

@@ -320,12 +320,57 @@ def network_stale(k, unguarded):
             f"{h.check_band(k.bmp, 'item')}")
 
 
+def mid_swipe_shot(k, fraction):
+    """Drag from the left edge to `fraction` of the width and hold; a
+    screenshot (SIGUSR1) then shows the page following the finger: the top
+    page (Menu, green) moved right by the drag, the page below (Home, blue)
+    uncovered on its left."""
+    k.drag_from_edge(h.EDGE[0] + fraction * h.W)
+    time.sleep(0.25)
+    n = len(k.of("screenshot"))
+    k.proc.send_signal(signal.SIGUSR1)
+    k.wait_for(lambda e: e["type"] == "screenshot" and len(k.of("screenshot")) > n, 5, "the mid-swipe screenshot")
+    shot = os.path.join(k.dir, "mid-swipe.bmp")
+    shutil.copyfile(k.bmp, shot)
+    offset = fraction * h.W - h.EDGE[0]
+    for x, route in ((offset * 0.4, "home"), (offset + (h.W - offset) * 0.8, "menu")):
+        got = h.bmp_pixel(shot, int(x), 120)
+        want = h.COLOURS[route]
+        expect(all(abs(a - b) <= 24 for a, b in zip(got, want)),
+               f"mid-swipe at {fraction:.0%}: pixel ({int(x)},120) is {got}, expected {route}'s {want}")
+    return f"mid-swipe: menu moved {offset:.0f} px over home"
+
+
 def swipe_cancel(k, unguarded):
-    return h.swipe_cancel(k)
+    note = mid_swipe_shot(k, 0.30)
+    return swipe_done(k, 0.30, note)
 
 
 def swipe_finish(k, unguarded):
-    return h.swipe_finish(k)
+    note = mid_swipe_shot(k, 0.70)
+    return swipe_done(k, 0.70, note)
+
+
+def swipe_done(k, fraction, note):
+    """The finger (held at `fraction`) lets go; the swipe settles."""
+    k.xdo("mouseup", 1)
+    rid = h.swipe_request(k)
+    end = k.wait_for(lambda e: e["type"] == "transition" and e["track"] == "screen" and e["id"] == rid
+                     and e["phase"] in ("did", "cancelled"), 10, "the end of the swipe-back")
+    k.wait_idle()
+    k.quit()
+    rel = k.of("swipe", event="release")
+    expect(rel, "the swipe was never released (no 'swipe' release line)")
+    moves = h.moves_delivered_during(k, rid)
+    if fraction < 0.5:
+        expect(not rel[0]["finish"], f"released at {rel[0]['progress']:.2f} but decided finish")
+        expect(end["phase"] == "cancelled", f"the swipe ended with {end['phase']}, expected cancelled")
+        return (f"cancelled at p={rel[0]['progress']:.2f}, {moves} moves delivered, "
+                f"stack {final(k, ['home', 'menu'])}; {note}; {h.check_band(k.bmp, 'menu')}")
+    expect(rel[0]["finish"], f"released at {rel[0]['progress']:.2f} but decided cancel")
+    expect(end["phase"] == "did" and "interactive" in end["flags"], f"the swipe ended with {end}")
+    return (f"completed at p={rel[0]['progress']:.2f}, {moves} moves delivered, "
+            f"stack {final(k, ['home'])}; {note}; {h.check_band(k.bmp, 'home')}")
 
 
 def leave_dialog(k, unguarded):
