@@ -20,7 +20,8 @@
 #   make bench           build, then run every benchmark in build/bench/
 #   make docs            rewrite docs/guards.md from the built-in guards' declared
 #                        options (a ctest fails when it is out of date), and
-#                        docs/timeline.svg (navguard timeline on a recorded session)
+#                        docs/timeline.svg (navguard timeline on a recorded session);
+#                        the API reference (Doxygen) into build/docs/html
 #   make fuzz            configure build-fuzz/ (-DNAVGUARD_FUZZ=ON, clang), build
 #                        the libFuzzer target and run it FUZZ_SECONDS (default 60)
 #                        on fuzz/corpus; findings go to build-fuzz/fuzz/artifacts/
@@ -86,8 +87,9 @@ tools:
 
 # `make package`: CPack's DEB generator computes the packages' dependencies
 # with dpkg-shlibdeps (dpkg-dev) on the binaries `file` recognizes, and
-# lintian checks the result.
-PACKAGE_TOOLS := dpkg-dev file lintian
+# lintian checks the result; libnavguard-dev holds the API reference, which
+# doxygen makes (and python3 runs its filter).
+PACKAGE_TOOLS := dpkg-dev file lintian doxygen python3
 package-tools: tools
 	@missing=""; \
 	for p in $(PACKAGE_TOOLS); do \
@@ -170,10 +172,14 @@ demo:
 	@ldd "$(DEMO_DIR)/kiosk-sim" | grep navguard
 	"$(DEMO_DIR)/kiosk-sim" $(DEMO_ARGS)
 
+# The API reference is Doxygen on the headers (cmake/NavGuardAPIDocs.cmake,
+# target navguard-api-docs; doxygen comes with package-tools).
 # docs/guards.md is generated: `navguard plugins docs` reads every built-in's
 # declarations from the build tree's plugin directory. docs/timeline.svg is
 # `navguard timeline` on the kiosk session tests/c/trace_host.c records.
-docs: build
+docs: package-tools build
+	$(CMAKE) --build $(BUILD_DIR) --target navguard-api-docs
+	@echo "API reference: $(BUILD_DIR)/docs/html/index.html"
 	NAVGUARD_PLUGIN_DIR="$(abspath $(BUILD_DIR))/lib/navguard/plugins" NAVGUARD_PLUGIN_PATH= \
 	  "$(BUILD_DIR)/swiftpm/release/navguard-cli" plugins docs > docs/guards.md
 	@echo "docs/guards.md written"

@@ -112,9 +112,9 @@ TRIVIAL_HOOK(4)
 TRIVIAL_HOOK(5)
 
 #define TRIVIAL_DESC(n)                                                                     \
-    { NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),              \
-      "org.navguard.bench.trivial" #n, "trivial" #n, "1.0", "bench: allows every event",   \
-      tg_create, tg_destroy, NULL, tg_event_##n, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+    { NG_PLUGIN_DESCRIPTOR_ABI, .id = "org.navguard.bench.trivial" #n, .name = "trivial" #n,    \
+      .version = "1.0", .description = "bench: allows every event", .create = tg_create,      \
+      .destroy = tg_destroy, .on_event = tg_event_##n }
 
 static const ng_plugin_descriptor trivial_desc[5] = {
     TRIVIAL_DESC(1), TRIVIAL_DESC(2), TRIVIAL_DESC(3), TRIVIAL_DESC(4), TRIVIAL_DESC(5),
@@ -193,6 +193,7 @@ typedef struct {
     ng_context *ctx;
     bool manual;          /* advance the clock 301 ms before each request */
     uint64_t touch_id;
+    bool scoped;          /* requests name the screen they come from (from_screen) */
 } ctx_state;
 
 static void bench_push_finish(void *state, long iters) {
@@ -206,6 +207,10 @@ static void bench_push_finish(void *state, long iters) {
     ng_request pop = NG_REQUEST_INIT(NG_REQ_POP);
     pop.flags = NG_REQF_ANIMATED;
     pop.source = 1;
+    if (st->scoped) {
+        push.from_screen = 1;   /* the root, on top when the push applies */
+        pop.from_screen = 2;    /* the pushed screen */
+    }
     ng_request_result r = NG_REQUEST_RESULT_INIT;
     for (long i = 0; i < iters; i++) {
         if (st->manual) CHECK(ctx, ng_clock_advance(ctx, 301000000LL));
@@ -514,7 +519,7 @@ int main(void) {
                            allocs_per_op(fn, st, it, per))
 
     /* (i) push+finish, empty chain */
-    ctx_state s1 = { make_ctx(false), false, 0 };
+    ctx_state s1 = { make_ctx(false), false, 0, false };
     measure("(i)   push+finish pair, empty chain", bench_push_finish, &s1, N_REQ, 2.0);
     ALLOC_NOTE("(i)   push+finish pair, empty chain", bench_push_finish, &s1, N_REQ / 10, 2.0);
 
@@ -532,14 +537,14 @@ int main(void) {
     fs.ev.touch_id = 1;
     figure *ffloor = measure("(iii) floor: event via 5 C fn pointers", bench_floor, &fs, N_EV * 10, 1.0);
 
-    ctx_state s0 = { make_ctx(false), false, 0 };
+    ctx_state s0 = { make_ctx(false), false, 0, false };
     add_views(s0.ctx);
     begin_touch(&s0);
     figure *fempty = measure("(iii) moved, empty chain, 50 views", bench_moved, &s0, N_EV, 1.0);
     measure("(iii) began+ended pair, empty chain", bench_began_ended, &s0, N_EV / 2, 1.0);
     CHECK(s0.ctx, ng_context_destroy(s0.ctx));
 
-    ctx_state s3 = { make_ctx(false), false, 0 };
+    ctx_state s3 = { make_ctx(false), false, 0, false };
     for (int i = 0; i < 5; i++) CHECK(s3.ctx, ng_chain_add(s3.ctx, &trivial_desc[i], NULL));
     add_views(s3.ctx);
     begin_touch(&s3);
@@ -558,7 +563,7 @@ int main(void) {
     CHECK(s3.ctx, ng_context_destroy(s3.ctx));
 
     /* (iv) the default chain of dlopen'd built-ins */
-    ctx_state s4 = { make_ctx(false), false, 0 };
+    ctx_state s4 = { make_ctx(false), false, 0, false };
     ng_status st = ng_chain_configure(s4.ctx, NULL);
     if (st != NG_OK) {
         fprintf(stderr, "ng_chain_configure(ctx, NULL) failed: %s\n  ng_errmsg: %s\n  plugin dir: %s\n",
@@ -579,7 +584,7 @@ int main(void) {
     ALLOC_NOTE("(iv)  ng_tick, nothing due, default chain", bench_tick, &s4, N_TICK / 10, 1.0);
     CHECK(s4.ctx, ng_context_destroy(s4.ctx));
 
-    ctx_state s5 = { make_ctx(true), true, 0 };
+    ctx_state s5 = { make_ctx(true), true, 0, false };
     st = ng_chain_configure(s5.ctx, NULL);
     if (st != NG_OK) {
         fprintf(stderr, "ng_chain_configure(ctx, NULL) failed: %s\n  ng_errmsg: %s\n", ng_strstatus(st),
@@ -590,6 +595,11 @@ int main(void) {
     snprintf(fdr->note, sizeof fdr->note, "manual clock, +1 ng_clock_advance");
     ALLOC_NOTE("(iv)  push+finish pair, default chain", bench_push_finish, &s5, N_REQ / 20, 2.0);
     measure("      ng_clock_advance (manual clock)", bench_clock_advance, &s5, N_TICK, 1.0);
+    /* The same requests, each scoped to the screen it comes from. */
+    s5.scoped = true;
+    figure *fds = measure("(iv)  push+finish pair, default chain, scoped", bench_push_finish, &s5, N_REQ / 2, 2.0);
+    snprintf(fds->note, sizeof fds->note, "%+.1f ns per pair over unscoped", fds->median - fdr->median);
+    ALLOC_NOTE("(iv)  push+finish pair, default chain, scoped", bench_push_finish, &s5, N_REQ / 20, 2.0);
     CHECK(s5.ctx, ng_context_destroy(s5.ctx));
 
     /* (v) touch phases one by one, default chain */
@@ -602,7 +612,7 @@ int main(void) {
     CHECK(ps.ctx, ng_chain_configure(ps.ctx, NULL));
     add_views(ps.ctx);
     {
-        ctx_state live = { ps.ctx, false, 0 };
+        ctx_state live = { ps.ctx, false, 0, false };
         begin_touch(&live);   /* touch 1 stays live on view 34, as in (iv) */
         long it = calibrate(bench_phases, &ps) / 3;
         double v[3][RUNS];
@@ -658,7 +668,7 @@ int main(void) {
     figure *fdepth[2][3];
     for (int c = 0; c < 2; c++) {
         for (int k = 0; k < 3; k++) {
-            ctx_state ds = { make_deep(depths[k], c == 1), false, 0 };
+            ctx_state ds = { make_deep(depths[k], c == 1), false, 0, false };
             char name[64];
             snprintf(name, sizeof name, "(vii) push+finish pair, depth %zu, %s", depths[k], c ? "default" : "empty");
             long it = calibrate(bench_push_finish_src0, &ds);
@@ -669,7 +679,7 @@ int main(void) {
     }
 
     /* (viii) moved with live holds that do not block touches */
-    ctx_state hs = { make_ctx(false), false, 0 };
+    ctx_state hs = { make_ctx(false), false, 0, false };
     add_views(hs.ctx);
     begin_touch(&hs);
     static const int nholds[4] = { 0, 10, 100, 1000 };
@@ -693,7 +703,7 @@ int main(void) {
     figure *frec[4];
     static const char *const rec_names[2] = { "writer", "ring" };
     for (int m = 0; m < 2; m++) {
-        ctx_state rs = { make_ctx(false), false, 0 };
+        ctx_state rs = { make_ctx(false), false, 0, false };
         CHECK(rs.ctx, ng_chain_configure(rs.ctx, NULL));
         add_views(rs.ctx);
         ng_record_options ro = NG_RECORD_OPTIONS_INIT;
@@ -717,7 +727,7 @@ int main(void) {
         ALLOC_NOTE(name, bench_began_ended, &rs, N_EV / 10, 1.0);
         CHECK(rs.ctx, ng_context_destroy(rs.ctx));
 
-        ctx_state rq = { make_ctx(true), true, 0 };
+        ctx_state rq = { make_ctx(true), true, 0, false };
         CHECK(rq.ctx, ng_chain_configure(rq.ctx, NULL));
         CHECK(rq.ctx, ng_record_start(rq.ctx, &ro));
         snprintf(name, sizeof name, "(ix)  push+finish pair, recording (%s)", rec_names[m]);

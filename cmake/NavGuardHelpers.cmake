@@ -92,7 +92,7 @@ endfunction()
 # plugin authors): the file goes to ${NAVGUARD_PLUGIN_BUILD_DIR}, where ctest
 # runs `navguard plugins validate` on it (cmake/NavGuardCLI.cmake), an export
 # check test plugin_<target>_exports, and install into
-# <prefix>/lib/navguard/plugins (component runtime) unless NO_INSTALL
+# <libdir>/navguard/plugins (component runtime) unless NO_INSTALL
 # (examples and test plugins stay in the build tree).
 function(navguard_plugin_in_tree target)
   cmake_parse_arguments(ARG "NO_INSTALL" "" "" ${ARGN})

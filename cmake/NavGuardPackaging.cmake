@@ -1,27 +1,56 @@
-# Debian packages with CPack (DEB generator), one per install component:
+# Debian packages with CPack (DEB generator), one per install component,
+# in Debian's multiarch layout (<libdir> = lib/<triplet>, e.g.
+# lib/x86_64-linux-gnu: CPack installs into /usr, see "Install layout" in
+# CMakeLists.txt):
 #
-#   libnavguard0     runtime  lib/libnavguard.so.0*, lib/navguard/plugins/*.so
-#   libnavguard-dev  dev      include/navguard, lib/libnavguard.so, navguard.pc,
-#                             lib/cmake/NavGuard (guard helpers included),
-#                             share/navguard (SDL2 and Qt 6 adapters, Swift
-#                             plugin kit)
+#   libnavguard0     runtime  <libdir>/libnavguard.so.0*, <libdir>/navguard/plugins/*.so
+#   libnavguard-dev  dev      include/navguard, <libdir>/libnavguard.so,
+#                             <libdir>/pkgconfig/navguard.pc, <libdir>/cmake/NavGuard
+#                             (guard helpers included), share/navguard (SDL2
+#                             and Qt 6 adapters, Swift plugin kit and its
+#                             Package.swift), share/doc/navguard/html (the API
+#                             reference)
 #   navguard-tools   tools    bin/navguard
 #
 # `make package` (cpack in the build directory) writes them to
 # build/packages/, installed under /usr. Run-time dependencies come from the
 # binaries (dpkg-shlibdeps, from dpkg-dev); libnavguard-dev and navguard-tools
 # depend on the libnavguard0 of their own version (the tool finds the
-# built-in guards beside itself, in /usr/lib/navguard/plugins). The version
-# is the project's (navguard.h), the Debian revision NAVGUARD_DEB_REVISION.
-# The ctest package_deb builds them again and checks them (tests/package).
+# built-in guards in /usr/<libdir>/navguard/plugins). The version is the
+# project's (navguard.h), the Debian revision NAVGUARD_DEB_REVISION. After
+# CPack, Installed-Size is computed again (packaging/debian/installed-size.cmake:
+# CPack 3.25 counts a symlink as a copy of its target). The ctest
+# package_deb builds them again and checks them (tests/install/CheckPackages.cmake).
 #
 # The runtime package is named after the SONAME, as Debian's shared-library
 # policy asks: a new major version gets a new package (libnavguard1) that can
 # be installed beside the old one.
 
 set(NAVGUARD_DEB_REVISION 1 CACHE STRING "Debian revision of the packages (make package)")
-set(NAVGUARD_DEB_MAINTAINER "NavGuard Dev <dev@navguard.invalid>" CACHE STRING
-  "Maintainer field of the Debian packages (make package)")
+# The Maintainer field names whoever builds and ships the packages (they are
+# built by integrators, not uploaded to Debian), "Name <address>" as Debian
+# policy asks. Set it with -DNAVGUARD_DEB_MAINTAINER="Name <address>"; else
+# it is taken from the environment as Debian's tools take it (DEBEMAIL, with
+# DEBFULLNAME for the name, as dch reads them), and without DEBEMAIL it names
+# the project's maintainer role at the machine that built the packages:
+# navguard.localhost is this machine (RFC 6761), so the address names no
+# person and invents no remote mailbox, and lintian accepts it (it refuses
+# localhost and localhost.localdomain as mail hosts).
+set(navguard_deb_maintainer_default "NavGuard Maintainers <maintainers@navguard.localhost>")
+if(DEFINED ENV{DEBEMAIL} AND NOT "$ENV{DEBEMAIL}" STREQUAL "")
+  if("$ENV{DEBEMAIL}" MATCHES "<.*>")
+    set(navguard_deb_maintainer_default "$ENV{DEBEMAIL}")
+  elseif(DEFINED ENV{DEBFULLNAME} AND NOT "$ENV{DEBFULLNAME}" STREQUAL "")
+    set(navguard_deb_maintainer_default "$ENV{DEBFULLNAME} <$ENV{DEBEMAIL}>")
+  else()
+    set(navguard_deb_maintainer_default "NavGuard Maintainers <$ENV{DEBEMAIL}>")
+  endif()
+endif()
+set(NAVGUARD_DEB_MAINTAINER "${navguard_deb_maintainer_default}" CACHE STRING
+  "Maintainer field of the Debian packages, \"Name <address>\" (make package)")
+if(NAVGUARD_DEB_MAINTAINER STREQUAL "NavGuard Dev <dev@navguard.invalid>")   # the old default, cached
+  set_property(CACHE NAVGUARD_DEB_MAINTAINER PROPERTY VALUE "${navguard_deb_maintainer_default}")
+endif()
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME navguard)
@@ -117,5 +146,10 @@ endif()
 file(WRITE ${PROJECT_BINARY_DIR}/CPackProjectConfig.cmake
   "set(CMAKE_SUPPRESS_DEVELOPER_WARNINGS ON CACHE INTERNAL \"\")\n")
 set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_BINARY_DIR}/CPackProjectConfig.cmake)
+
+# Installed-Size as dpkg-gencontrol computes it, written into each package
+# once CPack has made them (CPack 3.25 counts libnavguard.so.0, a symlink, as
+# a second copy of the library).
+set(CPACK_POST_BUILD_SCRIPTS ${PROJECT_SOURCE_DIR}/packaging/debian/installed-size.cmake)
 
 include(CPack)

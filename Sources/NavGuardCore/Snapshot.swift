@@ -1,5 +1,6 @@
 // Stack snapshots: JSON text the host stores and later restores.
 // {"navguard_snapshot":1,"screens":[{"id":1,"route":"home","identity":"home"}]}
+// A screen with NG_SCREENF_* flags also has "flags": 1 (NavGuard 0.3).
 
 import CNavGuard
 
@@ -10,9 +11,11 @@ extension Engine {
         var screens: [JSONValue] = []
         screens.reserveCapacity(stack.count)
         for s in stack.screens {
-            screens.append(.object([("id", .integer(Int64(bitPattern: s.id))),
-                                    ("route", .string(s.route.string)),
-                                    ("identity", .string(s.identity.string))]))
+            var fields: [(String, JSONValue)] = [("id", .integer(Int64(bitPattern: s.id))),
+                                                 ("route", .string(s.route.string)),
+                                                 ("identity", .string(s.identity.string))]
+            if s.flags != 0 { fields.append(("flags", .integer(Int64(s.flags)))) }
+            screens.append(.object(fields))
         }
         return JSON.serialize(.object([("navguard_snapshot", .integer(Engine.snapshotVersion)),
                                        ("screens", .array(screens))]))
@@ -60,7 +63,14 @@ extension Engine {
                 return .failure(EngineError(NG_E_RANGE, "screens[\(i)] has a string longer than \(Limits.maxString) bytes"))
             }
             if route.isEmpty { return .failure(EngineError(NG_E_RANGE, "screens[\(i)].route is empty")) }
-            out.append(Screen(id: UInt64(bitPattern: idv), route: route, identity: identity))
+            var flags: UInt32 = 0
+            if let f = item["flags"], !f.isNull {
+                guard let v = f.int64, let u = UInt32(exactly: v), screenFlagsProblem(u) == nil else {
+                    return .failure(EngineError(NG_E_RANGE, "screens[\(i)].flags must be NG_SCREENF_* bits"))
+                }
+                flags = u
+            }
+            out.append(Screen(id: UInt64(bitPattern: idv), route: route, identity: identity, flags: flags))
         }
         if let m = ScreenStack.problem(out) { return .failure(EngineError(NG_E_RANGE, "snapshot: \(m)")) }
         return .success(out)

@@ -5,11 +5,6 @@ import CNavGuard
 @testable import NavGuardCore
 import Testing
 
-private func expectClean(_ rec: Recorder, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(rec.violations == [], sourceLocation: sourceLocation)
-    #expect(rec.depth == 0, sourceLocation: sourceLocation)
-    #expect(rec.maxDepth <= 1, sourceLocation: sourceLocation)
-}
 
 // MARK: - 1. Stack
 

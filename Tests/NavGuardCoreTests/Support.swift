@@ -3,6 +3,7 @@
 // written against plugin.h (descriptors built in Swift with C closures).
 import CNavGuard
 @testable import NavGuardCore
+import Testing
 
 // MARK: - Seeded PRNG
 
@@ -236,6 +237,35 @@ final class Recorder: EngineObserver {
         onTouchCancel?(touch)
     }
 
+    /// Questions asked (id -> the question as asked) and how each ended:
+    /// every question must end exactly once.
+    var questions: [UInt64: ng_question] = [:]
+    var questionOrder: [UInt64] = []
+    var questionEnds: [UInt64: Int32] = [:]
+    var onQuestion: ((ng_question) -> Void)?
+    var onQuestionEnded: ((ng_question, Int32) -> Void)?
+
+    func engineQuestion(_ q: ng_question) {
+        enter("question")
+        defer { leave() }
+        if questions[q.question_id] != nil { violations.append("question \(q.question_id) asked twice") }
+        if let open = questionOrder.last, questionEnds[open] == nil {
+            violations.append("question \(q.question_id) asked while \(open) is open")
+        }
+        questions[q.question_id] = q
+        questionOrder.append(q.question_id)
+        onQuestion?(q)
+    }
+
+    func engineQuestionEnded(_ q: ng_question, answer: Int32) {
+        enter("question end")
+        defer { leave() }
+        if questions[q.question_id] == nil { violations.append("question \(q.question_id) ended, never asked") }
+        if questionEnds[q.question_id] != nil { violations.append("question \(q.question_id) ended twice") }
+        questionEnds[q.question_id] = answer
+        onQuestionEnded?(q, answer)
+    }
+
     func mark(_ s: String) { events.append(.mark(s)) }
 
     var transitions: [Ev] {
@@ -335,6 +365,11 @@ func makeDescriptor(id: String, tweak: (inout ng_plugin_descriptor) -> Void = { 
         return g.nextDeadline(g)
     }
     d.get_extension = { _, _ in nil }
+    d.on_answer = { inst, q, a in
+        let g = testGuard(inst)
+        g.answers.append((q!.pointee.question_id, a))
+        g.onAnswer?(g, q!.pointee, a)
+    }
     tweak(&d)
     let p = UnsafeMutablePointer<ng_plugin_descriptor>.allocate(capacity: 1)
     p.initialize(to: d)
@@ -362,6 +397,9 @@ final class TestGuard {
     var onTick: ((TestGuard, Int64) -> Void)?
     var onEvent: ((TestGuard, ng_guard_event) -> ng_vote)?
     var onHold: ((TestGuard, ng_hold_notice) -> Void)?
+    var onAnswer: ((TestGuard, ng_question, ng_answer) -> Void)?
+    /// (question id, answer) of every on_answer.
+    var answers: [(id: UInt64, answer: ng_answer)] = []
     var nextDeadline: (TestGuard) -> Int64 = { _ in Int64.max }
 
     init(id: String) { descriptor = makeDescriptor(id: id) }
@@ -390,6 +428,39 @@ final class TestGuard {
         return h.pointee.deferred_drop!(h, id, reason, nil)
     }
     var deferredCount: Int { h.pointee.deferred_count!(h) }
+
+    /// host->ask; the status and the question id.
+    func ask(_ topic: String, text: String? = nil, request: UInt64 = 0, kind: Int32 = 0, screen: UInt64 = 0,
+             timeoutNs: Int64 = 0) -> (ng_status, UInt64) {
+        var q = ng_question_spec()
+        q.size = UInt32(MemoryLayout<ng_question_spec>.size)
+        q.request_id = request
+        q.kind = kind
+        q.screen_id = screen
+        q.timeout_ns = timeoutNs
+        var id: UInt64 = 0
+        let st = topic.withCString { t in
+            q.topic = t
+            guard let text else { return h.pointee.ask!(h, &q, &id) }
+            return text.withCString { x in
+                q.text = x
+                return h.pointee.ask!(h, &q, &id)
+            }
+        }
+        return (st, id)
+    }
+
+    /// host->request_submit of a request without strings (pops, back...).
+    func submit(_ kind: Int32, flags: UInt32 = 0, fromScreen: UInt64 = 0) -> (ng_status, UInt64) {
+        var r = ng_request()
+        r.size = UInt32(MemoryLayout<ng_request>.size)
+        r.kind = kind
+        r.flags = flags
+        r.from_screen = fromScreen
+        var id: UInt64 = 0
+        let st = h.pointee.request_submit!(h, &r, &id)
+        return (st, id)
+    }
 }
 
 // MARK: - Guard behaviours
@@ -499,4 +570,11 @@ let ms: Int64 = 1_000_000
 /// The NG_* status an engine call ends with (NG_OK when it does not throw).
 func statusOf(_ body: () throws(EngineError) -> Void) -> Int32 {
     do { try body(); return NG_OK } catch { return error.status }
+}
+
+/// The callback rules held throughout (the Recorder checks them as they come).
+func expectClean(_ rec: Recorder, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(rec.violations == [], sourceLocation: sourceLocation)
+    #expect(rec.depth == 0, sourceLocation: sourceLocation)
+    #expect(rec.maxDepth <= 1, sourceLocation: sourceLocation)
 }

@@ -29,6 +29,19 @@ final class GuardRecorder: EngineObserver {
     }
     func engineTouchCancelled(_ touch: ng_touch_info) { touchCancels.append(touch) }
 
+    /// Questions asked and how each ended; `onQuestion` answers like a host.
+    struct Question { var id: UInt64; var topic: String; var text: String?; var request: UInt64; var kind: Int32; var screen: UInt64 }
+    var questions: [Question] = []
+    var questionEnds: [(id: UInt64, answer: Int32)] = []
+    var onQuestion: ((Question) -> Void)?
+    func engineQuestion(_ q: ng_question) {
+        let x = Question(id: q.question_id, topic: String(cString: q.topic), text: q.text.map { String(cString: $0) },
+                         request: q.request_id, kind: q.kind, screen: q.screen_id)
+        questions.append(x)
+        onQuestion?(x)
+    }
+    func engineQuestionEnded(_ q: ng_question, answer: Int32) { questionEnds.append((q.question_id, answer)) }
+
     /// The outcome recorded for a request id.
     func outcome(of id: UInt64) -> OutcomeRecord? { outcomes.first { $0.requestID == id } }
 

@@ -197,6 +197,40 @@ final class Heartbeat: Ticking, ExtensionProviding {
     }
 }
 
+/// Asks for a PIN before an admin screen: holds a push of "admin", asks the
+/// host (topic org.example.admin-pin), and applies or drops it by the answer.
+final class AdminPin: RequestVoting, AnswerObserving {
+    let host: GuardHost
+    var held: UInt64 = 0
+    var answers: [ng_answer] = []
+    init?(host: GuardHost) {
+        guard host.hasQuestions else {
+            host.log(.error, "admin-pin: the host cannot ask questions (plugin ABI 1.2)")
+            return nil
+        }
+        self.host = host
+    }
+    func vote(on request: GuardRequest) -> Vote {
+        guard request.kind == NG_REQ_PUSH, let s = request.screen, s.route == "admin", request.attempt == 0 else { return .allow }
+        guard (try? host.ask(topic: "org.example.admin-pin", text: "PIN?", requestID: request.id, kind: request.kind)) != nil else {
+            return .refuse(NG_REASON_ASKING, message: "another question is open")
+        }
+        held = request.id
+        return .defer
+    }
+    func observe(answer: ng_answer, to question: GuardQuestion) {
+        answers.append(answer)
+        if answer == NG_ANSWER_YES { try? host.applyDeferred(held) } else {
+            try? host.dropDeferred(held, reason: NG_REASON_DECLINED, message: "wrong PIN")
+        }
+    }
+}
+
+func adminPinDescriptor() -> UnsafePointer<ng_plugin_descriptor> {
+    makeDescriptor(AdminPin.self, id: "org.example.kit.admin-pin", name: "admin-pin", version: "1",
+                   description: "Asks for a PIN before an admin screen.")
+}
+
 func gatekeeperDescriptor() -> UnsafePointer<ng_plugin_descriptor> {
     makeDescriptor(Gatekeeper.self, id: "org.example.kit.gatekeeper", name: "gatekeeper", version: "1.0.0",
                    description: "Refuses blocked routes, drops a key, defers pushes during transitions.")
@@ -226,6 +260,14 @@ func heartbeatDescriptor() -> UnsafePointer<ng_plugin_descriptor> {
 
 final class KitRecorder: EngineObserver {
     var outcomes: [OutcomeRecord] = []
+    /// Topics of the questions asked (the question's strings live only
+    /// during the callback).
+    var questions: [String] = []
+    var onQuestion: ((ng_question) -> Void)?
+    func engineQuestion(_ q: ng_question) {
+        questions.append(String(cString: q.topic))
+        onQuestion?(q)
+    }
     var reports: [(guardID: String?, text: String)] = []
     var logs: [(severity: Int32, guardID: String?, message: String)] = []
     var holdEnds: [HoldEndRecord] = []
@@ -315,6 +357,21 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
 
         #expect(Engine.validate(gatekeeperDescriptor()) == nil)
         #expect(Engine.validate(heartbeatDescriptor()) == nil)
+    }
+
+    @Test func asksTheHostAndHearsTheAnswer() throws {
+        #expect(adminPinDescriptor().pointee.on_answer != nil && gatekeeperDescriptor().pointee.on_answer == nil)
+        for yes in [true, false] {
+            let (e, rec) = try makeEngine([(adminPinDescriptor(), "{}")])
+            rec.onQuestion = { q in try! e.answerQuestion(q.question_id, yes ? NG_ANSWER_YES : NG_ANSWER_NO) }
+            let r = e.submit(push(2, "admin"))
+            #expect(r.status == NG_OUTCOME_DEFERRED)
+            #expect(rec.questions == ["org.example.admin-pin"])
+            let o = try #require(rec.outcome(of: r.requestID))
+            #expect(o.outcome == (yes ? NG_OUTCOME_APPLIED : NG_OUTCOME_DROPPED))
+            #expect(yes || (o.reason == NG_REASON_DECLINED && o.message?.string == "wrong PIN"))
+            e.destroy()
+        }
     }
 
     @Test func descriptorIsBuiltOncePerTypeAndID() {
@@ -508,7 +565,7 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
     /// descriptor the other tests use (so they keep working in any order).
     @Test func tooManyGuardTypesFailCreateCleanly() throws {
         let used = [gatekeeperDescriptor(), gatekeeper2Descriptor(), modalHoldDescriptor(),
-                    configProbeDescriptor(), heartbeatDescriptor()]
+                    configProbeDescriptor(), heartbeatDescriptor(), adminPinDescriptor()]
         var made: [UnsafePointer<ng_plugin_descriptor>] = []
         for id in fillerIDs { made.append(makeDescriptor(ConfigProbe.self, id: id, name: "filler", version: "1", description: "filler")) }
         #expect(Set(made + used).count == fillerIDs.count + used.count)
@@ -551,5 +608,5 @@ let fillerIDs: [StaticString] = [
     "org.example.kit.f12", "org.example.kit.f13", "org.example.kit.f14", "org.example.kit.f15",
     "org.example.kit.f16", "org.example.kit.f17", "org.example.kit.f18", "org.example.kit.f19",
     "org.example.kit.f20", "org.example.kit.f21", "org.example.kit.f22", "org.example.kit.f23",
-    "org.example.kit.f24", "org.example.kit.f25", "org.example.kit.f26", "org.example.kit.f27",
+    "org.example.kit.f24", "org.example.kit.f25", "org.example.kit.f26",
 ]

@@ -17,6 +17,7 @@
  *   (d) a network reply that navigates mid-transition (posted from a thread)
  *   (e) a completion that never arrives (transition never finished)
  *   (f) a finger on a button when input becomes blocked
+ *   (g) leaving Checkout with items in the cart (the host is asked first)
  *
  * Every NavGuard call is checked; an unexpected status prints the call,
  * the status and ng_errmsg, and the program exits 1. A behaviour that
@@ -139,6 +140,9 @@ typedef struct sim {
     int cancelled_phases;
     uint32_t last_hold_mask;
     bool in_callback_print;
+    /* the host's dialog: the open question (0: none) and its answer to give */
+    uint64_t question;
+    int questions;
 } sim;
 
 static bool g_strict = false;
@@ -150,6 +154,7 @@ static int g_traces = 0;
 /* A scenario's part of its trace's file name, by letter (a..f). */
 static const char *const SCENARIO_FILES[] = {
     "double-tap", "back-during-push", "cancelled-swipe", "network-mid-push", "lost-completion", "finger-on-button",
+    "leave-checkout",
 };
 
 /* ------------------------------------------------------------------------ */
@@ -226,13 +231,16 @@ static void res(const char *fmt, ...) {
     printf("\n");
 }
 
-/* Request ids: posted requests get ids from the top half of the id space
- * (1<<63 | n); print them as "p<n>". Four rotating buffers. */
+/* Request ids: posted requests (and guards' own) get ids of their own range
+ * from NG_POSTED_ID_BASE (2^52); print them as "#p<n>" and "#g<n>". Four
+ * rotating buffers. */
 static const char *req_id(uint64_t id) {
     static char buf[4][32];
     static int k = 0;
     char *b = buf[k++ & 3];
-    if (id & (UINT64_C(1) << 63)) snprintf(b, 32, "#p%" PRIu64, id & ~(UINT64_C(1) << 63));
+    const uint64_t posted = NG_POSTED_ID_BASE, guards = posted + (posted >> 1);
+    if (id >= guards) snprintf(b, 32, "#g%" PRIu64, id - guards + 1);
+    else if (id >= posted) snprintf(b, 32, "#p%" PRIu64, id - posted);
     else snprintf(b, 32, "#%" PRIu64, id);
     return b;
 }
@@ -369,6 +377,25 @@ static void on_log(void *user, ng_context *ctx, int32_t severity, const char *gu
     if (severity < 1) return;
     cb(s, "log[%s] %s: %s", severity >= 0 && severity <= 3 ? sev[severity] : "?",
        guard_id ? guard_id : "(core)", message ? message : "");
+}
+
+/* The kiosk's "Leave checkout?" dialog: shown at on_question, closed at
+ * on_question_end; the user's tap answers it (scenario g). */
+static void on_question(void *user, ng_context *ctx, const ng_question *q) {
+    sim *s = user;
+    (void)ctx;
+    s->question = q->question_id;
+    s->questions++;
+    cb(s, "QUESTION from %s: \"%s\" about %s (%s) -> the host shows a dialog", q->guard_id,
+       q->text ? q->text : "", req_id(q->request_id), ng_request_kind_name(q->kind));
+}
+
+static void on_question_end(void *user, ng_context *ctx, const ng_question *q, ng_answer answer) {
+    sim *s = user;
+    (void)ctx;
+    (void)q;
+    s->question = 0;
+    cb(s, "question ended: %s -> the host closes the dialog", ng_answer_name(answer));
 }
 
 static void on_touch_cancel(void *user, ng_context *ctx, const ng_touch_info *t) {
@@ -596,6 +623,10 @@ static void sim_begin(sim *s, char letter, int depth) {
     o.delegate.on_report = on_report;
     o.delegate.on_log = on_log;
     o.delegate.on_touch_cancel = on_touch_cancel;
+    o.delegate.on_question = on_question;
+    o.delegate.on_question_end = on_question_end;
+    s->question = 0;
+    s->questions = 0;
     ng_status st = ng_context_create(&o, &s->ctx);
     if (st != NG_OK) {
         printf("ng_context_create failed: %s\n", ng_strstatus(st));
@@ -984,7 +1015,7 @@ static void scenario_f(sim *s, scenario_result *out) {
     CHECK(s, ng_touch_count(s->ctx, &n));
     ng_touch_info ti = NG_TOUCH_INFO_INIT;
     if (n > 0) CHECK(s, ng_touch_get(s->ctx, 0, &ti));
-    static const char *states[] = { "delivered (live, Back still highlighted)", "withheld", "cancelled (awaiting its end)" };
+    static const char *states[] = { "delivered (live, Back still highlighted)", "withheld", "cancelled (retired)" };
     if (n > 0)
         say(s, "check     live touches: %zu, touch %" PRIu64 " on %s is %s", n, ti.touch_id, view_name(ti.view_id),
             ti.state >= 0 && ti.state <= 2 ? states[ti.state] : "?");
@@ -1020,14 +1051,76 @@ static void scenario_f(sim *s, scenario_result *out) {
     sim_end(s, out, note);
 }
 
+/* (g) leaving Checkout with items in the cart. */
+static void scenario_g(sim *s, scenario_result *out) {
+    header("(g) leaving Checkout with items in the cart");
+    sim_begin(s, 'g', 3);
+    say(s, "host      Checkout is pushed marked NG_SCREENF_CONFIRM_LEAVE (the cart has items)");
+    ng_request rq = NG_REQUEST_INIT(NG_REQ_PUSH);
+    rq.source = SRC_NEXT_BUTTON;
+    rq.screen.id = new_screen(s, "Checkout");
+    rq.screen.route = "Checkout";
+    rq.screen_flags = NG_SCREENF_CONFIRM_LEAVE;
+    ng_request_result c = submit(s, &rq, "push Checkout");
+    s->visible_id = rq.screen.id;
+    uint64_t checkout = rq.screen.id;
+
+    advance_to(s, 1000);
+    ng_request_result b1 = tap(s, 1, 1000, BACK_X, BACK_Y);
+    bool asked_first = s->question != 0;
+    if (s->question) {
+        advance_to(s, 2500);
+        say(s, "user      taps No in the dialog: ng_question_answer(NO)");
+        CHECK(s, ng_question_answer(s->ctx, s->question, NG_ANSWER_NO));
+    }
+    print_stack(s, "now");
+    advance_to(s, 4000);
+    say(s, "timer     the idle timer returns the kiosk to Home (pop-to-root)");
+    ng_request root = NG_REQUEST_INIT(NG_REQ_POP_TO_ROOT);
+    root.flags = NG_REQF_ANIMATED;
+    root.source = SRC_PROMO_TIMER;
+    ng_request_result r2 = submit(s, &root, "pop-to-root (animated)");
+    if (s->question) {
+        advance_to(s, 5200);
+        say(s, "user      taps Yes: ng_question_answer(YES)");
+        CHECK(s, ng_question_answer(s->ctx, s->question, NG_ANSWER_YES));
+    }
+    advance_to(s, 5550);
+    animation_done(s, r2.request_id, NG_TRACK_ALL, "pop-to-root");
+    advance_to(s, 5600);
+
+    bool left = true;
+    size_t n = 0;
+    CHECK(s, ng_stack_count(s->ctx, &n));
+    for (size_t i = 0; i < n; i++) {
+        ng_screen_info si = NG_SCREEN_INFO_INIT;
+        CHECK(s, ng_stack_get(s->ctx, i, &si));
+        if (si.id == checkout) left = false;
+    }
+    char note[NOTE_LEN];
+    snprintf(note, sizeof note, "%s; Back %s; the idle timer's pop-to-root %s",
+             s->questions ? "the host was asked twice (\"Leave Checkout?\")" : "nobody asked",
+             outcome_short(s, b1.request_id), outcome_short(s, r2.request_id));
+    if (s->guarded) {
+        expect(s, c.status == NG_OUTCOME_APPLIED && asked_first, "Back on Checkout asks the host first");
+        expect(s, final_outcome(s, b1.request_id) && final_outcome(s, b1.request_id)->reason == NG_REASON_DECLINED,
+               "No keeps Checkout (the Back is refused, declined)");
+        expect(s, s->questions == 2 && left && final_outcome(s, r2.request_id) &&
+                      final_outcome(s, r2.request_id)->outcome == NG_OUTCOME_APPLIED,
+               "the timer's pop-to-root asks too; Yes leaves Checkout");
+    }
+    sim_end(s, out, note);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Runs                                                                      */
 /* ------------------------------------------------------------------------ */
 
-#define SCENARIOS 6
+#define SCENARIOS 7
 static const char *const SCENARIO_NAMES[SCENARIOS] = {
     "(a) double tap Next", "(b) Back during push", "(c) cancelled swipe",
     "(d) network mid-push", "(e) lost completion", "(f) finger on button",
+    "(g) leave Checkout",
 };
 
 static void run(bool guarded, scenario_result results[SCENARIOS]) {
@@ -1062,6 +1155,7 @@ static void run(bool guarded, scenario_result results[SCENARIOS]) {
     scenario_d(&s, &results[3]);
     scenario_e(&s, &results[4]);
     scenario_f(&s, &results[5]);
+    scenario_g(&s, &results[6]);
 }
 
 static void summary(scenario_result un[SCENARIOS], scenario_result gu[SCENARIOS], bool have_un, bool have_gu) {

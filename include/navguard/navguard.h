@@ -348,7 +348,7 @@ typedef int32_t ng_event_type;
 #define NG_MASK_SCROLL    0x10u
 #define NG_MASK_HOVER     0x20u
 #define NG_MASK_ALL       0x3Fu
-#define NG_MASK_DEFAULT   0x03u   /* touches + motion, as seed 003 */
+#define NG_MASK_DEFAULT   0x03u   /* touches + motion: what acts on a half-built screen */
 
 /* ------------------------------------------------------------------------ */
 /* Handles and records                                                       */
@@ -403,7 +403,7 @@ typedef struct ng_request {
                                  no scope. When the request would apply (at
                                  once, after a deferral, or posted) and that
                                  screen is not the top, it is REFUSED (DROPPED
-                                 if it was deferred or queued) with
+                                 when a guard had deferred it) with
                                  NG_REASON_STALE: a reply never lands on a
                                  screen the user has left. */
     uint32_t screen_flags;    /* PUSH: the pushed screen's NG_SCREENF_* flags */

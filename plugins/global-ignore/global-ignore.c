@@ -15,6 +15,7 @@ typedef struct {
     bool during_transitions;
     uint32_t mask;
     uint64_t token;
+    bool tied;          /* the hold ends with its transition by itself */
 } global_ignore;
 
 static const ng_option_decl options[] = {
@@ -43,12 +44,13 @@ static void on_transition(void *inst, const ng_transition_event *e) {
     const ng_guard_host *h = g->host;
     if (e->phase == NG_PHASE_WILL) {
         if (g->token != 0 || !(e->flags & NG_TRANSF_ANIMATED)) return;
-        if (NG_HAS_FIELD(h, ng_guard_host, hold_begin_transition))
+        g->tied = NG_HAS_FIELD(h, ng_guard_host, hold_begin_transition);
+        if (g->tied)
             h->hold_begin_transition(h, "global-ignore: transition", g->mask, &g->token);
         else   /* a host older than plugin ABI 1.2: ended below */
             h->hold_begin(h, "global-ignore: transition", g->mask, 0, &g->token);
     } else if (g->token != 0) {
-        h->hold_end(h, g->token);   /* NOT_FOUND when it ended with its transition */
+        if (!g->tied) h->hold_end(h, g->token);   /* a tied hold has ended with its transition */
         g->token = 0;
     }
 }

@@ -134,9 +134,8 @@ static void *g_create(const ng_guard_host *h, const char *c) {
 }
 static void g_destroy(void *i) { (void)i; }
 static const ng_plugin_descriptor good_desc = {
-    NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    "org.navguard.test.abi", "abi", "1.0", "test guard",
-    g_create, g_destroy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    NG_PLUGIN_DESCRIPTOR_ABI, .id = "org.navguard.test.abi", .name = "abi", .version = "1.0",
+    .description = "test guard", .create = g_create, .destroy = g_destroy,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -876,7 +875,8 @@ static void test_sizes(void) {
     v.id = 1;
     v.size = 0;
     EXPECT_ST(ng_view_set(ctx, &v), NG_E_SIZE);
-    ng_screen_info si = { 0, 0, NULL, NULL };
+    ng_screen_info si = NG_SCREEN_INFO_INIT;
+    si.size = 0;
     EXPECT_ST(ng_stack_get(ctx, 0, &si), NG_E_SIZE);
     EXPECT(si.id == 0 && si.route == NULL, "nothing written into a size-0 ng_screen_info");
 
@@ -884,7 +884,8 @@ static void test_sizes(void) {
     ng_event b = NG_EVENT_INIT(NG_EVENT_TOUCH);
     b.touch_id = 1;
     EXPECT_ST(ng_event_submit(ctx, &b, &er), NG_OK);
-    ng_touch_info ti = { 0, 0, 0, 0, 0 };
+    ng_touch_info ti = NG_TOUCH_INFO_INIT;
+    ti.size = 0;
     EXPECT_ST(ng_touch_get(ctx, 0, &ti), NG_E_SIZE);
     EXPECT(ti.touch_id == 0, "nothing written into a size-0 ng_touch_info");
 

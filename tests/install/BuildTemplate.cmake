@@ -23,7 +23,7 @@ run("build" ${CMAKE_COMMAND} --build ${BINARY})
 
 file(STRINGS ${BINARY}/CMakeCache.txt dir REGEX "^NavGuard_DIR:")
 string(REGEX REPLACE "^[^=]*=" "" dir "${dir}")
-if(NOT dir STREQUAL "${PREFIX}/lib/cmake/NavGuard")
+if(NOT dir MATCHES "^${PREFIX}/lib(/[^/]+-linux-gnu[^/]*)?/cmake/NavGuard$")   # lib, or Debian's lib/<triplet>
   message(FATAL_ERROR "find_package(NavGuard) found ${dir}, not the install ${PREFIX}")
 endif()
 # Of the source tree, only the template's own directory may appear among the

@@ -2,22 +2,29 @@
 #       -DINSTALLED=<a plain `cmake --install` of the same build> -DVERSION=<0.2.0>
 #       -DMAJOR=<0> -DDPKG_DEB=<dpkg-deb> -DLINTIAN=<lintian> -DGENERATOR=<gen>
 #       -DTEMPLATE=<examples/plugins/c-minimal> -DSOURCE_DIR=<NavGuard's source tree>
-#       -P CheckPackages.cmake
+#       -DCC=<C compiler> -DMULTIARCH=<lib/x86_64-linux-gnu> -P CheckPackages.cmake
 # The Debian packages of `make package` (cmake/NavGuardPackaging.cmake),
 # built again into OUT and checked:
 #  - exactly libnavguard<MAJOR>, libnavguard-dev and navguard-tools, at
 #    VERSION-<the Debian revision CONFIG sets>;
-#  - each holds only its own part of the install, and together they hold all
-#    of it (the files of INSTALLED), beside their copyright, changelog and
-#    lintian overrides;
+#  - each holds only its own part of the install, in Debian's multiarch
+#    layout (MULTIARCH where a plain install has lib), and together they hold
+#    all of it (the files of INSTALLED), beside their copyright, changelog
+#    and lintian overrides;
+#  - each one's Installed-Size is what dpkg-gencontrol would write (every
+#    file's size rounded up to a KiB, 1 KiB per directory and symlink), not
+#    more than 2 % above its files' size (CPack alone counts a symlink as a
+#    copy of its target);
 #  - -dev and -tools depend on the runtime package of the same version, the
 #    runtime on libc6 (dpkg-shlibdeps ran), and it has its shlibs line and
 #    the ldconfig trigger;
 #  - lintian reports no error;
 #  - unpacked together, they build the C guard template (find_package) and
-#    their navguard tool validates it.
+#    their navguard tool validates it, and a C host (tests/dist/host.c) linked
+#    to their library runs the default chain: the library finds the guards
+#    beside itself, in MULTIARCH/navguard/plugins.
 cmake_minimum_required(VERSION 3.25)
-foreach(var CPACK CONFIG OUT INSTALLED VERSION DPKG_DEB LINTIAN GENERATOR TEMPLATE SOURCE_DIR)
+foreach(var CPACK CONFIG OUT INSTALLED VERSION DPKG_DEB LINTIAN GENERATOR TEMPLATE SOURCE_DIR CC MULTIARCH)
   if(NOT ${var})
     message(FATAL_ERROR "CheckPackages.cmake: -D${var}=... is required")
   endif()
@@ -40,9 +47,10 @@ if(NOT debs STREQUAL expected)
 endif()
 
 # Which installed paths (relative to the prefix, /usr in a package) belong to
-# which package.
+# which package; a packaged path under MULTIARCH is compared with the plain
+# install's lib/.
 set(own_${runtime}        "^lib/libnavguard\\.so\\.[0-9]|^lib/navguard/plugins/")
-set(own_libnavguard-dev   "^include/navguard/|^lib/libnavguard\\.so$|^lib/pkgconfig/navguard\\.pc$|^lib/cmake/NavGuard/|^share/navguard/")
+set(own_libnavguard-dev   "^include/navguard/|^lib/libnavguard\\.so$|^lib/pkgconfig/navguard\\.pc$|^lib/cmake/NavGuard/|^share/navguard/|^share/doc/navguard/html/")
 set(own_navguard-tools    "^bin/navguard$|^share/man/man1/navguard\\.1\\.gz$")
 set(packaged "")
 set(debian_files "")
@@ -57,6 +65,13 @@ foreach(deb IN LISTS debs)
       continue()                                                # directories
     endif()
     string(REGEX REPLACE "^\\./usr/" "" path "${path}")
+    if(path MATCHES "^lib/")
+      if(path MATCHES "^${MULTIARCH}/")
+        string(REGEX REPLACE "^${MULTIARCH}/" "lib/" path "${path}")
+      else()
+        string(APPEND errors "  ${deb} has /usr/${path}, outside Debian's multiarch /usr/${MULTIARCH}\n")
+      endif()
+    endif()
     if(path MATCHES "^share/doc/${name}/(copyright|changelog\\.Debian\\.gz)$|^share/lintian/overrides/${name}$")
       list(APPEND debian_files ${name}:${path})
     elseif(path MATCHES "${own_${name}}")
@@ -73,7 +88,34 @@ foreach(deb IN LISTS debs)
   endforeach()
   run("dpkg-deb -f ${deb}" ${DPKG_DEB} -f ${OUT}/${deb} Depends)
   string(STRIP "${out}" depends_${name})
-  message(STATUS "${deb}: ${count} files; Depends: ${depends_${name}}")
+
+  # Installed-Size, from the package's own listing (dpkg-deb -c): regular
+  # files' sizes rounded up to a KiB, 1 KiB for each directory and symlink.
+  run("dpkg-deb -c ${deb}" ${DPKG_DEB} -c ${OUT}/${deb})
+  string(REGEX MATCHALL "[^\n]+" entries "${out}")
+  set(kib 0)
+  set(bytes 0)
+  foreach(entry IN LISTS entries)
+    if(NOT entry MATCHES "^([-dlhcbps])[^ ]+ +[^ ]+ +([0-9]+) ")
+      string(APPEND errors "  ${deb}: a listing line not understood: ${entry}\n")
+      continue()
+    endif()
+    if(CMAKE_MATCH_1 STREQUAL "-")
+      math(EXPR kib "${kib} + (${CMAKE_MATCH_2} + 1023) / 1024")
+      math(EXPR bytes "${bytes} + ${CMAKE_MATCH_2}")
+    else()
+      math(EXPR kib "${kib} + 1")
+    endif()
+  endforeach()
+  run("dpkg-deb -f ${deb}" ${DPKG_DEB} -f ${OUT}/${deb} Installed-Size)
+  string(STRIP "${out}" installed_size)
+  math(EXPR limit "${bytes} * 102 / 100 / 1024 + ${count} + 64")
+  if(NOT installed_size EQUAL kib)
+    string(APPEND errors "  ${deb}: Installed-Size ${installed_size} KiB; its files take ${kib} KiB (dpkg-gencontrol's rule)\n")
+  elseif(installed_size GREATER limit)
+    string(APPEND errors "  ${deb}: Installed-Size ${installed_size} KiB is more than its ${bytes} bytes of files\n")
+  endif()
+  message(STATUS "${deb}: ${count} files; Installed-Size: ${installed_size} KiB (${bytes} bytes of files); Depends: ${depends_${name}}")
 endforeach()
 
 # Together the packages hold exactly what a plain install holds.
@@ -126,6 +168,18 @@ run("the C template against the packages" ${CMAKE_COMMAND}
   -DTEMPLATE=${TEMPLATE} -DBINARY=${OUT}/template-c -DPREFIX=${OUT}/root/usr -DPLUGIN=quiet-hours.so
   -DGENERATOR=${GENERATOR} -DSOURCE_DIR=${SOURCE_DIR} -P ${CMAKE_CURRENT_LIST_DIR}/BuildTemplate.cmake)
 message(STATUS "built and validated the C template against the unpacked packages")
+
+# A host linked to the packaged library runs the default chain: the library
+# finds the built-in guards beside itself in the multiarch layout (nothing
+# tells it where: no NAVGUARD_PLUGIN_DIR, no NAVGUARD_PLUGIN_PATH).
+set(libdir ${OUT}/root/usr/${MULTIARCH})
+run("the host against the packages" ${CC} -std=c11 -Wall -Wextra -o ${OUT}/host
+  ${SOURCE_DIR}/tests/dist/host.c -I${OUT}/root/usr/include -L${libdir} -lnavguard -Wl,-rpath,${libdir})
+run("the host" ${CMAKE_COMMAND} -E env --unset=NAVGUARD_PLUGIN_DIR --unset=NAVGUARD_PLUGIN_PATH ${OUT}/host)
+if(NOT out MATCHES "plugins in ${libdir}/navguard/plugins\n" OR NOT out MATCHES "chain: [1-9][0-9]* guards" OR NOT out MATCHES "host: ok")
+  string(APPEND errors "  the packaged library did not load the default chain from ${libdir}/navguard/plugins:\n${out}\n")
+endif()
+message(STATUS "a host linked to the packaged library ran the default chain from ${libdir}/navguard/plugins")
 
 if(errors)
   message(FATAL_ERROR "the Debian packages in ${OUT}:\n${errors}")

@@ -40,6 +40,11 @@ final class Harness {
     var beganSelfCancels: [String] = []
     var delivered = 0
     var dropped = 0
+    /// Questions the guard asked the host, and how the host answers the next
+    /// ones (nil: leave it open); each must end exactly once.
+    var questions: [UInt64] = []
+    var questionEnds: [UInt64: Int] = [:]
+    var answerPolicy: [ng_answer?] = []
 
     init() {
         var opts = ng_options()
@@ -77,6 +82,24 @@ final class Harness {
         opts.delegate.on_touch_cancel = { user, _, _ in
             guard let user else { return }
             Unmanaged<Harness>.fromOpaque(user).takeUnretainedValue().touchCancels += 1
+        }
+        // A host that answers as `answerPolicy` says, from inside the
+        // callback (allowed) or never (the question's limit or destroy ends it).
+        opts.delegate.on_question = { user, ctx, q in
+            guard let user, let q else { return }
+            let h = Unmanaged<Harness>.fromOpaque(user).takeUnretainedValue()
+            let id = q.pointee.question_id
+            if h.questions.contains(id) { h.anomalies.append("question \(id) asked twice") }
+            h.questions.append(id)
+            if !h.answerPolicy.isEmpty, let a = h.answerPolicy.removeFirst() {
+                h.expect(ng_question_answer(ctx, id, a), "ng_question_answer")
+            }
+        }
+        opts.delegate.on_question_end = { user, _, q, _ in
+            guard let user, let q else { return }
+            let h = Unmanaged<Harness>.fromOpaque(user).takeUnretainedValue()
+            h.questionEnds[q.pointee.question_id, default: 0] += 1
+            if h.questionEnds[q.pointee.question_id] != 1 { h.anomalies.append("question \(q.pointee.question_id) ended twice") }
         }
         var c: OpaquePointer?
         let st = ng_context_create(&opts, &c)
@@ -165,12 +188,14 @@ final class Harness {
     @discardableResult
     func submit(_ kind: ng_request_kind, animated: Bool = false, timed: Bool = false, duration: Int64 = 0,
                 screen: ng_screen? = nil, target: UInt64 = 0, stack: [ng_screen] = [],
-                source: UInt32? = nil) -> ng_request_result {
+                source: UInt32? = nil, screenFlags: UInt32 = 0, fromScreen: UInt64 = 0) -> ng_request_result {
         var r = ng_request()
         r.size = UInt32(MemoryLayout<ng_request>.size)
         r.kind = kind
         r.flags = (animated ? NG_REQF_ANIMATED : 0) | (timed ? NG_REQF_TIMED : 0)
         r.source = source ?? self.source
+        r.screen_flags = screenFlags
+        r.from_screen = fromScreen
         if let screen { r.screen = screen }
         r.target_id = target
         r.duration_ns = duration

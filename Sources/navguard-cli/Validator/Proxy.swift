@@ -11,7 +11,8 @@ import NavGuardCore
 // validator's child), hence the process-wide state.
 
 enum Hook: Int, CaseIterable {
-    case create, destroy, onRequest, onEvent, onOutcome, onTransition, onHold, onTick, nextDeadline, getExtension
+    case create, destroy, onRequest, onEvent, onOutcome, onTransition, onHold, onTick, nextDeadline, getExtension,
+         onAnswer
 
     var name: String {
         switch self {
@@ -25,6 +26,7 @@ enum Hook: Int, CaseIterable {
         case .onTick: return "on_tick"
         case .nextDeadline: return "next_deadline"
         case .getExtension: return "get_extension"
+        case .onAnswer: return "on_answer"
         }
     }
 
@@ -44,6 +46,7 @@ enum Hook: Int, CaseIterable {
         case .onTick: return d.pointee.on_tick != nil
         case .nextDeadline: return d.pointee.next_deadline != nil
         case .getExtension: return d.pointee.get_extension != nil
+        case .onAnswer: return d.pointee.on_answer != nil
         }
     }
 }
@@ -93,6 +96,7 @@ enum Proxy {
         if p.pointee.on_tick != nil { p.pointee.on_tick = proxyOnTick }
         if p.pointee.next_deadline != nil { p.pointee.next_deadline = proxyNextDeadline }
         if p.pointee.get_extension != nil { p.pointee.get_extension = proxyGetExtension }
+        if p.pointee.on_answer != nil { p.pointee.on_answer = proxyOnAnswer }
         proxy = p
         return UnsafePointer(p)
     }
@@ -214,6 +218,12 @@ private let proxyOnTick: @convention(c) (UnsafeMutableRawPointer?, Int64) -> Voi
 private let proxyNextDeadline: @convention(c) (UnsafeMutableRawPointer?) -> Int64 = { inst in
     Proxy.calls[Hook.nextDeadline.rawValue] += 1
     return Proxy.plugin.d.next_deadline!(inst)
+}
+
+private let proxyOnAnswer: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_question>?, ng_answer) -> Void = { inst, question, answer in
+    Proxy.calls[Hook.onAnswer.rawValue] += 1
+    if answer < NG_ANSWER_YES || answer > NG_ANSWER_WITHDRAWN { Proxy.violation("on_answer with answer \(answer) (core)") }
+    Proxy.plugin.d.on_answer!(inst, question, answer)
 }
 
 private let proxyGetExtension: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> UnsafeRawPointer? = { inst, id in

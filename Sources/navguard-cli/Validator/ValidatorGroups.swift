@@ -64,6 +64,7 @@ let checkGroups: [CheckGroup] = [
     hookGroup("hooks.holds", holdChecks),
     hookGroup("hooks.ticks", tickChecks),
     hookGroup("hooks.events", eventChecks),
+    hookGroup("hooks.questions", questionChecks),
     CheckGroup("lifecycle", .proxy(lifecycleChecks)),
     CheckGroup("loader", .descriptor(loaderChecks)),
 ]

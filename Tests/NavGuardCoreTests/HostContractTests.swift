@@ -1,0 +1,423 @@
+// The host contract of NavGuard 0.3: stale requests, questions to the host,
+// requests and transition-tied holds of guards, the order of a request's
+// rules, what destroy ends, transition depth, retired and evicted touches,
+// screen flags.
+import CNavGuard
+@testable import NavGuardCore
+import Testing
+
+private func scoped(_ r: Request, from screen: UInt64) -> Request {
+    var r = r
+    r.fromScreen = screen
+    return r
+}
+
+private func touch(_ e: Engine, _ phase: Int32, _ id: UInt64, view: UInt64 = 0) -> EventVerdict {
+    var ev = ng_event()
+    ev.size = UInt32(MemoryLayout<ng_event>.size)
+    ev.type = NG_EVENT_TOUCH
+    ev.phase = phase
+    ev.touch_id = id
+    if view != 0 {
+        ev.flags = UInt32(NG_EVF_HAS_TARGET)
+        ev.target_view = view
+    }
+    return withUnsafePointer(to: &ev) { e.submitEvent($0) }
+}
+
+/// A cancel as a guard makes it (touch_cancel): queued, then delivered.
+@discardableResult
+private func cancel(_ e: Engine, _ id: UInt64) -> Int {
+    let n = e.cancelTouches(id)
+    e.drain()
+    return n
+}
+
+@Suite("stale requests (from_screen)")
+struct StaleTests {
+    @Test func aRequestFromAScreenNoLongerOnTopIsRefusedStale() {
+        let (e, rec) = makeEngine()
+        e.push(2, "menu")
+        let stale = e.submit(scoped(.push(Screen(id: 3, route: "reply")), from: 1))
+        #expect(stale.status == NG_OUTCOME_REFUSED && stale.reason == NG_REASON_STALE && stale.guardID == nil)
+        #expect(stale.message?.string == "issued from screen 1, which is no longer on top (the top is 2)")
+        let gone = e.submit(scoped(Request(kind: NG_REQ_POP), from: 7))
+        #expect(gone.reason == NG_REASON_STALE && gone.message?.string.contains("no longer on the stack") == true)
+        let fresh = e.submit(scoped(.push(Screen(id: 3, route: "reply")), from: 2))
+        #expect(fresh.status == NG_OUTCOME_APPLIED)
+        #expect(e.ids == [1, 2, 3])
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func aDeferredRequestGoneStaleIsDroppedWhenItWouldApply() {
+        let (e, rec) = makeEngine()
+        let q = QueueGuard(descriptor: makeDescriptor(id: "test.queue"))
+        try! q.g.add(to: e)
+        e.push(2, "menu")
+        let push = e.push(3, "item", flags: ANIMATED)                 // in flight: the user leaves menu
+        let reply = e.submit(scoped(.push(Screen(id: 9, route: "reply")), from: 2))
+        #expect(push.status == NG_OUTCOME_APPLIED && reply.status == NG_OUTCOME_DEFERRED)
+        try! e.finishTransition(NG_TRACK_ALL)
+        let o = rec.outcomes[reply.requestID]
+        #expect(o?.outcome == NG_OUTCOME_DROPPED && o?.reason == NG_REASON_STALE && o?.guardID == nil)
+        #expect(e.ids == [1, 2, 3])
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func theScopeIsJudgedOnTheStackTheRequestAppliesTo() {
+        // A swipe back from item released to cancel settles back on item: a
+        // reply scoped to item applies (the swipe completes first).
+        let (e, rec) = makeEngine()
+        e.push(2, "menu")
+        e.push(3, "item")
+        _ = e.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
+        try! e.releaseInteractive(finish: false)
+        let reply = e.submit(scoped(.push(Screen(id: 9, route: "reply")), from: 3))
+        #expect(reply.status == NG_OUTCOME_APPLIED)
+        #expect(e.ids == [1, 2, 3, 9])
+        // Released to finish: item is leaving, the reply is stale.
+        _ = e.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
+        try! e.releaseInteractive(finish: true)
+        let late = e.submit(scoped(.push(Screen(id: 10, route: "reply")), from: 9))
+        #expect(late.status == NG_OUTCOME_REFUSED && late.reason == NG_REASON_STALE)
+        expectClean(rec)
+        e.destroy()
+    }
+}
+
+@Suite("the order of a request's rules")
+struct RuleOrderTests {
+    @Test func aBackDuringASwipeOnTwoScreensIsRefusedBusyNotAtRoot() {
+        let (e, rec) = makeEngine()
+        let busy = busyRefuser()
+        try! busy.add(to: e)
+        e.push(2, "menu")
+        let swipe = e.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
+        #expect(swipe.status == NG_OUTCOME_APPLIED && e.stackCount == 1)
+        for kind in [NG_REQ_POP, NG_REQ_BACK, NG_REQ_POP_TO_ROOT, NG_REQ_INTERACTIVE_BACK] {
+            let r = e.request(kind, flags: ANIMATED)
+            #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_BUSY, "kind \(kind): \(r.reason)")
+            #expect(r.guardID.map { String(cString: $0) } == "test.busy")
+        }
+        try! e.cancelInteractive()
+        #expect(e.ids == [1, 2])
+        expectClean(rec)
+        e.destroy()
+
+        // With no guard deciding first, the stack it would apply to decides.
+        let (f, frec) = makeEngine()
+        f.push(2, "menu")
+        _ = f.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
+        #expect(f.request(NG_REQ_POP).reason == NG_REASON_AT_ROOT)
+        expectClean(frec)
+        f.destroy()
+    }
+}
+
+@Suite("questions to the host")
+struct QuestionTests {
+    /// A guard that holds every back and asks; it applies or drops the held
+    /// request by the answer.
+    private func asker(timeoutNs: Int64 = 0) -> TestGuard {
+        let g = TestGuard(id: "test.asker")
+        var held: UInt64 = 0
+        g.vote = { g, r, v in
+            guard r.kind == NG_REQ_BACK, r.attempt == 0 else { return NG_VOTE_ALLOW }
+            let (st, _) = g.ask("org.example.leave", text: "Leave?", request: r.request_id, kind: r.kind, screen: 2,
+                                timeoutNs: timeoutNs)
+            if st != NG_OK { return refuse(v, NG_REASON_ASKING, "another question is open") }
+            held = r.request_id
+            return NG_VOTE_DEFER
+        }
+        g.onAnswer = { g, _, a in
+            if a == NG_ANSWER_YES { _ = g.deferredApply(held) } else { _ = g.deferredDrop(held, NG_REASON_DECLINED, "no") }
+        }
+        return g
+    }
+
+    @Test func theHostIsAskedAndItsAnswerDecides() throws {
+        for answer in [NG_ANSWER_YES, NG_ANSWER_NO] {
+            let (e, rec) = makeEngine()
+            let g = asker()
+            try g.add(to: e)
+            e.push(2, "checkout")
+            let back = e.request(NG_REQ_BACK)
+            #expect(back.status == NG_OUTCOME_DEFERRED)
+            let q = try #require(rec.questions.values.first)
+            #expect(String(cString: q.topic) == "org.example.leave" && String(cString: q.text) == "Leave?")
+            #expect(String(cString: q.guard_id) == "test.asker" && q.request_id == back.requestID && q.kind == NG_REQ_BACK)
+            #expect(q.screen_id == 2 && q.deadline_ns == Limits.noDeadline)
+            #expect(e.openQuestion?.question_id == q.question_id)
+            #expect(statusOf { () throws(EngineError) in try e.answerQuestion(q.question_id, answer) } == NG_OK)
+            #expect(g.answers.map(\.answer) == [answer])
+            #expect(rec.questionEnds[q.question_id] == answer)
+            let o = rec.outcomes[back.requestID]
+            if answer == NG_ANSWER_YES {
+                #expect(o?.outcome == NG_OUTCOME_APPLIED && e.ids == [1])
+            } else {
+                #expect(o?.outcome == NG_OUTCOME_DROPPED && o?.reason == NG_REASON_DECLINED && e.ids == [1, 2])
+            }
+            // A late answer is harmless.
+            #expect(statusOf { () throws(EngineError) in try e.answerQuestion(q.question_id, answer) } == NG_E_NOT_FOUND)
+            #expect(e.openQuestion == nil)
+            expectClean(rec)
+            e.destroy()
+        }
+    }
+
+    @Test func oneQuestionAtATimeAndBadAnswersAreRefused() throws {
+        let (e, rec) = makeEngine()
+        let g = asker()
+        try g.add(to: e)
+        e.push(2, "checkout")
+        let first = e.request(NG_REQ_BACK)
+        let second = e.request(NG_REQ_BACK)
+        #expect(first.status == NG_OUTCOME_DEFERRED)
+        #expect(second.status == NG_OUTCOME_REFUSED && second.reason == NG_REASON_ASKING)
+        #expect(rec.questions.count == 1)
+        let id = rec.questionOrder[0]
+        #expect(statusOf { () throws(EngineError) in try e.answerQuestion(id, NG_ANSWER_TIMEOUT) } == NG_E_RANGE)
+        #expect(statusOf { () throws(EngineError) in try e.answerQuestion(id + 1, NG_ANSWER_YES) } == NG_E_NOT_FOUND)
+        // A topic that is not a reverse-DNS id, and a negative timeout.
+        let other = TestGuard(id: "test.other")
+        try other.add(to: e)
+        #expect(other.ask("org.example.x").0 == NG_E_STATE, "one question is open")
+        try e.answerQuestion(id, NG_ANSWER_NO)
+        #expect(other.ask("not an id").0 == NG_E_PARSE)
+        #expect(other.ask("org.example.x", timeoutNs: -1).0 == NG_E_RANGE)
+        // Withdrawing: only the asker's own open question.
+        let (st, q2) = other.ask("org.example.pin", text: "PIN?")
+        #expect(st == NG_OK)
+        #expect(g.h.pointee.withdraw!(g.h, q2) == NG_E_NOT_FOUND)
+        #expect(other.h.pointee.withdraw!(other.h, q2) == NG_OK)
+        #expect(other.answers.map(\.answer) == [NG_ANSWER_WITHDRAWN] && rec.questionEnds[q2] == NG_ANSWER_WITHDRAWN)
+        #expect(other.h.pointee.withdraw!(other.h, q2) == NG_E_NOT_FOUND)
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func noAnswerInTimeEndsItTimeout() throws {
+        let (e, rec) = makeEngine()
+        let g = asker(timeoutNs: 500 * ms)
+        try g.add(to: e)
+        e.push(2, "checkout")
+        let back = e.request(NG_REQ_BACK)
+        let q = try #require(rec.questions.values.first)
+        #expect(q.deadline_ns == 500 * ms && e.nextDeadline() == 500 * ms)
+        try e.advanceTime(499 * ms)
+        try e.tick()
+        #expect(rec.questionEnds.isEmpty)
+        try e.advanceTime(1 * ms)
+        try e.tick()
+        #expect(rec.questionEnds[q.question_id] == NG_ANSWER_TIMEOUT && g.answers.map(\.answer) == [NG_ANSWER_TIMEOUT])
+        #expect(rec.outcomes[back.requestID]?.reason == NG_REASON_DECLINED)
+        #expect(e.nextDeadline() == Limits.noDeadline)
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func theHostMayAnswerFromInsideOnQuestion() throws {
+        let (e, rec) = makeEngine()
+        let g = asker()
+        try g.add(to: e)
+        e.push(2, "checkout")
+        rec.onQuestion = { q in try! e.answerQuestion(q.question_id, NG_ANSWER_YES) }
+        let back = e.request(NG_REQ_BACK)
+        #expect(back.status == NG_OUTCOME_DEFERRED)
+        #expect(rec.outcomes[back.requestID]?.outcome == NG_OUTCOME_APPLIED && e.ids == [1])
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func destroyWithdrawsTheOpenQuestionOnce() throws {
+        let (e, rec) = makeEngine()
+        let g = asker()
+        try g.add(to: e)
+        e.push(2, "checkout")
+        let back = e.request(NG_REQ_BACK)
+        e.destroy()
+        #expect(rec.questionEnds.values.map { $0 } == [NG_ANSWER_WITHDRAWN])
+        #expect(g.answers.map(\.answer) == [NG_ANSWER_WITHDRAWN])
+        #expect(rec.outcomes[back.requestID]?.outcome == NG_OUTCOME_DROPPED)
+        expectClean(rec)
+    }
+}
+
+@Suite("what guards may do since plugin ABI 1.2")
+struct GuardActionTests {
+    @Test func aGuardsRequestIsEvaluatedAfterItsHookWithAnIdOfItsOwnRange() throws {
+        let (e, rec) = makeEngine()
+        let g = TestGuard(id: "test.timer")
+        var made: (ng_status, UInt64) = (NG_E_STATE, 0)
+        g.onTick = { g, _ in made = g.submit(NG_REQ_POP_TO_ROOT, fromScreen: 3) }
+        g.nextDeadline = { _ in 1000 * ms }
+        try g.add(to: e)
+        e.push(2); e.push(3)
+        try e.advanceTime(1000 * ms)
+        try e.tick()
+        #expect(made.0 == NG_OK && made.1 == Limits.guardRequestIDBase)
+        #expect(rec.outcomes[made.1]?.outcome == NG_OUTCOME_APPLIED && e.ids == [1])
+        #expect(g.seen.last?.id == made.1, "it went through the chain, the maker included")
+        // A scoped one made for a screen that has gone is stale.
+        g.onTick = { g, _ in made = g.submit(NG_REQ_POP, fromScreen: 3) }
+        e.push(4)
+        try e.advanceTime(1000 * ms)
+        try e.tick()
+        #expect(made.1 == Limits.guardRequestIDBase + 1 && rec.outcomes[made.1]?.reason == NG_REASON_STALE)
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func aHoldTiedToATransitionEndsWithIt() throws {
+        let (e, rec) = makeEngine()
+        let g = TestGuard(id: "test.tied")
+        var tokens: [UInt64] = []
+        g.onTransition = { g, ev in
+            guard ev.phase == NG_PHASE_WILL, ev.track == NG_TRACK_SCREEN else { return }
+            var t: UInt64 = 0
+            if g.h.pointee.hold_begin_transition!(g.h, "tied", UInt32(NG_MASK_TOUCH), &t) == NG_OK { tokens.append(t) }
+        }
+        try g.add(to: e)
+        var t: UInt64 = 0
+        #expect(g.h.pointee.hold_begin_transition!(g.h, "idle", 0, &t) == NG_E_STATE, "no transition in flight")
+        let push = e.push(2, flags: ANIMATED)
+        let v = try #require(e.holdView(at: 0))
+        #expect(v.transition_id == push.requestID && v.deadline_ns == Limits.noDeadline)
+        #expect(String(cString: v.owner_id) == "test.tied")
+        try e.finishTransition(NG_TRACK_BAR)
+        #expect(e.holdCount == 1, "the bar's end does not end it")
+        try e.finishTransition(NG_TRACK_SCREEN)
+        #expect(e.holdCount == 0 && rec.endedHolds[tokens[0]]?.reason == NG_HOLD_ENDED)
+        // A swipe rolled back ends its hold too.
+        _ = e.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
+        #expect(e.holdCount == 1)
+        try e.cancelInteractive()
+        #expect(e.holdCount == 0 && rec.endedHolds[tokens[1]]?.reason == NG_HOLD_ENDED)
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func aDropByTheHostsHoldNamesItsLabel() {
+        let (e, rec) = makeEngine()
+        let token = try! e.beginHold(label: CStr("loading"), mask: UInt32(NG_MASK_TOUCH), maxDurationNs: 0)
+        let v = touch(e, NG_TOUCH_BEGAN, 1)
+        #expect(v.reason == NG_REASON_IGNORING && v.guardID == nil && v.holdToken == token)
+        #expect(v.holdLabel.map { String(cString: $0) } == "loading")
+        expectClean(rec)
+        e.destroy()
+    }
+}
+
+@Suite("transitions: depth, and what destroy ends")
+struct TransitionEndTests {
+    @Test func eachPhaseSaysTheDepthOfTheStackItShows() throws {
+        let (e, rec) = makeEngine()
+        var depths: [(Int32, UInt32)] = []
+        rec.onTransition = { ev in if ev.track == NG_TRACK_SCREEN { depths.append((ev.phase, ev.depth)) } }
+        e.push(2, flags: ANIMATED)
+        e.push(3, flags: ANIMATED)                         // interrupts the first: its DID says depth 2
+        try e.finishTransition(NG_TRACK_ALL)
+        _ = e.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
+        try e.cancelInteractive()
+        #expect(depths.map(\.0) == [WILL, DID, WILL, DID, WILL, CANCELLED])
+        #expect(depths.map(\.1) == [2, 2, 3, 3, 2, 3])
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func destroyEndsWhatIsInFlight() throws {
+        let DESTROYED = UInt32(NG_TRANSF_DESTROYED)
+        // An animated push: DID.
+        let (a, arec) = makeEngine()
+        let push = a.push(2, flags: ANIMATED)
+        a.destroy()
+        #expect(arec.events.filter { if case .transition(_, DID, push.requestID, let f, _, _) = $0 { return f & DESTROYED != 0 }; return false }.count == 2)
+        expectClean(arec)
+        // A swipe nobody decided rolls back; one released to finish commits.
+        for finish in [false, true] {
+            let (e, rec) = makeEngine()
+            e.push(2)
+            let swipe = e.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
+            if finish { try e.releaseInteractive(finish: true) }
+            e.destroy()
+            let phase = finish ? DID : CANCELLED
+            #expect(rec.events.filter { if case .transition(_, phase, swipe.requestID, let f, _, _) = $0 { return f & DESTROYED != 0 }; return false }.count == 2)
+            #expect(rec.open == [0, 0], "every WILL got its end")
+            expectClean(rec)
+        }
+    }
+}
+
+@Suite("touches: lost ends, retired and evicted")
+struct TouchLifeTests {
+    @Test func aRetiredTouchsLatePhasesDropCancelledWhileRemembered() {
+        let (e, rec) = makeEngine()
+        #expect(touch(e, NG_TOUCH_BEGAN, 1).verdict == NG_VERDICT_DELIVER)
+        #expect(cancel(e, 1) == 1 && rec.touchCancels == [1] && e.touchCount == 0)
+        #expect(touch(e, NG_TOUCH_MOVED, 1).reason == NG_REASON_CANCELLED)
+        #expect(touch(e, NG_TOUCH_ENDED, 1).reason == NG_REASON_CANCELLED)
+        #expect(touch(e, NG_TOUCH_ENDED, 1).reason == NG_REASON_INVALID, "its end came: forgotten")
+        // Sixteen later retirements push an unfinished one out.
+        #expect(touch(e, NG_TOUCH_BEGAN, 100).verdict == NG_VERDICT_DELIVER)
+        cancel(e, 100)
+        for id: UInt64 in 200..<216 {
+            _ = touch(e, NG_TOUCH_BEGAN, id)
+            cancel(e, id)
+        }
+        #expect(touch(e, NG_TOUCH_ENDED, 100).reason == NG_REASON_INVALID)
+        #expect(touch(e, NG_TOUCH_ENDED, 215).reason == NG_REASON_CANCELLED)
+        // Its id is free at once.
+        #expect(touch(e, NG_TOUCH_BEGAN, 214).verdict == NG_VERDICT_DELIVER && touch(e, NG_TOUCH_ENDED, 214).verdict == NG_VERDICT_DELIVER)
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func aFullTableEndsTheTouchIdleLongest() throws {
+        let (e, rec) = makeEngine()
+        for id: UInt64 in 0..<64 {
+            try e.advanceTime(1 * ms)
+            #expect(touch(e, NG_TOUCH_BEGAN, id).verdict == NG_VERDICT_DELIVER)
+        }
+        try e.advanceTime(1 * ms)
+        _ = touch(e, NG_TOUCH_MOVED, 0)                      // touch 0 is alive: touch 1 is idle longest
+        #expect(touch(e, NG_TOUCH_BEGAN, 64).verdict == NG_VERDICT_DELIVER)
+        #expect(rec.touchCancels == [1] && e.touchCount == 64)
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func aWithheldTouchWhoseEndWasLostLeavesSilently() {
+        let (e, rec) = makeEngine()
+        let hold = try! e.beginHold(label: nil, mask: UInt32(NG_MASK_TOUCH), maxDurationNs: 0)
+        #expect(touch(e, NG_TOUCH_BEGAN, 5).reason == NG_REASON_IGNORING)
+        try! e.endHold(hold)
+        #expect(touch(e, NG_TOUCH_BEGAN, 5).verdict == NG_VERDICT_DELIVER, "the id is not blocked")
+        #expect(rec.touchCancels.isEmpty && e.touchCount == 1)
+        expectClean(rec)
+        e.destroy()
+    }
+}
+
+@Suite("screen flags")
+struct ScreenFlagTests {
+    @Test func flagsAreSetKeptAndRoundTripped() throws {
+        let (e, rec) = makeEngine()
+        e.submit(.push(Screen(id: 2, route: "checkout", flags: UInt32(NG_SCREENF_CONFIRM_LEAVE) | 0x10000)))
+        #expect(e.screen(at: 1)?.flags == UInt32(NG_SCREENF_CONFIRM_LEAVE) | 0x10000)
+        #expect(statusOf { () throws(EngineError) in try e.setScreenFlags(9, 0) } == NG_E_NOT_FOUND)
+        #expect(statusOf { () throws(EngineError) in try e.setScreenFlags(2, 0x2) } == NG_E_RANGE)
+        // A replace-stack keeps the flags of a screen that stays.
+        e.submit(.replace([Screen(id: 1, route: "root"), Screen(id: 5, route: "x"), Screen(id: 2, route: "checkout")]))
+        #expect(e.screen(at: 2)?.flags == UInt32(NG_SCREENF_CONFIRM_LEAVE) | 0x10000 && e.screen(at: 1)?.flags == 0)
+        let text = e.snapshot()
+        #expect(text.contains("\"flags\":65537"))
+        try e.setScreenFlags(2, 0)
+        var bytes = Array(text.utf8)
+        try bytes.withUnsafeMutableBufferPointer { b throws(EngineError) in try e.restore(snapshot: UnsafeBufferPointer(b)) }
+        #expect(e.screen(at: 2)?.flags == 65537)
+        expectClean(rec)
+        e.destroy()
+    }
+}

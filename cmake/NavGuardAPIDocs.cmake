@@ -1,0 +1,28 @@
+# The API reference: HTML from the headers' comments, with Doxygen, into
+# ${PROJECT_BINARY_DIR}/docs/html (target navguard-api-docs, part of the
+# default build when doxygen is found; `make docs` builds it too). The
+# headers are read through tools/doxygen-filter.py, which turns their section
+# banners into groups and their comments into doc comments (thread rule,
+# ownership, statuses), so they keep their plain C style. Installed with the
+# dev component (libnavguard-dev) to share/doc/navguard/html.
+find_program(NAVGUARD_DOXYGEN doxygen)
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(NOT NAVGUARD_DOXYGEN OR NOT Python3_Interpreter_FOUND)
+  message(STATUS "API reference: doxygen or python3 not found (apt-get install -y doxygen): not built, not installed")
+  return()
+endif()
+set(NAVGUARD_API_DOCS_DIR ${PROJECT_BINARY_DIR}/docs)
+configure_file(${PROJECT_SOURCE_DIR}/docs/api/Doxyfile.in ${NAVGUARD_API_DOCS_DIR}/Doxyfile @ONLY)
+file(GLOB navguard_api_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/navguard/*.h)
+add_custom_command(OUTPUT ${NAVGUARD_API_DOCS_DIR}/html/index.html
+  COMMAND ${CMAKE_COMMAND} -E rm -rf ${NAVGUARD_API_DOCS_DIR}/html
+  COMMAND ${NAVGUARD_DOXYGEN} ${NAVGUARD_API_DOCS_DIR}/Doxyfile
+  # Doxygen writes its warnings to a file and exits 0: show them.
+  COMMAND ${CMAKE_COMMAND} -E cat ${NAVGUARD_API_DOCS_DIR}/doxygen-warnings.txt
+  DEPENDS ${navguard_api_headers} ${PROJECT_SOURCE_DIR}/tools/doxygen-filter.py
+          ${PROJECT_SOURCE_DIR}/docs/api/mainpage.md ${NAVGUARD_API_DOCS_DIR}/Doxyfile
+  COMMENT "API reference (Doxygen): ${NAVGUARD_API_DOCS_DIR}/html/index.html"
+  VERBATIM)
+add_custom_target(navguard-api-docs ALL DEPENDS ${NAVGUARD_API_DOCS_DIR}/html/index.html)
+install(DIRECTORY ${NAVGUARD_API_DOCS_DIR}/html/
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/navguard/html COMPONENT dev)
