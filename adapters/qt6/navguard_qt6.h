@@ -21,22 +21,22 @@
  *    on_touch_cancel is routed into Qt by taking the point's grab away from
  *    the item or handler holding it (routeTouchCancel).
  *
- *  - navguard::qt6::Navigator, a QML type (registerQmlTypes(): import
- *    NavGuard, then NavGuard.Navigator { stackView: stack; routes: {...} })
+ *  - navguard::qt6::Navigator, a QML type (registerQmlTypes(), then in QML
+ *    `import NavGuard` and Navigator { stackView: stack; routes: {...} })
  *    that owns a context with the default guard chain and drives a Qt Quick
  *    Controls StackView: push(route, properties), back(), popToRoot() and the
  *    rest go through NavGuard, each outcome comes back as a signal; StackView
- *    is changed at screen will-show and ng_transition_finish is called when
- *    its transition ends (busy false); StackView is changed one event-loop
- *    turn after will-show, so never from inside its own signals; posts from
- *    any thread (post()) wake the GUI loop (the context's on_wake); one
- *    QTimer is armed for NavGuard's next deadline (on_deadline); replies
- *    scoped to the screen they were asked from (fromScreen) are dropped as
- *    stale once the user left it; a screen pushed with confirmLeave makes
- *    every path that would remove it ask the host first (question /
- *    answer()); an edge DragHandler drives an interactive back with the page
- *    following the finger. The Navigator installs an InputFilter on the
- *    StackView's window.
+ *    is changed one event-loop turn after screen will-show (so never from
+ *    inside its own signals or a page's construction) and
+ *    ng_transition_finish is called when its transition ends (busy false);
+ *    posts from any thread (post()) wake the GUI loop (the context's
+ *    on_wake); one QTimer is armed for NavGuard's next deadline
+ *    (on_deadline); replies scoped to the screen they were asked from
+ *    (fromScreen) are dropped as stale once the user left it; a screen
+ *    pushed with confirmLeave makes every path that would remove it ask the
+ *    host first (question / answer()); an edge DragHandler drives an
+ *    interactive back with the page following the finger. The Navigator
+ *    installs an InputFilter on the StackView's window.
  *
  * Touch ids (ng_event.touch_id): the mouse is kMouseTouchId; a finger is
  * (device << 32) | (Qt point id & 0xFFFFFFFF), where device is 1.. in the
