@@ -408,6 +408,7 @@ enum TraceWrite {
         if q.request_id != 0 {
             w.field("request", q.request_id)
             w.field("kind", q.kind, names: ng_request_kind_name)
+            if q.source != 0 { w.field("source", q.source) }
         }
         if q.screen_id != 0 { w.field("screen", q.screen_id) }
         if q.deadline_ns != Limits.noDeadline { w.field("deadline", q.deadline_ns) }

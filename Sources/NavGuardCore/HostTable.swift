@@ -261,7 +261,8 @@ extension Engine {
                     if let m = Engine.validateID(topic.pointer) { throw EngineError(NG_E_PARSE, "question topic: \(m)") }
                     let text = try readCString(q.text, "text", allowNull: true)
                     out.pointee = try e.ask(topic: topic, text: text, requestID: q.request_id, kind: q.kind,
-                                            screenID: q.screen_id, timeoutNs: q.timeout_ns, slot: s.index)
+                                            source: q.source, screenID: q.screen_id, timeoutNs: q.timeout_ns,
+                                            slot: s.index)
                 }
             }
         }

@@ -228,6 +228,6 @@ public enum Limits {
     public static let noDeadline = Int64.max
     /// Ids handed out by the owner thread count up from 1; posted ones (and
     /// guards' requests) from here: both stay below 2^53 (JSON, QML).
-    public static let postedIDBase: UInt64 = 1 << 52
-    public static let guardRequestIDBase: UInt64 = (1 << 52) | (1 << 51)
+    public static let postedIDBase = UInt64(NG_POSTED_ID_BASE)
+    public static let guardRequestIDBase = UInt64(NG_GUARD_ID_BASE)
 }

@@ -9,6 +9,7 @@ struct Question {
     var text: CStr?
     var requestID: UInt64
     var kind: Int32
+    var source: UInt32
     var screenID: UInt64
     var askedNs: Int64
     var deadlineNs: Int64
@@ -23,6 +24,7 @@ struct Question {
         q.guard_id = guardID
         q.request_id = requestID
         q.kind = kind
+        q.source = source
         q.screen_id = screenID
         q.asked_ns = askedNs
         q.deadline_ns = deadlineNs
@@ -69,8 +71,8 @@ extension Engine {
     public var openQuestion: ng_question? { questions.open?.cValue }
 
     /// A guard asks (host->ask). `spec` was checked by the host table.
-    func ask(topic: CStr, text: CStr?, requestID: UInt64, kind: Int32, screenID: UInt64, timeoutNs: Int64,
-             slot: Int) throws(EngineError) -> UInt64 {
+    func ask(topic: CStr, text: CStr?, requestID: UInt64, kind: Int32, source: UInt32, screenID: UInt64,
+             timeoutNs: Int64, slot: Int) throws(EngineError) -> UInt64 {
         guard !destroying else { throw EngineError(NG_E_STATE, "the context is being destroyed") }
         guard timeoutNs >= 0 else { throw EngineError(NG_E_RANGE, "negative question timeout") }
         let t = now
@@ -80,7 +82,8 @@ extension Engine {
             deadline = o ? Limits.noDeadline - 1 : sum
         }
         let q = try questions.ask(Question(id: 0, slot: slot, guardID: chain[slot].guardID, topic: topic, text: text,
-                                           requestID: requestID, kind: kind, screenID: screenID, askedNs: t,
+                                           requestID: requestID, kind: kind, source: source, screenID: screenID,
+                                           askedNs: t,
                                            deadlineNs: deadline))
         run.append(.note(.questionAsked(q)))
         drain()

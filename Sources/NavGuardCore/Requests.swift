@@ -46,6 +46,7 @@ extension Engine {
         // A swipe released to cancel is judged by the stack it settles back to.
         let stack = settledStack
         if stack.isEmpty { return (NG_REASON_INVALID, "the stack has no root yet") }
+        if let stale = scopeProblem(r, stack) { return stale }
         switch r.kind {
         case NG_REQ_PUSH:
             guard let s = r.screen else { return (NG_REASON_INVALID, "push without a screen") }
@@ -68,10 +69,7 @@ extension Engine {
     /// decides first.
     func stackProblem(_ r: Request) -> (reason: Int32, message: String)? {
         let stack = settledStack
-        if r.fromScreen != 0 && stack.topID != r.fromScreen {
-            let gone = stack.contains(id: r.fromScreen) ? "is no longer on top" : "is no longer on the stack"
-            return (NG_REASON_STALE, "issued from screen \(r.fromScreen), which \(gone) (the top is \(stack.topID))")
-        }
+        if let stale = scopeProblem(r, stack) { return stale }
         switch r.kind {
         case NG_REQ_PUSH:
             if stack.count >= Limits.maxStack { return (NG_REASON_INVALID, "the stack is full (\(Limits.maxStack) screens)") }
@@ -86,6 +84,14 @@ extension Engine {
             break
         }
         return nil
+    }
+
+    /// A request issued from a screen that is no longer the top is stale
+    /// (judged before the chain and again when it would apply).
+    func scopeProblem(_ r: Request, _ stack: ScreenStack) -> (reason: Int32, message: String)? {
+        guard r.fromScreen != 0 && stack.topID != r.fromScreen else { return nil }
+        let gone = stack.contains(id: r.fromScreen) ? "is no longer on top" : "is no longer on the stack"
+        return (NG_REASON_STALE, "issued from screen \(r.fromScreen), which \(gone) (the top is \(stack.topID))")
     }
 
     /// The stack once the swipe in flight (if any) settles as decided.

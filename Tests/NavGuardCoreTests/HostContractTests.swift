@@ -55,13 +55,20 @@ struct StaleTests {
         let q = QueueGuard(descriptor: makeDescriptor(id: "test.queue"))
         try! q.g.add(to: e)
         e.push(2, "menu")
-        let push = e.push(3, "item", flags: ANIMATED)                 // in flight: the user leaves menu
-        let reply = e.submit(scoped(.push(Screen(id: 9, route: "reply")), from: 2))
-        #expect(push.status == NG_OUTCOME_APPLIED && reply.status == NG_OUTCOME_DEFERRED)
+        let push = e.push(3, "item", flags: ANIMATED)                 // in flight
+        // Issued from the top (item), both wait for the transition; the
+        // back applies first, so item has gone when the reply would apply.
+        let back = e.request(NG_REQ_BACK)
+        let reply = e.submit(scoped(.push(Screen(id: 9, route: "reply")), from: 3))
+        #expect(push.status == NG_OUTCOME_APPLIED && back.status == NG_OUTCOME_DEFERRED && reply.status == NG_OUTCOME_DEFERRED)
         try! e.finishTransition(NG_TRACK_ALL)
         let o = rec.outcomes[reply.requestID]
         #expect(o?.outcome == NG_OUTCOME_DROPPED && o?.reason == NG_REASON_STALE && o?.guardID == nil)
-        #expect(e.ids == [1, 2, 3])
+        #expect(e.ids == [1, 2])
+        // Issued from a screen already gone: stale at once, no guard asked.
+        let seen = q.g.seen.count
+        let late = e.submit(scoped(.push(Screen(id: 10, route: "reply")), from: 3))
+        #expect(late.status == NG_OUTCOME_REFUSED && late.reason == NG_REASON_STALE && q.g.seen.count == seen)
         expectClean(rec)
         e.destroy()
     }

@@ -145,8 +145,10 @@ static void follow_finger(ng_sdl2 *a, int32_t phase, uint64_t id, Uint32 window,
         if (phase != NG_TOUCH_BEGAN || a->finger_count == NG_SDL2_MAX_FINGERS) return;
         a->finger_count++;
         a->fingers[i].touch_id = id;
-        a->fingers[i].window = window;
     }
+    /* A down of a followed id (SDL reused it: the old finger's up was lost)
+     * is a new finger, maybe of another window. */
+    if (phase == NG_TOUCH_BEGAN) a->fingers[i].window = window;
     a->fingers[i].x = x;
     a->fingers[i].y = y;
 }
@@ -210,9 +212,11 @@ bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out) {
         const SDL_MouseButtonEvent *b = &e->button;
         if (b->which == SDL_TOUCH_MOUSEID || b->button != SDL_BUTTON_LEFT) return false;
         bool down = e->type == SDL_MOUSEBUTTONDOWN;
-        /* A repeated down or an up with no down would break NavGuard's
-         * began..ended pairing of the mouse touch. */
-        if (down == a->mouse_down) return false;
+        /* An up with no down would break NavGuard's began..ended pairing of
+         * the mouse touch. A down while down means the up was lost (a grab
+         * lost by X11, a window hidden mid-press): it is a new touch, and
+         * NavGuard ends the old one first (navguard.h: a lost end). */
+        if (!down && !a->mouse_down) return false;
         a->mouse_down = down;
         if (down) a->mouse_window = b->windowID;
         mouse_touch(a, out, down ? NG_TOUCH_BEGAN : NG_TOUCH_ENDED, b->timestamp, b->x, b->y);
@@ -247,16 +251,16 @@ bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out) {
     case SDL_KEYDOWN:
     case SDL_KEYUP: {
         const SDL_KeyboardEvent *k = &e->key;
-        int32_t phase = e->type == SDL_KEYUP ? NG_SDL2_PRESS_UP
-                      : k->repeat           ? NG_SDL2_PRESS_REPEAT
-                                            : NG_SDL2_PRESS_DOWN;
+        int32_t phase = e->type == SDL_KEYUP ? NG_KEY_UP
+                      : k->repeat           ? NG_KEY_REPEAT
+                                            : NG_KEY_DOWN;
         fill(out, NG_EVENT_KEY, phase, 0, event_time(a, k->timestamp), 0.0, 0.0, (int64_t)k->keysym.sym);
         return true;
     }
     case SDL_CONTROLLERBUTTONDOWN:
     case SDL_CONTROLLERBUTTONUP: {
         const SDL_ControllerButtonEvent *c = &e->cbutton;
-        fill(out, NG_EVENT_REMOTE, e->type == SDL_CONTROLLERBUTTONDOWN ? NG_SDL2_PRESS_DOWN : NG_SDL2_PRESS_UP,
+        fill(out, NG_EVENT_REMOTE, e->type == SDL_CONTROLLERBUTTONDOWN ? NG_KEY_DOWN : NG_KEY_UP,
              (uint64_t)(Uint32)c->which, event_time(a, c->timestamp), 0.0, 0.0, (int64_t)c->button);
         return true;
     }
@@ -356,13 +360,24 @@ ng_status ng_sdl2_post(ng_sdl2 *a, const ng_request *request, uint64_t *out_id) 
     if (!a) return NG_E_NULL;
     ng_status st = ng_request_post(a->ctx, request, out_id);
     if (st != NG_OK) return st;
+    ng_sdl2_wake(a);
+    return NG_OK;
+}
+
+void ng_sdl2_wake(ng_sdl2 *a) {
+    /* 0: not set up (yet): the post is applied at the wait's next tick. */
+    if (!a || a->wake_event == 0) return;
     SDL_Event wake;
     SDL_zero(wake);
     wake.type = a->wake_event;
     wake.user.type = a->wake_event;
     wake.user.data1 = a;
     (void)SDL_PushEvent(&wake); /* a full queue only delays the request */
-    return NG_OK;
+}
+
+void ng_sdl2_on_wake(void *adapter, ng_context *ctx) {
+    (void)ctx;
+    ng_sdl2_wake((ng_sdl2 *)adapter);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -28,13 +28,20 @@
  *    background (SDL_APP_WILLENTERBACKGROUND), the mouse touch and every
  *    live finger are submitted as NG_TOUCH_CANCELLED, so NavGuard keeps no
  *    touch until its watchdog's limit and every began gets one end;
- *  - posts a request from any thread and wakes the loop (ng_sdl2_post);
+ *  - submits a down whose predecessor's up was lost (the mouse pressed
+ *    again while its touch is live, a finger id SDL reuses) as a new
+ *    touch's began: NavGuard ends the old touch first (one on_touch_cancel,
+ *    routed to its widget) and evaluates the press as usual, so a lost
+ *    release never leaves the mouse or a finger id dead;
+ *  - posts a request from any thread and wakes the loop (ng_sdl2_post), or
+ *    wakes it from the delegate's on_wake for hosts that post with plain
+ *    ng_request_post (ng_sdl2_on_wake, ng_sdl2_wake);
  *  - routes NavGuard's on_touch_cancel to the widget bound to the view
  *    (ng_sdl2_bind_view, ng_sdl2_route_touch_cancel).
  *
  * Thread rule: every function is [owner] (the thread that runs the context and
- * the SDL event loop), except ng_sdl2_post, which is [any-thread] once
- * ng_sdl2_init has returned.
+ * the SDL event loop), except ng_sdl2_post, ng_sdl2_wake and ng_sdl2_on_wake,
+ * which are [any-thread] once ng_sdl2_init has returned.
  */
 #ifndef NAVGUARD_SDL2_H
 #define NAVGUARD_SDL2_H
@@ -49,10 +56,13 @@ extern "C" {
 /* The touch id of the mouse (left button). Finger touch ids never equal it. */
 #define NG_SDL2_MOUSE_TOUCH_ID  UINT64_C(0xFFFFFFFFFFFFFFFF)
 
-/* ng_event.phase for NG_EVENT_KEY and NG_EVENT_REMOTE. */
-#define NG_SDL2_PRESS_DOWN    0
-#define NG_SDL2_PRESS_UP      1
-#define NG_SDL2_PRESS_REPEAT  2   /* a key held down: SDL's repeat */
+/* ng_event.phase for NG_EVENT_KEY and NG_EVENT_REMOTE: navguard.h's key
+ * phases (NG_KEY_DOWN, NG_KEY_UP, NG_KEY_REPEAT for a key held down, SDL's
+ * repeat). These names, from before navguard.h had them, are aliases with
+ * the same values, kept so that hosts written against 0.2 still build. */
+#define NG_SDL2_PRESS_DOWN    NG_KEY_DOWN
+#define NG_SDL2_PRESS_UP      NG_KEY_UP
+#define NG_SDL2_PRESS_REPEAT  NG_KEY_REPEAT
 
 /* Views that can be bound to a widget (ng_sdl2_bind_view). */
 #define NG_SDL2_MAX_BINDINGS  256
@@ -128,7 +138,10 @@ ng_status ng_sdl2_init(ng_sdl2 *a, ng_context *ctx, SDL_Window *window);
  * SDL_WINDOWEVENT_FOCUS_LOST, and of every window on
  * SDL_APP_WILLENTERBACKGROUND. Such an event can end several touches: each
  * call returns the next one's cancel, so call again with the same event
- * until it returns false (ng_sdl2_submit does). */
+ * until it returns false (ng_sdl2_submit does). A left-button down while
+ * the mouse touch is live, and a finger down of a live finger id, convert to
+ * NG_TOUCH_BEGAN (a new touch: navguard.h's lost-end rule ends the old one);
+ * an up with no live touch is not mapped. */
 bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out);
 
 /* [owner] Convert and submit one SDL event (ng_event_submit). *out is always
@@ -158,10 +171,27 @@ ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out);
 int ng_sdl2_wait_event(ng_sdl2 *a, SDL_Event *e, int timeout_ms);
 
 /* [any-thread] ng_request_post, then wake the owner's ng_sdl2_wait_event so
- * the request is applied at once (not at its next timeout). Returns the
- * statuses of ng_request_post; a failed wake-up (SDL's queue full) still
- * returns NG_OK: the request is applied at the next wait. */
+ * the request is applied at once (not at its next timeout). The request is
+ * passed through whole: scope a reply with `from_screen` (navguard.h) and
+ * it is refused as stale when the user has left that screen by the time it
+ * applies. Returns the statuses of ng_request_post; a failed wake-up (SDL's
+ * queue full) still returns NG_OK: the request is applied at the next wait. */
 ng_status ng_sdl2_post(ng_sdl2 *a, const ng_request *request, uint64_t *out_id);
+
+/* [any-thread] Wake the owner's ng_sdl2_wait_event (push the adapter's SDL
+ * user event): it returns 0 after ticking NavGuard. A wake before
+ * ng_sdl2_init (or with `a` NULL) does nothing; a full SDL queue only
+ * delays it to the wait's next timeout. */
+void ng_sdl2_wake(ng_sdl2 *a);
+
+/* [any-thread] A ready-made ng_delegate.on_wake (navguard.h) for hosts whose
+ * delegate `user` is the adapter: every thread may then post with plain
+ * ng_request_post and the SDL loop still wakes at once. A host whose `user`
+ * is its own state calls ng_sdl2_wake(&its_adapter) from its on_wake. With
+ * it wired, ng_sdl2_post may wake the loop twice for one post (harmless: a
+ * wake-up finding nothing due ticks nothing). Posts must start only once
+ * ng_sdl2_init has returned (the adapter is set up after the context). */
+void ng_sdl2_on_wake(void *adapter, ng_context *ctx);
 
 /* [owner] Bind a view to a widget: when NavGuard cancels a touch bound to
  * the view, `cancel(widget, touch)` is called (through

@@ -1,7 +1,9 @@
 /*
  * test_sdl2_adapter — the SDL2 adapter (navguard_sdl2.c) against its header:
  * every conversion field, submit verdicts, ng_sdl2_wait_event's ticking and
- * wake-ups, ng_sdl2_post from another thread, and touch-cancel routing.
+ * wake-ups, ng_sdl2_post from another thread (scoped replies refused stale
+ * or applied), ng_sdl2_on_wake as the delegate's on_wake, touch-cancel
+ * routing, and lost releases (a second down of the mouse or of a finger id).
  * Runs under SDL's dummy video driver. Events go through SDL's queue
  * (SDL_PushEvent, then SDL_PollEvent) so SDL stamps them as real ones.
  */
@@ -151,6 +153,8 @@ static int g_hold_ends;
 static ng_hold_end_reason g_hold_reason;
 static int g_outcomes;
 static ng_outcome_kind g_outcome;
+static ng_reason g_reason;
+static uint64_t g_outcome_id;
 static pthread_t g_main_thread;
 static bool g_outcome_on_main;
 
@@ -164,6 +168,8 @@ static void on_outcome(void *user, ng_context *ctx, const ng_outcome *o) {
     (void)user, (void)ctx;
     g_outcomes++;
     g_outcome = o->outcome;
+    g_reason = o->reason;
+    g_outcome_id = o->request_id;
     g_outcome_on_main = pthread_equal(pthread_self(), g_main_thread) != 0;
 }
 
@@ -236,8 +242,12 @@ static void test_mouse(ng_context *ctx) {
     EXPECT(conv(&a, &e, &ev), "left down not mapped");
     expect_event("left down", &ev, NG_EVENT_TOUCH, NG_TOUCH_BEGAN, NG_SDL2_MOUSE_TOUCH_ID, 10, 20, 0);
     EXPECT(a.mouse_down, "mouse_down after left down");
+    /* A second down while down: the up was lost, this is a new touch
+     * (NavGuard ends the old one; test_lost_release submits it). */
     e = mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 11, 21);
-    EXPECT(!conv(&a, &e, &ev), "a second left down while down must be ignored");
+    EXPECT(conv(&a, &e, &ev), "a second left down while down (its up was lost) not mapped");
+    expect_event("left down again", &ev, NG_EVENT_TOUCH, NG_TOUCH_BEGAN, NG_SDL2_MOUSE_TOUCH_ID, 11, 21, 0);
+    EXPECT(a.mouse_down, "mouse_down after the second down");
     e = mouse_motion(SDL_BUTTON_LMASK, 0, 15, 25);
     EXPECT(conv(&a, &e, &ev), "drag not mapped");
     expect_event("drag", &ev, NG_EVENT_TOUCH, NG_TOUCH_MOVED, NG_SDL2_MOUSE_TOUCH_ID, 15, 25, 0);
@@ -377,15 +387,20 @@ static void test_keys_remote_wheel(ng_context *ctx) {
     ng_event ev;
     SDL_Event e;
 
+    /* The adapter's older names are navguard.h's key phases, values kept. */
+    EXPECT(NG_SDL2_PRESS_DOWN == NG_KEY_DOWN && NG_SDL2_PRESS_UP == NG_KEY_UP &&
+               NG_SDL2_PRESS_REPEAT == NG_KEY_REPEAT && NG_SDL2_PRESS_DOWN == 0 && NG_SDL2_PRESS_UP == 1 &&
+               NG_SDL2_PRESS_REPEAT == 2,
+           "NG_SDL2_PRESS_* are not NG_KEY_* with their 0.2 values");
     e = key(SDL_KEYDOWN, SDLK_a, 0);
     EXPECT(conv(&a, &e, &ev), "key down not mapped");
-    expect_event("key down", &ev, NG_EVENT_KEY, NG_SDL2_PRESS_DOWN, 0, 0, 0, SDLK_a);
+    expect_event("key down", &ev, NG_EVENT_KEY, NG_KEY_DOWN, 0, 0, 0, SDLK_a);
     e = key(SDL_KEYDOWN, SDLK_a, 1);
     EXPECT(conv(&a, &e, &ev), "key repeat not mapped");
-    expect_event("key repeat", &ev, NG_EVENT_KEY, NG_SDL2_PRESS_REPEAT, 0, 0, 0, SDLK_a);
+    expect_event("key repeat", &ev, NG_EVENT_KEY, NG_KEY_REPEAT, 0, 0, 0, SDLK_a);
     e = key(SDL_KEYUP, SDLK_a, 0);
     EXPECT(conv(&a, &e, &ev), "key up not mapped");
-    expect_event("key up", &ev, NG_EVENT_KEY, NG_SDL2_PRESS_UP, 0, 0, 0, SDLK_a);
+    expect_event("key up", &ev, NG_EVENT_KEY, NG_KEY_UP, 0, 0, 0, SDLK_a);
     e = key(SDL_KEYDOWN, SDLK_AC_BACK, 0);
     EXPECT(conv(&a, &e, &ev), "AC back not mapped");
     expect_event("AC back", &ev, NG_EVENT_KEY, NG_SDL2_PRESS_DOWN, 0, 0, 0, SDLK_AC_BACK);
@@ -396,12 +411,12 @@ static void test_keys_remote_wheel(ng_context *ctx) {
     e.cbutton.button = SDL_CONTROLLER_BUTTON_B;
     e.cbutton.state = SDL_PRESSED;
     EXPECT(conv(&a, &e, &ev), "controller down not mapped");
-    expect_event("controller down", &ev, NG_EVENT_REMOTE, NG_SDL2_PRESS_DOWN, 3, 0, 0, SDL_CONTROLLER_BUTTON_B);
+    expect_event("controller down", &ev, NG_EVENT_REMOTE, NG_KEY_DOWN, 3, 0, 0, SDL_CONTROLLER_BUTTON_B);
     e.type = SDL_CONTROLLERBUTTONUP;
     e.cbutton.state = SDL_RELEASED;
     e.cbutton.which = 4;
     EXPECT(conv(&a, &e, &ev), "controller up not mapped");
-    expect_event("controller up", &ev, NG_EVENT_REMOTE, NG_SDL2_PRESS_UP, 4, 0, 0, SDL_CONTROLLER_BUTTON_B);
+    expect_event("controller up", &ev, NG_EVENT_REMOTE, NG_KEY_UP, 4, 0, 0, SDL_CONTROLLER_BUTTON_B);
 
     memset(&e, 0, sizeof e);
     e.type = SDL_MOUSEWHEEL;
@@ -869,6 +884,248 @@ static void test_bindings(void) {
     ng_context_destroy(ctx);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Lost releases                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* A press whose release never came (a grab lost by X11, a window hidden
+ * mid-press; xdotool cannot lose one, synthetic SDL events can) must not
+ * leave the mouse or a reused finger id dead: the next down is a new touch,
+ * the old touch gets exactly one cancel through its widget, and the new
+ * press is delivered. On the default chain, as in the reported repro. */
+static ng_sdl2 g_lost; /* the delegate's user */
+
+static void press(ng_sdl2 *a, const char *what, SDL_Event e, int32_t phase, uint64_t view) {
+    ng_sdl2_input in;
+    e = roundtrip(e);
+    ng_status st = ng_sdl2_submit(a, &e, &in);
+    EXPECT(st == NG_OK && in.mapped && in.event.phase == phase, "%s: %s, mapped %d, phase %s", what,
+           ng_strstatus(st), (int)in.mapped, ng_touch_phase_name(in.event.phase));
+    EXPECT(in.result.verdict == NG_VERDICT_DELIVER && in.result.target_view == view,
+           "%s: verdict %s (%s by %s), view %llu, want delivered to view %llu", what,
+           ng_verdict_name(in.result.verdict), ng_reason_name(in.result.reason),
+           in.result.guard_id ? in.result.guard_id : "the core", (unsigned long long)in.result.target_view,
+           (unsigned long long)view);
+}
+
+static void test_lost_release(void) {
+    ng_context *ctx = make_context(NG_CLOCK_MONOTONIC, &g_lost, ng_sdl2_on_touch_cancel);
+    MUST(ctx, ng_chain_configure(ctx, NULL));
+    ng_sdl2_init(&g_lost, ctx, g_win);
+    add_view(ctx, 5, 0, 0, 100, 100);
+    add_view(ctx, 6, 200, 0, 100, 100);
+    widget w5 = { 0, 0, 0 }, w6 = { 0, 0, 0 };
+    ng_sdl2_bind_view(&g_lost, 5, widget_cancel, &w5);
+    ng_sdl2_bind_view(&g_lost, 6, widget_cancel, &w6);
+    size_t touches = 99;
+
+    /* The mouse: down on view 5, its up lost, down on view 6. */
+    press(&g_lost, "mouse down on 5", mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 10, 10),
+          NG_TOUCH_BEGAN, 5);
+    press(&g_lost, "mouse down on 6, the up on 5 lost",
+          mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 210, 10), NG_TOUCH_BEGAN, 6);
+    EXPECT(w5.cancels == 1 && w5.touch_id == NG_SDL2_MOUSE_TOUCH_ID && w5.view_id == 5,
+           "the touch whose up was lost: %d cancel(s) at view 5's widget (touch 0x%llx, view %llu), want 1",
+           w5.cancels, (unsigned long long)w5.touch_id, (unsigned long long)w5.view_id);
+    EXPECT(w6.cancels == 0, "the new press was cancelled (%d)", w6.cancels);
+    ng_touch_count(ctx, &touches);
+    EXPECT(touches == 1, "%zu live touches after the second down, want 1 (the new press)", touches);
+    press(&g_lost, "mouse up on 6", mouse_button(SDL_MOUSEBUTTONUP, SDL_BUTTON_LEFT, 0, 210, 10), NG_TOUCH_ENDED,
+          6);
+    /* and the id stays free: a whole click on view 5 */
+    press(&g_lost, "mouse down on 5 again", mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 20, 20),
+          NG_TOUCH_BEGAN, 5);
+    press(&g_lost, "mouse up on 5", mouse_button(SDL_MOUSEBUTTONUP, SDL_BUTTON_LEFT, 0, 20, 20), NG_TOUCH_ENDED, 5);
+    EXPECT(w5.cancels == 1 && w6.cancels == 0, "after the clicks: view 5 %d cancel(s), view 6 %d; want 1 and 0",
+           w5.cancels, w6.cancels);
+    ng_touch_count(ctx, &touches);
+    EXPECT(touches == 0 && !g_lost.mouse_down, "%zu live touches after the mouse's clicks", touches);
+
+    /* A finger id SDL reuses: FINGERDOWN twice with the same fingerId. */
+    w5 = (widget){ 0, 0, 0 };
+    press(&g_lost, "finger down on 5", finger(SDL_FINGERDOWN, 9, 0, g_win_id, 0.05f, 0.05f), NG_TOUCH_BEGAN, 5);
+    uint64_t id = g_lost.fingers[0].touch_id;
+    press(&g_lost, "finger 0 down again on 6, its up lost", finger(SDL_FINGERDOWN, 9, 0, g_win_id, 0.3f, 0.05f),
+          NG_TOUCH_BEGAN, 6);
+    EXPECT(w5.cancels == 1 && w5.touch_id == id && w5.view_id == 5,
+           "the finger whose up was lost: %d cancel(s) at view 5's widget (touch 0x%llx, want 0x%llx), want 1",
+           w5.cancels, (unsigned long long)w5.touch_id, (unsigned long long)id);
+    EXPECT(w6.cancels == 0, "the new finger was cancelled (%d)", w6.cancels);
+    EXPECT(g_lost.finger_count == 1, "%zu fingers followed, want 1 (the id is one finger)", g_lost.finger_count);
+    press(&g_lost, "finger 0 moves", finger(SDL_FINGERMOTION, 9, 0, g_win_id, 0.32f, 0.06f), NG_TOUCH_MOVED, 6);
+    press(&g_lost, "finger 0 up", finger(SDL_FINGERUP, 9, 0, g_win_id, 0.32f, 0.06f), NG_TOUCH_ENDED, 6);
+    EXPECT(w5.cancels == 1 && w6.cancels == 0, "after the finger: view 5 %d cancel(s), view 6 %d; want 1 and 0",
+           w5.cancels, w6.cancels);
+    ng_touch_count(ctx, &touches);
+    EXPECT(touches == 0 && g_lost.finger_count == 0, "%zu live touches, %zu fingers followed at the end", touches,
+           g_lost.finger_count);
+    ng_context_destroy(ctx);
+    EXPECT(w5.cancels == 1 && w6.cancels == 0, "destroy cancelled a touch that had ended");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scoped posts, and waking on the delegate's on_wake                        */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    ng_context *ctx;
+    ng_sdl2 *a;                /* ng_sdl2_post through it; NULL: plain ng_request_post */
+    ng_request request;
+    int delay_ms;
+    ng_status status;
+    uint64_t id;
+} scoped_poster;
+
+static void *scoped_post_thread(void *arg) {
+    scoped_poster *p = arg;
+    struct timespec d = { 0, (long)p->delay_ms * 1000000L };
+    nanosleep(&d, NULL);
+    p->status = p->a ? ng_sdl2_post(p->a, &p->request, &p->id) : ng_request_post(p->ctx, &p->request, &p->id);
+    return NULL;
+}
+
+/* Posts `push` (item, scoped to `from`) from a thread, runs `meanwhile` on
+ * this thread once it is posted, then waits for its outcome. */
+static void post_reply(ng_context *ctx, ng_sdl2 *a, uint64_t screen_id, uint64_t from, ng_request_kind meanwhile) {
+    scoped_poster p = { ctx, a, NG_REQUEST_INIT(NG_REQ_PUSH), 0, -1, 0 };
+    p.request.screen.id = screen_id;
+    p.request.screen.route = "item";
+    p.request.from_screen = from;
+    pthread_t th;
+    pthread_create(&th, NULL, scoped_post_thread, &p);
+    pthread_join(th, NULL);
+    EXPECT(p.status == NG_OK, "ng_sdl2_post of a scoped reply: %s", ng_strstatus(p.status));
+    if (meanwhile != NG_REQ_KIND_COUNT) {
+        /* the user acts before the owner loop picks the reply up */
+        ng_request r = NG_REQUEST_INIT(meanwhile);
+        ng_request_result res = NG_REQUEST_RESULT_INIT;
+        ng_request_submit(ctx, &r, &res);
+        EXPECT(res.status == NG_OUTCOME_APPLIED, "the user's %s: %s", ng_request_kind_name(meanwhile),
+               ng_outcome_name(res.status));
+    }
+    g_outcomes = 0;
+    g_outcome_id = 0;
+    SDL_Event e;
+    int64_t t0 = wall_ms();
+    while (g_outcome_id != p.id && wall_ms() - t0 < 2000) ng_sdl2_wait_event(a, &e, 100);
+    EXPECT(g_outcome_id == p.id, "the scoped reply %llu got no outcome", (unsigned long long)p.id);
+}
+
+static uint64_t top_id(ng_context *ctx, size_t *count) {
+    ng_stack_count(ctx, count);
+    ng_screen_info s = NG_SCREEN_INFO_INIT;
+    if (*count == 0 || ng_stack_get(ctx, *count - 1, &s) != NG_OK) return 0;
+    return s.id;
+}
+
+/* ng_sdl2_post carries ng_request.from_screen: a reply scoped to Menu is
+ * refused stale when the user went back to Home before it applied, and
+ * applied when the user stayed on Menu. */
+static void test_post_scoped(void) {
+    ng_context *ctx = make_context(NG_CLOCK_MONOTONIC, NULL, NULL);
+    MUST(ctx, ng_chain_configure(ctx, NULL));
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_win);
+    drain();
+    ng_screen home = { 1, "home", NULL };
+    MUST(ctx, ng_stack_set_root(ctx, &home));
+    ng_request push = NG_REQUEST_INIT(NG_REQ_PUSH);
+    push.screen.id = 2;
+    push.screen.route = "menu";
+    ng_request_result res = NG_REQUEST_RESULT_INIT;
+    ng_request_submit(ctx, &push, &res);
+    size_t count = 0;
+    EXPECT(res.status == NG_OUTCOME_APPLIED && top_id(ctx, &count) == 2, "push menu: %s",
+           ng_outcome_name(res.status));
+
+    /* Network on Menu (2); the user pops back to Home; the reply lands. */
+    post_reply(ctx, &a, 3, 2, NG_REQ_POP);
+    EXPECT(g_outcome == NG_OUTCOME_REFUSED && g_reason == NG_REASON_STALE,
+           "a reply for a screen the user left: %s %s, want refused stale", ng_outcome_name(g_outcome),
+           ng_reason_name(g_reason));
+    uint64_t top = top_id(ctx, &count);
+    EXPECT(top == 1 && count == 1, "after the stale reply: top %llu, %zu screens; want Home alone",
+           (unsigned long long)top, count);
+
+    /* Home again to a new Menu (4): the old Menu's reply would still be
+     * stale; a reply scoped to the new one, the user staying, is applied. */
+    push.screen.id = 4;
+    ng_request_submit(ctx, &push, &res);
+    post_reply(ctx, &a, 5, 2, NG_REQ_KIND_COUNT);
+    EXPECT(g_outcome == NG_OUTCOME_REFUSED && g_reason == NG_REASON_STALE,
+           "a reply for the old Menu on a new Menu: %s %s, want refused stale", ng_outcome_name(g_outcome),
+           ng_reason_name(g_reason));
+    post_reply(ctx, &a, 6, 4, NG_REQ_KIND_COUNT);
+    EXPECT(g_outcome == NG_OUTCOME_APPLIED, "a reply for the screen the user stayed on: %s %s, want applied",
+           ng_outcome_name(g_outcome), ng_reason_name(g_reason));
+    top = top_id(ctx, &count);
+    EXPECT(top == 6 && count == 3, "after the applied reply: top %llu, %zu screens; want Home, Menu, Item",
+           (unsigned long long)top, count);
+    ng_context_destroy(ctx);
+    drain();
+}
+
+/* ng_sdl2_on_wake as the delegate's on_wake: a thread posting with plain
+ * ng_request_post wakes an infinite ng_sdl2_wait_event. */
+static ng_sdl2 g_woken; /* the delegate's user */
+
+static void test_on_wake(void) {
+    ng_options o = NG_OPTIONS_INIT;
+    o.delegate.user = &g_woken;
+    o.delegate.on_outcome = on_outcome;
+    o.delegate.on_wake = ng_sdl2_on_wake;
+    ng_context *ctx = NULL;
+    EXPECT(ng_context_create(&o, &ctx) == NG_OK, "create");
+    ng_sdl2_init(&g_woken, ctx, g_win);
+    ng_screen home = { 1, "home", NULL };
+    MUST(ctx, ng_stack_set_root(ctx, &home));
+    drain();
+
+    /* Before its init an adapter's wake pushes nothing; NULL is harmless. */
+    ng_sdl2 blank;
+    memset(&blank, 0, sizeof blank);
+    ng_sdl2_wake(&blank);
+    ng_sdl2_wake(NULL);
+    SDL_PumpEvents();
+    EXPECT(SDL_PeepEvents(NULL, 0, SDL_PEEKEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) == 0,
+           "a wake of an adapter not set up queued an event");
+    /* ng_sdl2_wake queues one wake-up naming the adapter. */
+    ng_sdl2_wake(&g_woken);
+    SDL_Event e;
+    EXPECT(SDL_PeepEvents(&e, 1, SDL_GETEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) == 1 &&
+               e.type == g_woken.wake_event && e.user.data1 == &g_woken,
+           "ng_sdl2_wake: no wake-up event for the adapter");
+
+    g_outcomes = 0;
+    g_main_thread = pthread_self();
+    scoped_poster p = { ctx, NULL, NG_REQUEST_INIT(NG_REQ_PUSH), 50, -1, 0 };
+    p.request.screen.id = 2;
+    p.request.screen.route = "posted";
+    pthread_t th, rescue;
+    pthread_create(&th, NULL, scoped_post_thread, &p);
+    pthread_create(&rescue, NULL, rescue_thread, NULL);
+    int64_t t0 = wall_ms();
+    while (g_outcomes == 0) {
+        int r = ng_sdl2_wait_event(&g_woken, &e, -1);
+        if (r == 1) {
+            EXPECT(e.type != g_woken.wake_event, "a wake-up was returned");
+            if (e.type == SDL_QUIT) break;
+        }
+    }
+    int64_t dt = wall_ms() - t0;
+    pthread_join(th, NULL);
+    pthread_cancel(rescue);
+    pthread_join(rescue, NULL);
+    EXPECT(p.status == NG_OK, "ng_request_post: %s", ng_strstatus(p.status));
+    EXPECT(g_outcomes == 1 && g_outcome == NG_OUTCOME_APPLIED && g_outcome_on_main,
+           "plain post: %d outcome(s), outcome %s, on main %d", g_outcomes, ng_outcome_name(g_outcome),
+           (int)g_outcome_on_main);
+    EXPECT(dt < 2000, "the infinite wait woke after %lld ms (post at 50 ms): on_wake did not wake it",
+           (long long)dt);
+    ng_context_destroy(ctx);
+    drain();
+}
+
 int main(void) {
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
         fprintf(stderr, "SDL_Init: %s (SDL_VIDEODRIVER=%s)\n", SDL_GetError(),
@@ -896,6 +1153,9 @@ int main(void) {
     ng_context_destroy(ctx);
     test_wait_manual();
     test_bindings();
+    test_lost_release();
+    test_post_scoped();
+    test_on_wake();
 
     SDL_DestroyWindow(g_small);
     SDL_DestroyWindow(g_win);

@@ -238,7 +238,7 @@ static const char *req_id(uint64_t id) {
     static char buf[4][32];
     static int k = 0;
     char *b = buf[k++ & 3];
-    const uint64_t posted = NG_POSTED_ID_BASE, guards = posted + (posted >> 1);
+    const uint64_t posted = NG_POSTED_ID_BASE, guards = NG_GUARD_ID_BASE;
     if (id >= guards) snprintf(b, 32, "#g%" PRIu64, id - guards + 1);
     else if (id >= posted) snprintf(b, 32, "#p%" PRIu64, id - posted);
     else snprintf(b, 32, "#%" PRIu64, id);

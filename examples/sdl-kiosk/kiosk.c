@@ -1,8 +1,11 @@
 /*
  * sdl-kiosk — NavGuard in a real SDL2 window: Home -> Menu -> Item -> Checkout
  * with slide animations, a swipe-back from the left edge driven by the
- * finger (or the mouse), a network reply posted from a worker thread and an
- * F1 overlay showing what NavGuard holds, tracks and refuses.
+ * finger (or the mouse), a network reply posted from a worker thread (scoped
+ * to the screen it was asked from: refused as stale once the user has left
+ * it), a "Leave checkout?" dialog for every path that would leave Checkout
+ * (NavGuard's question, answered Yes or No), an idle timer that returns to
+ * Home, and an F1 overlay showing what NavGuard holds, tracks and refuses.
  *
  * The app acts only on what NavGuard delivers: every SDL event goes through
  * ng_sdl2_submit, buttons press on a delivered BEGAN and fire on a delivered
@@ -10,10 +13,14 @@
  * and ends with ng_transition_finish.
  *
  * Usage: sdl-kiosk [--unguarded] [--stack home,menu] [--anim-ms N]
- *                  [--network-delay-ms N] [--log FILE] [--screenshot FILE.bmp]
- *                  [--font FILE.ttf] [--software] [--overlay] [--record FILE]
+ *                  [--network-delay-ms N] [--idle-ms N] [--log FILE]
+ *                  [--screenshot FILE.bmp] [--font FILE.ttf] [--software]
+ *                  [--overlay] [--record FILE]
  * --record FILE writes the whole session's flight-recorder trace (from the
  * context's creation to its destruction) for `navguard replay FILE`.
+ * --idle-ms N: after N ms with no input (mouse, finger, key) the kiosk pops
+ * to the root, animated, as kiosks return to their attract screen (0, the
+ * default: never). On Checkout NavGuard asks first, as for Back.
  * Keys: F1 overlay, F12 screenshot (to --screenshot, else ./sdl-kiosk.bmp),
  *       Backspace hardware back, Escape quit. SIGUSR1 is F12; SIGTERM/SIGINT quit.
  */
@@ -63,6 +70,9 @@ static const struct {
     { 301, "next", "Next: Checkout \xE2\x80\xBA", R_ITEM, { 560, 500, 210, 64 }, SHAPE_RECT, ACT_NEXT },
     { 302, "add", "+1", R_ITEM, { 70, 518, 44, 28 }, SHAPE_SMALL_ENLARGED, ACT_ADD },
     { 401, "done", "Done \xE2\x9C\x93", R_CHECKOUT, { 560, 500, 210, 64 }, SHAPE_RECT, ACT_DONE },
+    /* the question's dialog (placed by dialog_layout) */
+    { VIEW_YES, "yes", "Yes", ROUTE_DIALOG, { 0, 0, 0, 0 }, SHAPE_RECT, ACT_YES },
+    { VIEW_NO, "no", "No", ROUTE_DIALOG, { 0, 0, 0, 0 }, SHAPE_RECT, ACT_NO },
 };
 
 button *button_for_view(app *ap, uint64_t view_id) {
@@ -71,10 +81,13 @@ button *button_for_view(app *ap, uint64_t view_id) {
     return NULL;
 }
 
-/* A button that is registered as a view right now. */
+/* A button that is registered as a view right now. While the dialog is
+ * open only its buttons are: it is modal (its scrim takes every other hit). */
 static button *active_button(app *ap, uint64_t view_id) {
     button *b = view_id ? button_for_view(ap, view_id) : NULL;
     if (!b) return NULL;
+    if (b->route == ROUTE_DIALOG) return ap->q.open ? b : NULL;
+    if (ap->q.open) return NULL;
     if (b->route < 0) return ap->back_view_on ? b : NULL;
     return b->route == ap->views_route ? b : NULL;
 }
@@ -148,12 +161,15 @@ static void log_stack(app *ap) {
 
 static const char *guard_or_core(const char *g) { return g ? g : "core"; }
 
-/* "#12", or "#p3" for a posted request (ids from the top half of the range). */
+/* "#12"; posted requests and guards' own get ids of their own ranges from
+ * NG_POSTED_ID_BASE (2^52): "#p3", "#g1" (as kiosk-sim prints them). */
 const char *request_label(uint64_t id) {
     static char buf[4][32];
     static int k = 0;
     char *b = buf[k++ & 3];
-    if (id & (UINT64_C(1) << 63)) snprintf(b, sizeof buf[0], "#p%" PRIu64, id & ~(UINT64_C(1) << 63));
+    const uint64_t posted = NG_POSTED_ID_BASE, guards = NG_GUARD_ID_BASE;
+    if (id >= guards) snprintf(b, sizeof buf[0], "#g%" PRIu64, (uint64_t)(id - guards + 1));
+    else if (id >= posted) snprintf(b, sizeof buf[0], "#p%" PRIu64, (uint64_t)(id - posted));
     else snprintf(b, sizeof buf[0], "#%" PRIu64, id);
     return b;
 }
@@ -190,7 +206,7 @@ static void view_set(app *ap, const button *b) {
     ng_view v = NG_VIEW_INIT;
     v.id = b->view_id;
     v.frame = (ng_rect){ b->rect.x, b->rect.y, b->rect.w, b->rect.h };
-    v.order = 1;
+    v.order = b->route == ROUTE_DIALOG ? 11 : 1;   /* the dialog's in front of its scrim (10) */
     if (b->shape == SHAPE_ROUND) {
         v.shape.kind = NG_SHAPE_CIRCLE;
         v.shape.cx = b->rect.w / 2.0;
@@ -226,6 +242,53 @@ static void sync_views(app *ap) {
     if (want_back && !ap->back_view_on) view_set(ap, button_for_view(ap, VIEW_BACK));
     else if (!want_back && ap->back_view_on) check(ap, ng_view_remove(ap->ctx, VIEW_BACK), "ng_view_remove");
     ap->back_view_on = want_back;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The question's dialog                                                     */
+/* ------------------------------------------------------------------------ */
+
+#define CARD_W 372
+#define CARD_H 236
+#define DIALOG_BUTTON_W 150
+#define DIALOG_BUTTON_H 56
+
+/* Centred in the window; left of the F1 panel (x >= 400) while it is open,
+ * so both read. Moves the Yes and No views with it. */
+void dialog_layout(app *ap) {
+    dialog *d = &ap->q;
+    int x = ap->overlay ? (400 - CARD_W) / 2 : (WIN_W - CARD_W) / 2;
+    d->card = (SDL_Rect){ x, 176, CARD_W, CARD_H };
+    int y = d->card.y + CARD_H - 22 - DIALOG_BUTTON_H;
+    button *yes = button_for_view(ap, VIEW_YES), *no = button_for_view(ap, VIEW_NO);
+    yes->rect = (SDL_Rect){ d->card.x + 24, y, DIALOG_BUTTON_W, DIALOG_BUTTON_H };
+    no->rect = (SDL_Rect){ d->card.x + CARD_W - 24 - DIALOG_BUTTON_W, y, DIALOG_BUTTON_W, DIALOG_BUTTON_H };
+    ap->dirty = true;
+    if (!d->open) return;
+    view_set(ap, yes);
+    view_set(ap, no);
+}
+
+/* Modal: a scrim view over the whole window takes every touch that misses
+ * the dialog's buttons, so nothing behind it is hit (touches already
+ * pressing a button behind keep their view and end as usual). */
+static void dialog_open(app *ap) {
+    ng_view scrim = NG_VIEW_INIT;
+    scrim.id = VIEW_SCRIM;
+    scrim.frame = (ng_rect){ 0, 0, WIN_W, WIN_H };
+    scrim.order = 10;
+    check(ap, ng_view_set(ap->ctx, &scrim), "ng_view_set");
+    dialog_layout(ap);
+}
+
+static void dialog_close(app *ap) {
+    ap->q.open = false;
+    ap->dirty = true;
+    if (ap->destroying) return;   /* the context is going: its views with it */
+    /* a touch still pressing Yes or No is cancelled (on_touch_cancel) */
+    check(ap, ng_view_remove(ap->ctx, VIEW_YES), "ng_view_remove");
+    check(ap, ng_view_remove(ap->ctx, VIEW_NO), "ng_view_remove");
+    check(ap, ng_view_remove(ap->ctx, VIEW_SCRIM), "ng_view_remove");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -470,6 +533,65 @@ static void on_log(void *user, ng_context *ctx, int32_t severity, const char *gu
     klog_end();
 }
 
+/* NavGuard asks (the confirm-leave guard: "Leave checkout?"): show the
+ * dialog; a click on Yes or No answers (answer(), below). */
+static void on_question(void *user, ng_context *ctx, const ng_question *q) {
+    app *ap = user;
+    dialog *d = &ap->q;
+    /* The fields after question_id are read only when the library wrote
+     * them (a struct passed out carries its own size). */
+    bool full = q->size >= offsetof(ng_question, deadline_ns) + sizeof q->deadline_ns;
+    SDL_Rect card = d->card;
+    memset(d, 0, sizeof *d);
+    d->card = card;
+    d->open = true;
+    d->id = q->question_id;
+    d->source = ap->submitting_source;
+    d->route = -1;
+    d->timeout_ms = -1;
+    d->deadline_ms = -1;
+    d->asked_ms = now_ms();
+    snprintf(d->text, sizeof d->text, "%s", full && q->text ? q->text : "Leave this screen?");
+    snprintf(d->guard, sizeof d->guard, "%s", full && q->guard_id ? q->guard_id : "");
+    if (full) {
+        d->request_id = q->request_id;
+        d->kind = q->kind;
+        if (q->screen_id) d->route = route_of_id(ap, q->screen_id);
+        if (q->deadline_ns != NG_NO_DEADLINE) {
+            int64_t now = q->asked_ns;
+            ng_now(ctx, &now);
+            d->timeout_ms = (q->deadline_ns - q->asked_ns) / 1000000;
+            d->deadline_ms = d->asked_ms + (double)(q->deadline_ns - now) / 1e6;
+        }
+    }
+    klog_begin("question");
+    klog_uint("id", d->id);
+    klog_str("topic", full ? q->topic : NULL);
+    klog_str("text", d->text);
+    klog_str("guard", full ? q->guard_id : NULL);
+    klog_uint("request", d->request_id);
+    klog_str("kind", ng_request_kind_name(d->kind));
+    klog_str("screen", d->route >= 0 ? route_name(d->route) : NULL);
+    klog_uint("source", d->source);
+    klog_int("timeout_ms", d->timeout_ms);
+    klog_end();
+    dialog_open(ap);
+}
+
+/* The question ended: answered, timed out or withdrawn. Close the dialog;
+ * the idle timer counts again from here. */
+static void on_question_end(void *user, ng_context *ctx, const ng_question *q, ng_answer answer) {
+    app *ap = user;
+    (void)ctx;
+    klog_begin("question_end");
+    klog_uint("id", q->question_id);
+    klog_str("answer", ng_answer_name(answer));
+    klog_num("open_ms", ap->q.open && ap->q.id == q->question_id ? now_ms() - ap->q.asked_ms : 0.0);
+    klog_end();
+    if (ap->q.open && ap->q.id == q->question_id) dialog_close(ap);
+    ap->last_input_ms = now_ms();
+}
+
 static void swipe_release(app *ap, double x, double t_ms, bool cancelled);
 
 static void on_touch_cancel(void *user, ng_context *ctx, const ng_touch_info *t) {
@@ -499,7 +621,9 @@ static void button_cancel(void *widget, const ng_touch_info *t) {
 
 static ng_request_result submit(app *ap, const ng_request *rq) {
     ng_request_result r = NG_REQUEST_RESULT_INIT;
+    ap->submitting_source = rq->source;   /* a question asked meanwhile is about it */
     ng_status st = ng_request_submit(ap->ctx, rq, &r);
+    ap->submitting_source = 0;
     check(ap, st, "ng_request_submit");
     klog_begin("request");
     klog_uint("id", r.request_id);
@@ -521,21 +645,60 @@ static void push_route(app *ap, int route, uint32_t source) {
     rq.screen.id = new_screen_id(ap);
     rq.screen.route = route_name(route);
     rq.screen.identity = route_name(route);
+    /* A cart that is not paid: NavGuard asks before any path leaves it. */
+    if (route == R_CHECKOUT) rq.screen_flags = NG_SCREENF_CONFIRM_LEAVE;
     remember(ap, rq.screen.id, route);
     submit(ap, &rq);
 }
 
-static void simple_request(app *ap, ng_request_kind kind, uint32_t source) {
+static ng_request_result simple_request(app *ap, ng_request_kind kind, uint32_t source) {
     ng_request rq = NG_REQUEST_INIT(kind);
     rq.flags = NG_REQF_ANIMATED;
     rq.source = source;
-    submit(ap, &rq);
+    return submit(ap, &rq);
+}
+
+/* Done places the order: Checkout no longer asks before it is left (its
+ * flag is cleared), and the kiosk returns to Home. If the pop-to-root is
+ * refused (screens still sliding), the flag is set again. */
+static void done(app *ap, const button *b) {
+    uint64_t top = ap->views_top;
+    check(ap, ng_screen_set_flags(ap->ctx, top, 0), "ng_screen_set_flags");
+    ng_request_result r = simple_request(ap, NG_REQ_POP_TO_ROOT, (uint32_t)b->view_id);
+    if (r.status == NG_OUTCOME_REFUSED)
+        check(ap, ng_screen_set_flags(ap->ctx, top, NG_SCREENF_CONFIRM_LEAVE), "ng_screen_set_flags");
+}
+
+/* A click on Yes or No of the dialog. NavGuard ends the question inside the
+ * call (on_question_end closes the dialog) and goes on: Yes applies the
+ * request it held, No refuses it (declined). */
+static void answer(app *ap, ng_answer a) {
+    if (!ap->q.open) return;
+    uint64_t id = ap->q.id;
+    ng_status st = ng_question_answer(ap->ctx, id, a);
+    klog_begin("answer");
+    klog_uint("id", id);
+    klog_str("answer", ng_answer_name(a));
+    klog_str("status", ng_strstatus(st));
+    klog_end();
+    if (st != NG_E_NOT_FOUND) check(ap, st, "ng_question_answer");   /* NOT_FOUND: it had just timed out */
 }
 
 /* The network worker: waits --network-delay-ms (or until the app quits), then
- * posts the push of Item like a reply from a server would. */
+ * posts the push of Item like a reply from a server would, scoped to the
+ * screen the request was made from: if the user has left that screen by
+ * then, NavGuard refuses the reply as stale instead of pushing Item onto
+ * whatever screen is there now. */
+typedef struct net_job {
+    app *ap;
+    uint64_t from_screen;
+} net_job;
+
 static void *network_worker(void *arg) {
-    app *ap = arg;
+    net_job *job = arg;
+    app *ap = job->ap;
+    uint64_t from_screen = job->from_screen;
+    free(job);
     struct timespec until;
     clock_gettime(CLOCK_MONOTONIC, &until);
     until.tv_sec += ap->network_delay_ms / 1000;
@@ -556,6 +719,7 @@ static void *network_worker(void *arg) {
         rq.screen.id = new_screen_id(ap);
         rq.screen.route = "item";
         rq.screen.identity = "item";
+        rq.from_screen = from_screen;
         ng_status st = ng_sdl2_post(&ap->a, &rq, NULL);
         if (st != NG_OK) fprintf(stderr, "sdl-kiosk: ng_sdl2_post: %s\n", ng_strstatus(st));
     }
@@ -567,6 +731,18 @@ static void *network_worker(void *arg) {
 }
 
 static void start_network(app *ap) {
+    net_job *job = malloc(sizeof *job);
+    if (!job) {
+        fprintf(stderr, "sdl-kiosk: out of memory for the network request\n");
+        return;
+    }
+    job->ap = ap;
+    job->from_screen = ap->views_top;   /* the screen whose Network was tapped */
+    klog_begin("network");
+    klog_int("delay_ms", ap->network_delay_ms);
+    klog_uint("from_screen", job->from_screen);
+    klog_str("from_route", route_name(route_of_id(ap, job->from_screen)));
+    klog_end();
     pthread_t th;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -574,18 +750,16 @@ static void start_network(app *ap) {
     pthread_mutex_lock(&ap->net_mu);
     ap->net_live++;
     pthread_mutex_unlock(&ap->net_mu);
-    if (pthread_create(&th, &attr, network_worker, ap) != 0) {
+    if (pthread_create(&th, &attr, network_worker, job) != 0) {
         pthread_mutex_lock(&ap->net_mu);
         ap->net_live--;
         pthread_mutex_unlock(&ap->net_mu);
+        free(job);
         fprintf(stderr, "sdl-kiosk: cannot start the network thread\n");
     } else {
         ap->net_pending++;
     }
     pthread_attr_destroy(&attr);
-    klog_begin("network");
-    klog_int("delay_ms", ap->network_delay_ms);
-    klog_end();
 }
 
 static void fire(app *ap, button *b) {
@@ -598,10 +772,12 @@ static void fire(app *ap, button *b) {
         if (b->route + 1 < R_COUNT) push_route(ap, b->route + 1, (uint32_t)b->view_id);
         break;
     case ACT_BACK: simple_request(ap, NG_REQ_BACK, (uint32_t)b->view_id); break;
-    case ACT_HOME:
-    case ACT_DONE: simple_request(ap, NG_REQ_POP_TO_ROOT, (uint32_t)b->view_id); break;
+    case ACT_HOME: simple_request(ap, NG_REQ_POP_TO_ROOT, (uint32_t)b->view_id); break;
+    case ACT_DONE: done(ap, b); break;
     case ACT_NETWORK: start_network(ap); break;
     case ACT_ADD: ap->quantity++; break;
+    case ACT_YES: answer(ap, NG_ANSWER_YES); break;
+    case ACT_NO: answer(ap, NG_ANSWER_NO); break;
     }
     ap->dirty = true;
 }
@@ -706,7 +882,7 @@ static void handle_touch(app *ap, const ng_event *e, const ng_event_result *r) {
             b->inside = true;
             b->touch = e->touch_id;
             ap->dirty = true;
-        } else if (!b && e->x < EDGE_W && e->y > BAR_H && ap->an.kind == ANIM_NONE) {
+        } else if (!b && !ap->q.open && e->x < EDGE_W && e->y > BAR_H && ap->an.kind == ANIM_NONE) {
             bool busy = true;
             check(ap, ng_transition_in_flight(ap->ctx, NG_TRACK_SCREEN, &busy, NULL), "ng_transition_in_flight");
             if (!busy && stack_count(ap) > 1) {
@@ -755,6 +931,29 @@ static void handle_touch(app *ap, const ng_event *e, const ng_event_result *r) {
     }
 }
 
+/* The idle timer (--idle-ms): when it fires, or -1 while it is off (at the
+ * root; while a question is open, the dialog waits for a person). */
+static double idle_due(app *ap) {
+    if (ap->idle_ms <= 0 || ap->q.open || stack_count(ap) < 2) return -1;
+    return ap->last_input_ms + ap->idle_ms;
+}
+
+/* No input for --idle-ms: back to the root, animated, as kiosks return to
+ * their attract screen. On a screen that asks before it is left, NavGuard
+ * asks first. A transition in flight counts as activity. */
+static void idle_check(app *ap, double now) {
+    double due = idle_due(ap);
+    if (due < 0 || now < due) return;
+    ap->last_input_ms = now;
+    bool busy = false;
+    check(ap, ng_transition_in_flight(ap->ctx, NG_TRACK_SCREEN, &busy, NULL), "ng_transition_in_flight");
+    if (busy || ap->an.kind != ANIM_NONE) return;
+    klog_begin("idle");
+    klog_int("idle_ms", ap->idle_ms);
+    klog_end();
+    simple_request(ap, NG_REQ_POP_TO_ROOT, SRC_IDLE);
+}
+
 /* F12 and SIGUSR1 write --screenshot, or ./sdl-kiosk.bmp without it. */
 static void request_screenshot(app *ap) {
     ap->screenshot_pending = true;
@@ -800,7 +999,20 @@ static void handle_input(app *ap, const SDL_Event *ev, const ng_sdl2_input *in) 
         simple_request(ap, NG_REQ_BACK, SRC_BACK_KEY);
 }
 
+/* What counts as a person at the kiosk, for the idle timer. */
+static bool is_input(const SDL_Event *ev) {
+    switch (ev->type) {
+    case SDL_MOUSEMOTION: case SDL_MOUSEBUTTONDOWN: case SDL_MOUSEBUTTONUP: case SDL_MOUSEWHEEL:
+    case SDL_FINGERDOWN: case SDL_FINGERMOTION: case SDL_FINGERUP:
+    case SDL_KEYDOWN: case SDL_KEYUP: case SDL_CONTROLLERBUTTONDOWN: case SDL_CONTROLLERBUTTONUP:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void handle_event(app *ap, const SDL_Event *ev) {
+    if (is_input(ev)) ap->last_input_ms = now_ms();
     /* An event that ends touches (focus loss) gives one cancel per call
      * (in.more), each handled as a touch like any other. */
     ng_sdl2_input in;
@@ -817,6 +1029,7 @@ static void handle_event(app *ap, const SDL_Event *ev) {
         if (ev->key.keysym.sym == SDLK_ESCAPE) ap->quit = true;
         else if (ev->key.keysym.sym == SDLK_F1) {
             ap->overlay = !ap->overlay;
+            dialog_layout(ap);   /* the dialog steps aside for the panel */
             ap->dirty = true;
         } else if (ev->key.keysym.sym == SDLK_F12) request_screenshot(ap);
         break;
@@ -874,8 +1087,10 @@ static void *signal_thread(void *arg) {
 static void usage(FILE *f, const char *argv0) {
     fprintf(f,
             "usage: %s [--unguarded] [--stack home,menu,...] [--anim-ms N] [--network-delay-ms N]\n"
-            "          [--log FILE] [--screenshot FILE.bmp] [--font FILE.ttf] [--software] [--overlay]\n"
-            "          [--record FILE]   (the session's flight-recorder trace, for navguard replay)\n"
+            "          [--idle-ms N] [--log FILE] [--screenshot FILE.bmp] [--font FILE.ttf] [--software]\n"
+            "          [--overlay] [--record FILE]\n"
+            "  --idle-ms N    after N ms with no input, return to Home (0: never, the default)\n"
+            "  --record FILE  the session's flight-recorder trace, for navguard replay\n"
             "keys: F1 overlay, F12 screenshot, Backspace hardware back, Escape quit\n",
             argv0);
 }
@@ -907,6 +1122,8 @@ static int parse_args(app *ap, int argc, char **argv) {
             if (!parse_int(argv[++i], 0, 60000, &ap->anim_ms)) return -1;
         } else if (val && strcmp(o, "--network-delay-ms") == 0) {
             if (!parse_int(argv[++i], 0, 3600000, &ap->network_delay_ms)) return -1;
+        } else if (val && strcmp(o, "--idle-ms") == 0) {
+            if (!parse_int(argv[++i], 0, 86400000, &ap->idle_ms)) return -1;
         } else return -1;
     }
     return 0;
@@ -951,6 +1168,10 @@ static bool setup_stack(app *ap) {
             return false;
         }
     }
+    /* A replace-stack's screens carry no flags: Checkout gets its own now. */
+    for (size_t i = 0; i < n; i++)
+        if (routes[i] == R_CHECKOUT)
+            check(ap, ng_screen_set_flags(ap->ctx, screens[i].id, NG_SCREENF_CONFIRM_LEAVE), "ng_screen_set_flags");
     size_t count = 0;
     ap->shown_route = route_of_id(ap, stack_top(ap, &count));
     ap->shown_depth = (int)count;
@@ -1015,6 +1236,8 @@ int main(int argc, char **argv) {
     opts.delegate.on_report = on_report;
     opts.delegate.on_log = on_log;
     opts.delegate.on_touch_cancel = on_touch_cancel;
+    opts.delegate.on_question = on_question;
+    opts.delegate.on_question_end = on_question_end;
     ng_status st = ng_context_create(&opts, &ap->ctx);
     if (st != NG_OK) {
         fprintf(stderr, "sdl-kiosk: ng_context_create: %s\n", ng_strstatus(st));
@@ -1083,7 +1306,10 @@ int main(int argc, char **argv) {
     klog_uint("guards", ap->guard_count);
     klog_int("anim_ms", ap->anim_ms);
     klog_int("network_delay_ms", ap->network_delay_ms);
+    klog_int("idle_ms", ap->idle_ms);
     klog_end();
+    dialog_layout(ap);
+    ap->last_input_ms = now_ms();
 
     /* The loop: asleep in ng_sdl2_wait_event when nothing moves; while an
      * animation runs, woken for each frame of a fixed 60 Hz schedule. */
@@ -1102,6 +1328,11 @@ int main(int argc, char **argv) {
         } else if (!ap->ready) {
             timeout = 20;
         }
+        double idle = idle_due(ap);
+        if (idle >= 0) {
+            int ms = idle <= now ? 0 : (int)ceil(idle - now);
+            if (timeout < 0 || ms < timeout) timeout = ms;
+        }
         SDL_Event ev;
         if (ng_sdl2_wait_event(&ap->a, &ev, timeout) == 1) {
             handle_event(ap, &ev);
@@ -1109,6 +1340,7 @@ int main(int argc, char **argv) {
                 handle_event(ap, &ev);
         }
         if (ap->quit) break;
+        idle_check(ap, now_ms());
         bool was_animating = animating(ap);
         step_anim(ap, now_ms());
         now = now_ms();

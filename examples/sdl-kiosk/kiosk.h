@@ -24,7 +24,7 @@
 /* The flow, in order. */
 enum { R_HOME, R_MENU, R_ITEM, R_CHECKOUT, R_COUNT };
 
-typedef enum { ACT_NEXT, ACT_BACK, ACT_NETWORK, ACT_HOME, ACT_ADD, ACT_DONE } kiosk_action;
+typedef enum { ACT_NEXT, ACT_BACK, ACT_NETWORK, ACT_HOME, ACT_ADD, ACT_DONE, ACT_YES, ACT_NO } kiosk_action;
 typedef enum { SHAPE_RECT, SHAPE_SMALL_ENLARGED, SHAPE_ROUND } button_shape;
 
 /* Request sources (ng_request.source): each button uses its view id; these
@@ -33,15 +33,24 @@ typedef enum { SHAPE_RECT, SHAPE_SMALL_ENLARGED, SHAPE_ROUND } button_shape;
 #define SRC_SWIPE          900u
 #define SRC_NETWORK_REPLY  901u
 #define SRC_BACK_KEY       902u
+#define SRC_IDLE           903u   /* the idle timer's pop-to-root (--idle-ms) */
 
-/* Stable view ids: the bar's Back, and 100 * (route + 1) + n per screen. */
+/* Stable view ids: the bar's Back, and 100 * (route + 1) + n per screen;
+ * while a question is open, the dialog: a scrim over the whole window (so a
+ * touch outside the dialog hits it, not the buttons behind) and its two
+ * buttons in front of it. */
 #define VIEW_BACK 10u
+#define VIEW_SCRIM 20u
+#define VIEW_YES 21u
+#define VIEW_NO 22u
+#define ROUTE_DIALOG (-2)   /* button.route of the dialog's buttons */
 
 typedef struct button {
     uint64_t view_id;
     const char *name;          /* logged in "action" lines */
     const char *label;
-    int route;                 /* the screen it belongs to; -1: the bar */
+    int route;                 /* the screen it belongs to; -1: the bar;
+                                  ROUTE_DIALOG: the question's dialog */
     SDL_Rect rect;             /* the visual frame (window coordinates, page at rest) */
     button_shape shape;
     kiosk_action act;
@@ -93,6 +102,20 @@ typedef struct verdict_line {
 #define VERDICTS 10
 
 typedef struct screen_rec { uint64_t id; int route; } screen_rec;
+
+/* The question NavGuard asked (on_question) while it is open: the dialog. */
+typedef struct dialog {
+    bool open;
+    uint64_t id;               /* ng_question.question_id */
+    uint64_t request_id;
+    ng_request_kind kind;
+    int route;                 /* the screen it asks about (-1: unknown) */
+    uint32_t source;           /* what the kiosk was submitting when asked (0: not known) */
+    char text[128], guard[96];
+    int64_t timeout_ms;        /* deadline - asked, or -1: none */
+    double asked_ms, deadline_ms;   /* in now_ms() time (deadline_ms -1: none) */
+    SDL_Rect card;             /* window coordinates (dialog_layout) */
+} dialog;
 #define SCREEN_RECS 256
 
 enum { FONT_REGULAR, FONT_BOLD, FONT_TITLE, FONT_BIG, FONT_SMALL, FONT_SMALL_BOLD, FONT_MONO, FONT_MONO_BOLD, FONT_BADGE,
@@ -104,6 +127,7 @@ typedef struct app {
     /* options */
     const char *log_path, *screenshot_path, *font_path, *stack_arg, *record_path;
     int network_delay_ms, anim_ms;
+    int idle_ms;               /* --idle-ms: pop to root after this long with no input (0: off) */
     bool unguarded, software, overlay_at_start;
 
     ng_context *ctx;
@@ -134,6 +158,7 @@ typedef struct app {
     uint64_t edge_touch;
     double edge_x0;
     bool swipe_submitting;     /* inside ng_request_submit of an interactive back */
+    uint32_t submitting_source; /* the source of the request being submitted (0: none) */
     sample samples[SAMPLES];
     int nsamples;
 
@@ -151,6 +176,10 @@ typedef struct app {
 
     int quantity;
 
+    /* the question's dialog, and the idle timer */
+    dialog q;
+    double last_input_ms;
+
     /* overlay */
     verdict_line verdicts[VERDICTS];
     int nverdicts;             /* newest at verdicts[0] */
@@ -166,6 +195,7 @@ const char *route_name(int route);
 const char *route_title(int route);
 int route_of_id(app *ap, uint64_t id);
 button *button_for_view(app *ap, uint64_t view_id);
+void dialog_layout(app *ap);
 double now_ms(void);
 const char *request_label(uint64_t id);
 

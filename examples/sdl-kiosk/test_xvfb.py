@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """example_sdl_kiosk_xvfb: the SDL kiosk in a real X window (Xvfb), driven
 with xdotool like a person would, judged from its JSON log and its
-screenshot.
+screenshots: double clicks and Back during a push, swipes released,
+held still and held 15 s, network replies applied, cancelling a held press,
+or refused as stale, and the "Leave checkout?" dialog on every path that
+leaves Checkout (Back, the Back key, a swipe, the idle timer), answered No
+then Yes.
 
 Each scenario gets its own Xvfb (a free display derived from the pid) and its
 own kiosk process; both are always stopped. Standard library only.
@@ -38,9 +42,18 @@ BACK = (53, 30)
 NETWORK = (150, 532)
 EDGE = (4, 400)                 # a swipe-back starts here (x < 24, below the bar)
 VIEW_BACK = 10
+VIEW_SCRIM = 20                 # the dialog's scrim: takes every touch outside its buttons
+SRC_SWIPE, SRC_NETWORK, SRC_IDLE = 900, 901, 903
+DONE = NEXT                     # Checkout's Done is where Next is
+# The question's dialog (kiosk.c, dialog_layout; F1 closed): a card at
+# (214, 176) 372x236, Yes and No 150x56 at y 334.
+YES, NO = (313, 362), (487, 362)
+CARD_POINTS = [(575, 200), (575, 320)]               # white, clear of text
+SCRIM = 114 / 255                                      # the scrim's alpha (0.45 of 255, truncated)
 BAND_POINTS = [(760, 185), (700, 75), (520, 120)]   # inside the colour band, clear of text
 COLOURS = {"home": (37, 99, 235), "menu": (22, 163, 74), "item": (234, 118, 12), "checkout": (139, 62, 200)}
 WATCHDOG = "org.navguard.watchdog"
+CONFIRM = "org.navguard.confirm-leave"
 
 VERBOSE = False
 
@@ -107,6 +120,20 @@ def check_band(bmp, route, tolerance=24):
             raise Failure(f"screenshot pixel ({x},{y}) is {got}, expected {route}'s {want}"
                           + (f" (that is {names[0]}'s colour)" if names else ""))
     return f"band {route}"
+
+
+def check_dialog(bmp, route="checkout", tolerance=24):
+    """The dialog is drawn: its card white, the page behind it dimmed."""
+    for (x, y) in CARD_POINTS:
+        got = bmp_pixel(bmp, x, y)
+        if min(got) < 235:
+            raise Failure(f"screenshot pixel ({x},{y}) is {got}: no white dialog card there")
+    want = tuple(round(c * (1 - SCRIM)) for c in COLOURS[route])
+    (x, y) = BAND_POINTS[0]
+    got = bmp_pixel(bmp, x, y)
+    if any(abs(a - b) > tolerance for a, b in zip(got, want)):
+        raise Failure(f"screenshot pixel ({x},{y}) is {got}, expected {route}'s band dimmed by the scrim {want}")
+    return "dialog drawn"
 
 
 # --------------------------------------------------------------------------
@@ -245,8 +272,23 @@ class Kiosk:
         stacks = self.of("stack")
         return stacks[-1]["routes"] if stacks else None
 
-    def wait_stack(self, routes, timeout=10):
-        self.wait_for(lambda e: e["type"] == "stack" and e["routes"] == routes, timeout, f"the stack {routes}")
+    def wait_stack(self, routes, timeout=10, after=-1.0):
+        return self.wait_for(lambda e: e["type"] == "stack" and e["routes"] == routes and e["t"] > after, timeout,
+                             f"the stack {routes}")
+
+    def screenshot(self, name, timeout=10):
+        """SIGUSR1 (no input event, so the idle timer does not see it): the
+        kiosk writes its next frame; kept as NAME.bmp."""
+        n = len(self.of("screenshot"))
+        self.proc.send_signal(signal.SIGUSR1)
+        deadline = time.monotonic() + timeout
+        while len(self.of("screenshot")) <= n:
+            if time.monotonic() > deadline:
+                raise Failure("no screenshot after SIGUSR1")
+            time.sleep(0.02)
+        path = os.path.join(self.dir, name + ".bmp")
+        shutil.copyfile(self.bmp, path)
+        return path
 
     def wait_idle(self, quiet=0.6, timeout=10):
         """Until nothing is animating (no transition in flight) and the log
@@ -477,6 +519,223 @@ def network_hold_back(k):
     return f"Back's press cancelled (touch_cancel), no back action, stack home,menu,item; {check_band(k.bmp, 'item')}"
 
 
+def swipe_long(k):
+    """A 12 s swipe: the finger moves every second, then stays still 3 s, and
+    lets go past half way. The watchdog must leave a finger that is alive
+    (moving) and a driving touch that is still (its own minute-long limit)
+    alone: the pop completes, nothing is cancelled, nothing is reported."""
+    y = EDGE[1]
+    k.move(EDGE[0], y)
+    time.sleep(0.05)
+    k.xdo("mousedown", 1)
+    time.sleep(0.03)
+    for x in (16, 28, 40):                       # past the slop: the swipe begins
+        k.move(x, y)
+        time.sleep(0.02)
+    rid = swipe_request(k)
+    for i in range(1, 13):                        # 12 s, a move every second
+        time.sleep(1.0)
+        k.move(40 + i * 37, y)                    # ends at x 484: p 0.60
+    time.sleep(3.0)                               # still
+    k.xdo("mouseup", 1)
+    end = k.wait_for(lambda e: e["type"] == "transition" and e["track"] == "screen" and e["id"] == rid
+                     and e["phase"] in ("did", "cancelled"), 10, "the end of the swipe-back")
+    k.wait_idle()
+    k.quit()
+    reports = k.of("report")
+    expect(not reports, "a guard reported: " + (reports[0]["text"].splitlines() or [""])[0] if reports else "")
+    expect(not k.of("touch_cancel"), f"a touch was cancelled: {k.of('touch_cancel')[:1]}")
+    rel = k.of("swipe", event="release")
+    expect(rel, "the swipe was never released (no 'swipe' release line)")
+    rel = rel[0]
+    will = k.of("transition", track="screen", phase="will", id=rid)[0]
+    held = rel["t"] - will["t"]
+    expect(held > 14500, f"the finger was down only {held:.0f} ms, expected about 15 s")
+    expect(not rel["touch_cancelled"], "the driving touch was cancelled before its release")
+    expect(rel["finish"], f"released at {rel['progress']:.2f} but decided cancel")
+    expect(end["phase"] == "did" and "forced" not in end["flags"], f"the swipe ended {end['phase']} {end['flags']}")
+    expect(not k.of("transition", phase="cancelled"), "a cancelled phase fired (the swipe sprang back)")
+    expect(k.final_stack() == ["home"], f"final stack {k.final_stack()}, expected home")
+    moves = moves_delivered_during(k, rid)
+    return (f"finger down {held / 1000:.1f} s (12 s moving, 3 s still), released at p={rel['progress']:.2f}, "
+            f"completed, {moves} moves delivered, no cancel, no report; {check_band(k.bmp, 'home')}")
+
+
+def network_reply(k):
+    k.click(NETWORK)
+    net = k.wait_for(lambda e: e["type"] == "network", 5, "the Network button's action")
+    expect(net["from_route"] == "menu", f"the reply is scoped to {net['from_route']}, expected menu")
+    return net
+
+
+def reply_outcome(k, timeout=10):
+    return k.wait_for(lambda e: e["type"] == "outcome" and e["source"] == SRC_NETWORK, timeout,
+                      "the network reply's outcome")
+
+
+def reply_stale(k):
+    """Network on Menu, swipe back to Home and go on to a new Menu before the
+    reply lands: the reply is refused (dropped when a guard had queued it)
+    as stale, and never pushes Item, on Home or on the new Menu."""
+    net = network_reply(k)
+    time.sleep(0.1)
+    k.drag_from_edge(EDGE[0] + 0.7 * W)
+    k.xdo("mouseup", 1)
+    home = k.wait_stack(["home"])
+    k.wait_idle(quiet=0.3)
+    k.click(NEXT)
+    k.wait_stack(["home", "menu"], after=home["t"])
+    out = reply_outcome(k)
+    k.wait_idle()
+    k.quit()
+    will = k.of("transition", track="screen", phase="will", kind="interactive-back")
+    expect(will, "no swipe back began")
+    if out["t"] < will[0]["t"]:
+        raise Premise(f"the reply landed ({out['outcome']}) before the swipe back began")
+    expect(out["outcome"] in ("refused", "dropped") and out["reason"] == "stale",
+           f"the reply for the Menu the user left was {out['outcome']} {out['reason']} by {out['guard']}, "
+           "expected refused or dropped stale")
+    expect(not [e for e in k.of("stack") if "item" in e["routes"]], "the stale reply pushed Item")
+    new_menu = k.of("transition", track="screen", phase="will", kind="push")[-1]["to"]
+    expect(new_menu != net["from_screen"], "the new Menu has the old one's screen id")
+    expect(k.final_stack() == ["home", "menu"], f"final stack {k.final_stack()}, expected home,menu")
+    where = "the new Menu" if out["t"] > k.of("stack")[-1]["t"] else "Home"
+    return (f"reply {out['outcome']} stale on {where} (scoped to Menu #{net['from_screen']}, now Menu "
+            f"#{new_menu}), stack home,menu; {check_band(k.bmp, 'menu')}")
+
+
+def reply_stayed(k):
+    """The same reply when the user stays on Menu: applied."""
+    net = network_reply(k)
+    out = reply_outcome(k)
+    k.wait_stack(["home", "menu", "item"])
+    k.wait_idle()
+    k.quit()
+    expect(out["outcome"] == "applied", f"the reply for the Menu the user stayed on was {out['outcome']} "
+                                        f"{out['reason']} by {out['guard']}, expected applied")
+    expect(k.final_stack() == ["home", "menu", "item"], f"final stack {k.final_stack()}, expected home,menu,item")
+    return f"reply scoped to Menu #{net['from_screen']} applied, stack home,menu,item; {check_band(k.bmp, 'item')}"
+
+
+# The leave dialog: Checkout asks before any path leaves it. Each path is
+# answered No (Checkout stays), then Yes (Checkout leaves).
+CHECKOUT_STACK = ["home", "menu", "item", "checkout"]
+
+
+def swipe_off_checkout(k):
+    k.drag_from_edge(EDGE[0] + 0.4 * W, steps=8)
+    k.xdo("mouseup", 1)
+
+
+LEAVE_PATHS = {
+    # path: (request kind asked about, how the user (or the timer) asks to leave, stack after Yes)
+    "back_button": ("back", lambda k: k.click(BACK), ["home", "menu", "item"]),
+    "back_key": ("back", lambda k: k.xdo("key", "BackSpace"), ["home", "menu", "item"]),
+    "swipe": ("interactive-back", swipe_off_checkout, ["home", "menu", "item"]),
+    "idle": ("pop-to-root", lambda k: None, ["home"]),   # --idle-ms: no input does it
+}
+
+
+def ask(k, path, after_id):
+    kind, trigger, _ = LEAVE_PATHS[path]
+    trigger(k)
+    q = k.wait_for(lambda e: e["type"] == "question" and e["id"] > after_id, 10, "NavGuard's question (the dialog)")
+    expect(q["kind"] == kind and q["screen"] == "checkout" and q["text"] == "Leave checkout?" and q["guard"] == CONFIRM,
+           f"the question: {q}")
+    if kind == "interactive-back":
+        begin = k.wait_for(lambda e: e["type"] == "swipe" and e["event"] == "begin" and e["request"] == q["request"],
+                           5, "the swipe's begin line")
+        expect(begin["status"] == "refused", f"the swipe on Checkout was {begin['status']}, expected refused (asking)")
+    if path == "idle":
+        idle = [e for e in k.of("idle") if e["t"] <= q["t"]]
+        expect(idle and q["source"] == SRC_IDLE, f"the question did not come from the idle timer: {q}")
+    return q
+
+
+def answer(k, q, button, word):
+    k.click(button)
+    end = k.wait_for(lambda e: e["type"] == "question_end" and e["id"] == q["id"], 10, f"the question's end ({word})")
+    expect(end["answer"] == word, f"the question ended {end['answer']}, expected {word}")
+    expect(k.of("answer", id=q["id"], answer=word), f"no answer line for the {word} click")
+    return end
+
+
+def modal_check(k, q):
+    """Clicks behind the open dialog reach its scrim, never a button."""
+    n = len(began_verdicts(k))
+    for pt in (DONE, BACK):
+        k.click(pt)
+    k.wait_for(lambda e: len(began_verdicts(k)) >= n + 2, 5, "the clicks behind the dialog")
+    behind = began_verdicts(k)[n:n + 2]
+    expect(all(e["view"] == VIEW_SCRIM for e in behind), f"a click behind the dialog hit {[e['view'] for e in behind]}")
+    acted = [e for e in k.of("action") if e["t"] > q["t"]]
+    expect(not acted, f"a button behind the dialog acted: {acted}")
+
+
+def leave(k, path):
+    kind, _, after_yes = LEAVE_PATHS[path]
+    notes = []
+    # No: Checkout stays.
+    q1 = ask(k, path, 0)
+    notes.append(check_dialog(k.screenshot("dialog")))
+    if path == "back_button":
+        modal_check(k, q1)
+        notes.append("modal")
+    if path == "back_key":
+        k.xdo("key", "BackSpace")      # a second Back does not get round the dialog
+        again = k.wait_for(lambda e: e["type"] == "outcome" and e["kind"] == "back" and e["id"] != q1["request"], 5,
+                           "the second Back's outcome")
+        expect(again["outcome"] == "refused" and again["reason"] == "asking", f"a second Back while asking: {again}")
+        notes.append("2nd Back refused asking")
+    answer(k, q1, NO, "no")
+    held = k.wait_for(lambda e: e["type"] == "outcome" and e["id"] == q1["request"], 5, "the held request's outcome")
+    if kind == "interactive-back":
+        expect(held["outcome"] == "refused" and held["reason"] == "asking", f"the swipe's outcome: {held}")
+    else:
+        expect(held["outcome"] == "dropped" and held["reason"] == "declined" and held["guard"] == CONFIRM,
+               f"after No the held {kind} was {held['outcome']} {held['reason']}, expected dropped declined")
+    if path != "idle":     # the idle timer asks again soon after No
+        time.sleep(0.3)
+        check_band(k.screenshot("after-no"), "checkout")
+        notes.append("closed on No")
+    expect(not [e for e in k.of("transition", phase="will") if e["t"] > q1["t"]], "a transition began after No")
+    expect(not [e for e in k.of("stack") if e["t"] > q1["t"]], "the stack changed after No")
+    # Yes: Checkout leaves.
+    q2 = ask(k, path, q1["id"])
+    answer(k, q2, YES, "yes")
+    if kind == "interactive-back":     # the swipe that did not start becomes a Back
+        done = k.wait_for(lambda e: e["type"] == "outcome" and e["kind"] == "back" and e["t"] >= q2["t"]
+                          and e["source"] == SRC_SWIPE, 5, "the Back made for the swipe")
+    else:
+        done = k.wait_for(lambda e: e["type"] == "outcome" and e["id"] == q2["request"], 5, "the held request's outcome")
+    expect(done["outcome"] == "applied", f"after Yes the {done['kind']} was {done['outcome']} {done['reason']}")
+    k.wait_stack(after_yes)
+    k.wait_idle()
+    k.quit()
+    expect(k.final_stack() == after_yes, f"final stack {k.final_stack()}, expected {after_yes}")
+    expect(len(k.of("question")) == 2 and len(k.of("question_end")) == 2,
+           f"{len(k.of('question'))} questions, {len(k.of('question_end'))} ends; expected 2 and 2")
+    expect(not k.of("report"), f"a guard reported: {k.of('report')[:1]}")
+    return (f"{kind}: No -> stays ({held['outcome']} {held['reason']}), Yes -> {','.join(after_yes)}; "
+            f"{'; '.join(notes)}; {check_band(k.bmp, after_yes[-1])}")
+
+
+def leave_back_button(k):
+    return leave(k, "back_button")
+
+
+def leave_back_key(k):
+    return leave(k, "back_key")
+
+
+def leave_swipe(k):
+    return leave(k, "swipe")
+
+
+def leave_idle(k):
+    return leave(k, "idle")
+
+
 def idle_cpu(k):
     time.sleep(0.5)
     c0, t0 = k.cpu_seconds(), time.monotonic()
@@ -496,6 +755,20 @@ SCENARIOS = [
     ("swipe_hold", ["--stack", "home,menu"], swipe_hold, "edge swipe held 3 s at 60 %: no watchdog"),
     ("network_hold_back", ["--stack", "home,menu", "--network-delay-ms", "800"], network_hold_back,
      "press held on Back while a network push lands: cancelled"),
+    ("swipe_long", ["--stack", "home,menu"], swipe_long,
+     "edge swipe 15 s (moving 12 s, still 3 s), released at 60 %: completed, no watchdog"),
+    ("reply_stale", ["--stack", "home,menu", "--network-delay-ms", "3000"], reply_stale,
+     "Network on Menu, back to Home and on to a new Menu: the reply is stale"),
+    ("reply_stayed", ["--stack", "home,menu", "--network-delay-ms", "600"], reply_stayed,
+     "Network on Menu, the user stays: the reply is applied"),
+    ("leave_back_button", ["--stack", ",".join(CHECKOUT_STACK)], leave_back_button,
+     "Back on Checkout asks: No stays, Yes leaves; the dialog is modal"),
+    ("leave_back_key", ["--stack", ",".join(CHECKOUT_STACK)], leave_back_key,
+     "the Back key on Checkout asks: No stays, Yes leaves"),
+    ("leave_swipe", ["--stack", ",".join(CHECKOUT_STACK)], leave_swipe,
+     "a swipe on Checkout does not start and asks: No stays, Yes goes back"),
+    ("leave_idle", ["--stack", ",".join(CHECKOUT_STACK), "--idle-ms", "1500"], leave_idle,
+     "the idle timer's pop-to-root on Checkout asks: No stays, Yes goes Home"),
     ("double_click_unguarded", ["--unguarded"], double_click_unguarded, "the same double click unguarded: two pushes"),
     ("idle_cpu", [], idle_cpu, "idle: asleep, not a busy loop"),
 ]

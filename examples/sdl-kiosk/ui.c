@@ -228,11 +228,12 @@ static const char *const SUBTITLES[R_COUNT] = {
 static const char *const BODY[R_COUNT][4] = {
     { "Tap Next. Double-tap it: NavGuard pushes once.", "F1 shows what NavGuard sees: the stack, transitions",
       "in flight, holds, refused requests and dropped touches.", NULL },
-    { "Network asks a slow server for a recommended item;", "its reply pushes Item from a worker thread.",
-      "Hold Back while it lands: NavGuard cancels the press.", "Swipe back from the left edge." },
+    { "Network asks a slow server for a recommended item;", "its reply, scoped to this screen, pushes Item.",
+      "Hold Back while it lands: NavGuard cancels the press.", "Leave Menu first: the reply is refused as stale." },
     { "The small +1 button takes touches 30 px to each side", "and 20 px above and below (negative insets).",
       "Swipe back from the left edge: let go past half way", "or fling to go back, else it springs back." },
-    { "Done returns to Home (pop to root).", "A second tap while the screens slide is ignored.", NULL, NULL },
+    { "Done places the order and returns to Home.", "Back, the Back key, a swipe from the left edge and",
+      "the idle timer ask first: \xE2\x80\x9CLeave checkout?\xE2\x80\x9D", "A second tap while the screens slide is ignored." },
 };
 
 static bool button_visible_pressed(const button *b) { return b->pressed && b->inside; }
@@ -241,6 +242,8 @@ static void draw_button(app *ap, const button *b, double dx) {
     double x = b->rect.x + dx, y = b->rect.y, w = b->rect.w, h = b->rect.h;
     bool down = button_visible_pressed(b);
     SDL_Color base = b->act == ACT_NEXT || b->act == ACT_DONE ? ROUTE_COLORS[b->route] : C_SLATE;
+    /* the dialog: staying is the safe answer, in the colour of the screen asked about */
+    if (b->act == ACT_NO) base = ap->q.route >= 0 && ap->q.route < R_COUNT ? ROUTE_COLORS[ap->q.route] : C_SLATE;
     const char *label = b->label;
     char buf[64];
     if (b->act == ACT_NETWORK && ap->net_pending > 0) {
@@ -383,6 +386,50 @@ static void draw_bar(app *ap) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* The question's dialog                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Why the kiosk is asking, from what it was submitting when NavGuard asked. */
+static const char *dialog_reason(const app *ap, char *buf, size_t cap) {
+    const dialog *d = &ap->q;
+    switch (d->source) {
+    case VIEW_BACK: return "You pressed Back.";
+    case SRC_BACK_KEY: return "You pressed the Back key.";
+    case SRC_SWIPE: return "You swiped back.";
+    case SRC_IDLE:
+        snprintf(buf, cap, "Nobody has touched the kiosk for %g s.", ap->idle_ms / 1000.0);
+        return buf;
+    default:
+        snprintf(buf, cap, "A %s would leave this screen.", ng_request_kind_name(d->kind));
+        return buf;
+    }
+}
+
+/* Modal: the whole window dimmed under a card with the question, why it is
+ * asked, what no answer does, and Yes / No drawn like the other buttons. */
+static void draw_dialog(app *ap) {
+    const dialog *d = &ap->q;
+    fill_rect(ap, 0, 0, WIN_W, WIN_H, (SDL_Color){ 0, 0, 0, 255 }, 0.45);
+    double x = d->card.x, y = d->card.y, w = d->card.w, h = d->card.h;
+    fill_round(ap, x, y + 6, w, h, 16, (SDL_Color){ 0, 0, 0, 255 }, 0.25);
+    /* the card in the asked screen's colour, white below an 8 px top edge */
+    fill_round(ap, x, y, w, h, 16, d->route >= 0 && d->route < R_COUNT ? ROUTE_COLORS[d->route] : C_SLATE, 1.0);
+    fill_rect(ap, x, y + 8, w, h - 8 - 16, C_WHITE, 1.0);
+    fill_round(ap, x, y + h - 32, w, 32, 16, C_WHITE, 1.0);
+    text(ap, FONT_TITLE, d->text, C_TEXT, x + 24, y + 26, LEFT, 1.0);
+    char why[96];
+    text(ap, FONT_REGULAR, dialog_reason(ap, why, sizeof why), C_TEXT, x + 24, y + 66, LEFT, 1.0);
+    if (d->route == R_CHECKOUT) text(ap, FONT_REGULAR, "Your order is not paid yet.", C_TEXT2, x + 24, y + 92, LEFT, 1.0);
+    if (d->timeout_ms >= 0) {
+        char t[96];
+        snprintf(t, sizeof t, "No answer in %lld s: you stay.", (long long)((d->timeout_ms + 500) / 1000));
+        text(ap, FONT_SMALL, t, C_MUTED, x + 24, y + 122, LEFT, 1.0);
+    }
+    for (int i = 0; i < ap->nbuttons; i++)
+        if (ap->buttons[i].route == ROUTE_DIALOG) draw_button(ap, &ap->buttons[i], 0);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Overlay (F1)                                                              */
 /* ------------------------------------------------------------------------ */
 
@@ -507,6 +554,18 @@ static void overlay_lines(pen *pp) {
     }
     if (holds == 0) line(&p, FONT_MONO, C_MONO2, "  none");
 
+    ng_question q = NG_QUESTION_INIT;
+    if (ng_question_get(ap->ctx, &q) == NG_OK) {
+        char qh[96], left[48] = "no time limit";
+        if (q.deadline_ns != NG_NO_DEADLINE && ap->q.deadline_ms >= 0)
+            snprintf(left, sizeof left, "times out at %.1fs", ap->q.deadline_ms / 1000.0);
+        snprintf(qh, sizeof qh, "QUESTION #%" PRIu64 " (open, %s)", q.question_id, left);
+        heading(&p, qh);
+        line(&p, FONT_MONO, C_MONO, "  \"%s\"  holds %s %s", q.text ? q.text : "", ng_request_kind_name(q.kind),
+             request_label(q.request_id));
+        line(&p, FONT_MONO, C_MONO2, "  asked by %s", q.guard_id ? q.guard_id : "?");
+    }
+
     heading(&p, "LAST VERDICTS (dropped / refused, newest first)");
     for (int i = 0; i < ap->nverdicts; i++) {
         const verdict_line *v = &ap->verdicts[i];
@@ -533,12 +592,14 @@ static void overlay_lines(pen *pp) {
 }
 
 static void draw_overlay(app *ap) {
-    /* the hit areas of the buttons registered as views */
+    /* the hit areas of the buttons registered as views (while the dialog is
+     * open, only its own: its scrim covers the others) */
     if (ap->an.kind == ANIM_NONE)
         for (int i = 0; i < ap->nbuttons; i++) {
             const button *b = &ap->buttons[i];
-            if ((b->route < 0 && ap->back_view_on) || (b->route >= 0 && b->route == ap->views_route))
-                draw_hit_area(ap, b, 0);
+            bool live = ap->q.open ? b->route == ROUTE_DIALOG
+                                   : (b->route == -1 && ap->back_view_on) || (b->route >= 0 && b->route == ap->views_route);
+            if (live) draw_hit_area(ap, b, 0);
         }
     /* The panel is as tall as its lines, so the pages stay visible below. */
     pen m = { ap, PANEL_Y + 8, true };
@@ -565,6 +626,7 @@ void ui_draw(app *ap) {
     SDL_RenderClear(ap->ren);
     draw_pages(ap);
     draw_bar(ap);
+    if (ap->q.open) draw_dialog(ap);
     if (ap->overlay) draw_overlay(ap);
 }
 

@@ -140,6 +140,12 @@ typedef int32_t ng_status;
  * foreign context handle"). Never NULL: unknown values give "unknown status". */
 NG_API const char *ng_strstatus(ng_status status);
 
+/* Whether a size-prefixed struct `*p` of type `type` reaches `field`: test it
+ * before reading a field of a struct the library passes out (callbacks)
+ * that is newer than the struct's first version. */
+#define NG_HAS_FIELD(p, type, field) \
+    ((size_t)(p)->size >= offsetof(type, field) + sizeof(((type *)0)->field))
+
 /* Limits. */
 #define NG_MAX_STRING      1024   /* bytes, without the terminating NUL */
 #define NG_MAX_STACK       4096   /* screens in one stack */
@@ -506,11 +512,13 @@ typedef struct ng_question {
     uint64_t request_id;      /* the request it concerns (held, or refused
                                  while asking), or 0 */
     ng_request_kind kind;     /* that request's kind */
+    uint32_t source;          /* that request's source (the host's button,
+                                 timer, network...), so the dialog can say why */
     uint64_t screen_id;       /* the screen it concerns, or 0 */
     int64_t asked_ns;
     int64_t deadline_ns;      /* when it times out, or NG_NO_DEADLINE */
 } ng_question;
-#define NG_QUESTION_INIT { sizeof(ng_question), 0u, NULL, NULL, NULL, 0u, 0, 0u, 0, 0 }
+#define NG_QUESTION_INIT { sizeof(ng_question), 0u, NULL, NULL, NULL, 0u, 0, 0u, 0u, 0, 0 }
 
 /* Delegate: every pointer may be NULL. Callbacks run on the owner thread,
  * inside the API call that caused them (or inside ng_tick). A callback may
@@ -798,18 +806,25 @@ NG_API void ng_free(void *ptr);
 /* How a request is decided, in order:
  *  1. its content (kind, flags, strings, a screen id already stacked, a
  *     driving touch that is not live): REFUSED NG_REASON_INVALID or
- *     NG_REASON_DUPLICATE, no guard asked;
+ *     NG_REASON_DUPLICATE; and its scope: a `from_screen` that is not the
+ *     top: NG_REASON_STALE. No guard is asked;
  *  2. the guard chain, first refusal or deferral wins;
- *  3. when it would apply, the rules of the stack it applies to:
- *     NG_REASON_AT_ROOT, NG_REASON_NOT_FOUND, NG_REASON_STALE (from_screen).
- * So a guard that refuses or defers decides first: on a two-screen stack a
- * back during a swipe is refused busy by the transition guard, as on deeper
- * stacks, not at-root.
+ *  3. when it would apply (at once, or after a guard deferred it), the rules
+ *     of the stack it applies to: NG_REASON_AT_ROOT, NG_REASON_NOT_FOUND,
+ *     and the scope again (NG_REASON_STALE).
+ * So a reply for a screen the user has left is stale whatever a guard would
+ * have said, and a guard that refuses or defers decides before the stack's
+ * rules: on a two-screen stack a back during a swipe is refused busy by the
+ * transition guard, as on deeper stacks, not at-root.
  *
  * Ids: request ids, hold tokens and question ids fit in 53 bits, so JSON
  * readers and JavaScript (QML) read them exactly. ng_request_submit's count
- * up from 1, ng_request_post's (and guards' requests) from NG_POSTED_ID_BASE. */
+ * up from 1, ng_request_post's from NG_POSTED_ID_BASE, and requests guards
+ * make themselves (plugin.h request_submit: the Back the host agreed to
+ * after a swipe on a screen that asks before leaving) from NG_GUARD_ID_BASE:
+ * a host sees those only in callbacks. */
 #define NG_POSTED_ID_BASE  0x10000000000000ull   /* 2^52 */
+#define NG_GUARD_ID_BASE   0x18000000000000ull   /* 2^52 + 2^51 */
 
 /* [owner, callback-safe] Submit a request. `request` is read during the call
  * (strings are copied). `out` (may be NULL; when given its `size` must be set,
@@ -1341,7 +1356,7 @@ enum {
     NG_TOUCH_INFO_MIN_SIZE     = offsetof(ng_touch_info, touch_id),
     NG_TRACK_INFO_MIN_SIZE     = offsetof(ng_track_info, kind),
     NG_HOLD_VIEW_MIN_SIZE      = offsetof(ng_hold_view, label),
-    NG_QUESTION_MIN_SIZE       = offsetof(ng_question, topic)
+    NG_QUESTION_MIN_SIZE       = offsetof(ng_question, deadline_ns) + sizeof(int64_t)  /* new in 0.3: all of it */
 };
 
 #ifdef __cplusplus

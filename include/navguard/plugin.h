@@ -68,9 +68,6 @@ static inline bool ng_plugin_abi_compatible(uint32_t host_major, uint32_t host_m
     return host_major == plugin_major && plugin_minor <= host_minor;
 }
 
-/* Whether a size-prefixed struct `*p` of type `type` reaches `field`. */
-#define NG_HAS_FIELD(p, type, field) \
-    ((size_t)(p)->size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 /* Guard votes (hook return values). */
 typedef int32_t ng_vote;
@@ -147,11 +144,12 @@ typedef struct ng_question_spec {
     uint64_t request_id;       /* the request it concerns (one this guard
                                   deferred, or refused while asking), or 0 */
     ng_request_kind kind;      /* that request's kind */
+    uint32_t source;           /* that request's source */
     uint64_t screen_id;        /* the screen it concerns, or 0 */
     int64_t timeout_ns;        /* 0: no limit; else the question ends with
                                   NG_ANSWER_TIMEOUT after this long */
 } ng_question_spec;
-#define NG_QUESTION_SPEC_INIT { sizeof(ng_question_spec), NULL, NULL, 0u, 0, 0u, 0 }
+#define NG_QUESTION_SPEC_INIT { sizeof(ng_question_spec), NULL, NULL, 0u, 0, 0u, 0u, 0 }
 
 /* The host-services table: a guard's only view of and handle on the context.
  * Every function takes the table itself as its first argument. Functions

@@ -155,6 +155,7 @@ static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) 
     q.text = g->text;
     q.request_id = r->request_id;
     q.kind = r->kind;
+    q.source = r->source;
     q.screen_id = s.id;
     q.timeout_ns = g->timeout_ns;
     uint64_t id = 0;
