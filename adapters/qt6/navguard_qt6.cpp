@@ -933,6 +933,7 @@ QVariantMap Navigator::questionMap(const ng_question *q) const {
     m[QStringLiteral("guard")] = nameOrNull(q->guard_id);
     m[QStringLiteral("requestId")] = idValue(q->request_id);
     m[QStringLiteral("kind")] = QString::fromUtf8(ng_request_kind_name(q->kind));
+    m[QStringLiteral("source")] = q->source;
     m[QStringLiteral("screenId")] = idValue(q->screen_id);
     m[QStringLiteral("route")] = q->screen_id ? QVariant(routeOf(static_cast<double>(q->screen_id))) : QVariant();
     m[QStringLiteral("timeoutMs")] =

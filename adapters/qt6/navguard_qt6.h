@@ -361,7 +361,7 @@ Q_SIGNALS:
     /* {track, phase, kind, id, from, to, fromRoute, toRoute, flags: [...]} */
     void transition(const QVariantMap &event);
     /* A guard asks the host ({id, topic, text, guard, requestId, kind,
-     * screenId, route}); answer with answer(id, yes). questionEnded: the
+     * source, screenId, route, timeoutMs}); answer with answer(id, yes). questionEnded: the
      * question is over (answer "yes", "no", "timeout" or "withdrawn"). */
     void question(const QVariantMap &question);
     void questionEnded(const QVariantMap &question, const QString &answer);
