@@ -22,10 +22,16 @@
 #                        options (a ctest fails when it is out of date), and
 #                        docs/timeline.svg (navguard timeline on a recorded session);
 #                        the API reference (Doxygen) into build/docs/html
+#   make test-sanitize   libnavguard, the plugins and the C tests built twice more
+#                        with the toolchain's clang, in build-sanitize/address
+#                        (ASan; UBSan for C) and build-sanitize/thread (TSan),
+#                        each running the C tests (and the fuzz replay under
+#                        ASan), then the Swift thread stress tests under TSan;
+#                        CI runs it
 #   make fuzz            configure build-fuzz/ (-DNAVGUARD_FUZZ=ON, clang), build
 #                        the libFuzzer target and run it FUZZ_SECONDS (default 60)
 #                        on fuzz/corpus; findings go to build-fuzz/fuzz/artifacts/
-#   make clean           remove build/, build-fuzz/ and SwiftPM's build products
+#   make clean           remove build/, build-fuzz/, build-sanitize/ and SwiftPM's build products
 #
 # Needs Swift on PATH. cmake, ninja and pkg-config are installed with apt-get
 # when missing (as root; otherwise the command to run is printed).
@@ -57,7 +63,7 @@ FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/
 FUZZ_FLAGS   ?=
 FUZZ_OUT     := $(FUZZ_DIR)/fuzz
 
-.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan install package test-dist demo demo-window demo-qt bench fuzz docs clean
+.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window demo-qt bench fuzz docs clean
 
 all: build
 
@@ -133,6 +139,42 @@ swift-test-asan: test-tools
 
 test: test-tools swift-test swift-test-asan build
 	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure
+
+# libnavguard (Swift: -sanitize=address or thread; its C part, the plugins and
+# the C tests: -fsanitize=address,undefined or thread), built by the Swift
+# toolchain's clang (whose runtimes swiftc instruments for) in
+# $(SANITIZE_DIR)/address and $(SANITIZE_DIR)/thread
+# (cmake/NavGuardSanitize.cmake), then the C tests and the SDL2 adapter's
+# test under each, and the fuzz harness's replay (fuzz_api_smoke: corpus,
+# crashers, 20,000 generated programs) under ASan + UBSan (it has one
+# thread: TSan would only slow it down). Then the Swift thread stress tests
+# under TSan (a SwiftPM build in .build-tsan), as swift-test-asan runs them
+# under ASan. Any finding fails the run. .ci/run runs it after `make test`.
+SANITIZE_DIR   ?= build-sanitize
+SANITIZE_CC    ?= $(FUZZ_CC)
+SANITIZE_CXX   ?= $(dir $(SANITIZE_CC))clang++
+SANITIZE_C_TESTS := c_test_.*|header_check_c(xx)?_run|readme_example(_cxx)?|sdl2_adapter
+SANITIZE_TESTS_address := ^($(SANITIZE_C_TESTS)|fuzz_api_smoke)$$
+SANITIZE_TESTS_thread  := ^($(SANITIZE_C_TESTS))$$
+test-sanitize: test-tools
+	@test -x "$(SANITIZE_CC)" || { echo "error: no clang at '$(SANITIZE_CC)': set SANITIZE_CC to the Swift toolchain's clang" >&2; exit 1; }
+	@start=$$(date +%s); \
+	for s in address thread; do \
+	  d="$(SANITIZE_DIR)/$$s"; \
+	  if [ $$s = address ]; then tests='$(SANITIZE_TESTS_address)'; else tests='$(SANITIZE_TESTS_thread)'; fi; \
+	  echo "== test-sanitize: $$s, in $$d"; \
+	  $(CMAKE) -S . -B "$$d" -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DNAVGUARD_SANITIZE=$$s \
+	    -DCMAKE_C_COMPILER="$(SANITIZE_CC)" -DCMAKE_CXX_COMPILER="$(SANITIZE_CXX)" >/dev/null || exit 1; \
+	  $(CMAKE) --build "$$d" || exit 1; \
+	  ASAN_OPTIONS="detect_leaks=1:$${ASAN_OPTIONS-}" UBSAN_OPTIONS="print_stacktrace=1:$${UBSAN_OPTIONS-}" \
+	  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:$${TSAN_OPTIONS-}" \
+	    $(CTEST) --test-dir "$$d" --output-on-failure -R "$$tests" || exit 1; \
+	done; \
+	echo "== test-sanitize: the Swift thread stress tests under TSan, in .build-tsan"; \
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan && \
+	TSAN_OPTIONS="halt_on_error=1:$${TSAN_OPTIONS-}" $(SWIFT) test --skip-build --sanitize=thread \
+	  --scratch-path .build-tsan --no-parallel --filter ThreadStressTests || exit 1; \
+	echo "test-sanitize: passed under ASan + UBSan and TSan in $$(( $$(date +%s) - start )) s"
 
 install: build
 	$(CMAKE) --install $(BUILD_DIR) --prefix "$(abspath $(PREFIX))"
@@ -251,5 +293,5 @@ fuzz: tools
 	  $(FUZZ_OUT)/corpus fuzz/corpus
 
 clean:
-	rm -rf $(BUILD_DIR) $(FUZZ_DIR) .build-cmake-helper .build-asan
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(SANITIZE_DIR) .build-cmake-helper .build-asan .build-tsan
 	-$(SWIFT) package clean

@@ -1,8 +1,9 @@
 # cmake -DLIB=<shared library> -DNM=<nm> -DREADELF=<readelf> -DPATTERN=<regex>
 #       [-DREQUIRE=sym1,sym2] [-DSONAME=<soname>] -P CheckExports.cmake
-# Fails unless every defined dynamic symbol of LIB matches PATTERN, each
-# REQUIRE symbol is exported, the SONAME is SONAME (when given), no Swift
-# runtime library is NEEDED and no RUNPATH/RPATH points into a Swift toolchain.
+# Fails unless every defined dynamic symbol of LIB (local ones included)
+# matches PATTERN, each REQUIRE symbol is exported, the SONAME is SONAME
+# (when given), no Swift runtime library is NEEDED and no RUNPATH/RPATH
+# points into a Swift toolchain.
 cmake_minimum_required(VERSION 3.25)
 foreach(var LIB NM READELF PATTERN)
   if(NOT ${var})
@@ -23,19 +24,20 @@ endif()
 string(REPLACE "\n" ";" nm_lines "${nm_out}")
 set(exported "")
 foreach(line IN LISTS nm_lines)
-  # Lowercase types are LOCAL symbols that .dynsym may still list (the GOT
-  # entries of a Swift module's public type metadata): not exported. Weak
-  # ones (w, v) are.
+  # Every defined symbol .dynsym lists counts, whatever its binding: a LOCAL
+  # one (lowercase type, e.g. a Swift type's metadata that gold kept there
+  # for a GOT entry) binds nothing, but it is in the library's dynamic symbol
+  # table (nm -D) and says something leaked past the version script.
   set(type "")
   if(line MATCHES "^[0-9a-fA-F]* *([A-Za-z]) +([^ ]+)$")
     set(type "${CMAKE_MATCH_1}")
     set(sym "${CMAKE_MATCH_2}")
   endif()
-  if(type AND NOT type MATCHES "^[a-uxyz]$")
+  if(type)
     string(REGEX REPLACE "@.*$" "" sym "${sym}")  # strip a symbol version
     list(APPEND exported "${sym}")
     if(NOT sym MATCHES "${PATTERN}")
-      string(APPEND errors "  exported symbol not matching ${PATTERN}: ${line}\n")
+      string(APPEND errors "  symbol in .dynsym not matching ${PATTERN}: ${line}\n")
     endif()
   endif()
 endforeach()

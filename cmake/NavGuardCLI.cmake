@@ -207,6 +207,14 @@ set_tests_properties(navguard_cli_plugins_info PROPERTIES
 add_test(NAME navguard_cli_plugins_available COMMAND ${NAVGUARD_CLI_BINARY} plugins available)
 set_tests_properties(navguard_cli_plugins_available PROPERTIES
   PASS_REGULAR_EXPRESSION "org\\.navguard\\.bar-should.*org\\.navguard\\.watchdog.*guards found")
+# A FIFO named x.so on the search path is skipped, not opened (opening it
+# for reading waited for a writer forever); TIMEOUT fails a regression.
+set(_navguard_fifo_dir ${CMAKE_BINARY_DIR}/navguard-cli-tests/fifo-path)
+add_test(NAME navguard_cli_plugins_available_fifo COMMAND sh -c
+  "rm -rf '${_navguard_fifo_dir}' && mkdir -p '${_navguard_fifo_dir}' && mkfifo '${_navguard_fifo_dir}/x.so' && NAVGUARD_PLUGIN_PATH='${_navguard_fifo_dir}' exec '${NAVGUARD_CLI_BINARY}' plugins available")
+set_tests_properties(navguard_cli_plugins_available_fifo PROPERTIES
+  PASS_REGULAR_EXPRESSION "search path: [^\n]*fifo-path:.*org\\.navguard\\.watchdog.*guards found"
+  TIMEOUT 60)
 add_test(NAME navguard_cli_plugins_list_edits COMMAND ${NAVGUARD_CLI_BINARY} plugins list
   --config "{\"base\":\"default\",\"edits\":[{\"remove\":\"org.navguard.throttle\"},{\"configure\":\"org.navguard.watchdog\",\"config\":{\"report\":false}}]}")
 set_tests_properties(navguard_cli_plugins_list_edits PROPERTIES

@@ -102,6 +102,13 @@ function(navguard_plugin_in_tree target)
   endif()
   navguard_add_export_check(plugin_${target}_exports ${target}
     PATTERN "^ng_plugin_entry$" REQUIRE ng_plugin_entry)
+  if(NAVGUARD_SANITIZE)
+    # The sanitizer runtime's symbols come from the executable that loads
+    # the plugin (cmake/NavGuardSanitize.cmake): no -z defs.
+    get_target_property(opts ${target} LINK_OPTIONS)
+    list(REMOVE_ITEM opts "LINKER:-z,defs")
+    set_target_properties(${target} PROPERTIES LINK_OPTIONS "${opts}")
+  endif()
 endfunction()
 
 # navguard_add_bench(<name> SOURCES <file>... [LINK_LIBRARIES <lib>...])

@@ -99,6 +99,27 @@ final class ContextBox: EngineObserver {
         }
     }
 
+    /// A call from a callback that would add work past the work cap.
+    @inline(never)
+    func failCut() -> ng_status {
+        fail(NG_E_NO_MEMORY, "refused: the work of the call that made this callback passed NG_MAX_WORK "
+             + "(\(NG_MAX_WORK)); no work is added from callbacks until it returns")
+    }
+
+    /// The host call returns (outside any callback) and its work was cut:
+    /// its status says so unless it failed on its own.
+    @inline(never)
+    func endCutCall(_ st: ng_status) -> ng_status {
+        guard let e = engine.takeWorkCut() else { return st }
+        return st == NG_OK ? fail(e.status, "the call was done, but \(e.message)") : st
+    }
+
+    /// A call from inside the flight recorder's writer.
+    @inline(never)
+    func failInWriter() -> ng_status {
+        fail(NG_E_CALLBACK, "not allowed inside the flight recorder's write callback")
+    }
+
     @inline(__always)
     func fail(_ status: ng_status, _ message: String) -> ng_status {
         setError(message)
@@ -234,31 +255,33 @@ final class ContextBox: EngineObserver {
     }
 
     func engineReport(guardID: UnsafePointer<CChar>?, text: CStr) {
-        guard let rec = recorder else {
-            delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(text.pointer))
-            return
-        }
-        rec.callback("report") { TraceWrite.report($0, guardID: guardID, text: UnsafePointer(text.pointer)) }
+        // The trace keeps the guard's text; what the library adds for the
+        // host (slow votes, where the recording is) depends on timing and
+        // files, which replay does not reproduce.
+        recorder?.callback("report") { TraceWrite.report($0, guardID: guardID, text: UnsafePointer(text.pointer)) }
+        var notes: [String] = []
+        if let slow = engine.takeSlowVoteNote() { notes.append(slow) }
         // A watchdog report names where the record of what led to it is.
-        guard let g = guardID, strcmp(g, "org.navguard.watchdog") == 0 else {
+        if let rec = recorder, let g = guardID, strcmp(g, "org.navguard.watchdog") == 0 {
+            if rec.isRing {
+                let path = rec.nextDumpPath(slot: slot)
+                let trace = rec.ringTrace(self)
+                if let err = writeFile(path, trace) {
+                    notes.append("flight recorder: could not dump the last \(rec.ringCount) records: \(err)")
+                } else {
+                    notes.append("flight recorder: the last \(rec.ringCount) records are in \(path)")
+                }
+            } else {
+                rec.flush()
+                notes.append(rec.path.map { "flight recorder: the whole session is in \($0)" }
+                    ?? "flight recorder: the whole session went to the host's writer")
+            }
+        }
+        guard !notes.isEmpty else {
             delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(text.pointer))
             return
         }
-        let note: String
-        if rec.isRing {
-            let path = rec.nextDumpPath(slot: slot)
-            let trace = rec.ringTrace(self)
-            if let err = writeFile(path, trace) {
-                note = "flight recorder: could not dump the last \(rec.ringCount) records: \(err)"
-            } else {
-                note = "flight recorder: the last \(rec.ringCount) records are in \(path)"
-            }
-        } else {
-            rec.flush()
-            note = rec.path.map { "flight recorder: the whole session is in \($0)" }
-                ?? "flight recorder: the whole session went to the host's writer"
-        }
-        let full = CStr(text.string + (text.string.hasSuffix("\n") ? "" : "\n") + note + "\n")
+        let full = CStr(text.string + (text.string.hasSuffix("\n") ? "" : "\n") + notes.joined(separator: "\n") + "\n")
         delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(full.pointer))
     }
 
@@ -298,6 +321,15 @@ final class ContextBox: EngineObserver {
     }
 }
 
+/// The monotonic clock to the kernel's tick (a few ms): what guards' votes
+/// are timed with, against a limit of NG_SLOW_VOTE_MS. About 3 ns a reading
+/// where CLOCK_MONOTONIC takes 20.
+func monotonicCoarseNow() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)
+    return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
+}
+
 /// Reads the monotonic clock for contexts that did not ask for a manual one.
 func monotonicNow() -> Int64 {
     var ts = timespec()
@@ -314,6 +346,7 @@ func withContext(_ handle: OpaquePointer?, _ body: (ContextBox) -> ng_status) ->
     guard let box = registry.owned(handle, &status) else { return status }
     // Borrowed, not retained: the owner's call cannot race its destruction.
     return box._withUnsafeGuaranteedRef { b in
+        if let r = b.recorder, r.inWriter { return b.failInWriter() }
         b.engine.beginCall()
         return body(b)
     }
@@ -331,14 +364,19 @@ func withContext(_ handle: OpaquePointer?, record fn: StaticString, flush: Bool 
     var status = NG_OK
     guard let box = registry.owned(handle, &status) else { return status }
     return box._withUnsafeGuaranteedRef { b in
+        if let r = b.recorder, r.inWriter { return b.failInWriter() }
         b.engine.beginCall()
-        let st: ng_status
+        // The calls recorded are those that change state: past the work
+        // cap, one made from a callback is refused (WorkCap.swift).
+        var st: ng_status
         if let rec = b.recorder {
             rec.enter(fn)
-            st = body(b)
+            st = b.engine.isCuttingWork ? b.failCut() : body(b)
+            if _slowPath(b.engine.workCut != nil) { st = b.endCutCall(st) }
             b.recorderLeave(rec, st, flush: flush)
         } else {
-            st = body(b)
+            st = b.engine.isCuttingWork ? b.failCut() : body(b)
+            if _slowPath(b.engine.workCut != nil) { st = b.endCutCall(st) }
         }
         if deadline { b.reportDeadline() }
         return st

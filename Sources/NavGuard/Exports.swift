@@ -33,7 +33,8 @@ public func ng_context_create(_ options: UnsafePointer<ng_options>?, _ out: Unsa
     guard o.clock == NG_CLOCK_MONOTONIC || o.clock == NG_CLOCK_MANUAL else { return NG_E_RANGE }
     guard o.manual_start_ns >= 0, o.default_duration_ns >= 0 else { return NG_E_RANGE }
     let clock: ClockSource = o.clock == NG_CLOCK_MANUAL ? .manual(startNs: o.manual_start_ns) : .external(monotonicNow)
-    let engine = Engine(EngineConfig(clock: clock, defaultDurationNs: o.default_duration_ns))
+    let engine = Engine(EngineConfig(clock: clock, defaultDurationNs: o.default_duration_ns,
+                                     stopwatch: monotonicCoarseNow))
     let box = ContextBox(engine: engine, delegate: d)
     guard let handle = registry.insert(box) else { return NG_E_NO_MEMORY }
     box.handle = handle

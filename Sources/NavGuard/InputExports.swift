@@ -14,7 +14,8 @@ func eventProblem(_ e: ng_event) -> String? {
     }
     if e.flags & ~knownEventFlags != 0 { return "unknown event flags" }
     if e.flags & knownEventFlags != 0 && e.target_view == 0 { return "NG_EVF_HAS_TARGET with target_view 0" }
-    if e.x.isNaN || e.y.isNaN { return "event point is NaN" }
+    // Infinite as much as NaN: a point at infinity is no place a host can act on.
+    if !e.x.isFinite || !e.y.isFinite { return "event point (\(e.x), \(e.y)) is not finite" }
     if e.timestamp_ns < 0 { return "negative timestamp_ns \(e.timestamp_ns)" }
     return nil
 }

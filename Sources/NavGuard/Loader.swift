@@ -67,6 +67,40 @@ extension String {
     }
 }
 
+/// Open `path` for reading when it is a regular file; otherwise the reason.
+/// Opened with O_NONBLOCK, then checked with fstat: opening a FIFO for
+/// reading would wait for a writer forever, a device may block or act.
+/// (Regular files ignore O_NONBLOCK, so reads need no change.)
+func openRegularFile(_ path: String) -> Result<Int32, FileRefusal> {
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else { return .failure(FileRefusal(why: String(cString: strerror(errno)))) }
+    var st = stat()
+    guard fstat(fd, &st) == 0 else {
+        let why = String(cString: strerror(errno))
+        close(fd)
+        return .failure(FileRefusal(why: why))
+    }
+    guard st.st_mode & S_IFMT == S_IFREG else {
+        close(fd)
+        return .failure(FileRefusal(why: "it is \(fileKind(st.st_mode)), not a regular file"))
+    }
+    return .success(fd)
+}
+
+/// Why a file was not opened (openRegularFile).
+struct FileRefusal: Error { let why: String }
+
+private func fileKind(_ mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFDIR: return "a directory"
+    case S_IFIFO: return "a FIFO"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFSOCK: return "a socket"
+    default: return "not a file"
+    }
+}
+
 /// A library opened and its descriptor read, not yet in a chain.
 struct LoadedPlugin {
     var descriptor: UnsafePointer<ng_plugin_descriptor>
@@ -76,6 +110,13 @@ struct LoadedPlugin {
 func openPlugin(_ path: String) -> Result<LoadedPlugin, EngineError> {
     guard access(path, F_OK) == 0 else {
         return .failure(EngineError(NG_E_LOAD, "plugin \(path): no such file"))
+    }
+    // Only a regular file reaches dlopen, which opens it blocking. (What is
+    // checked here is what dlopen opens, unless the file is swapped in
+    // between: a race only the directory's owner can cause.)
+    switch openRegularFile(path) {
+    case .success(let fd): close(fd)
+    case .failure(let e): return .failure(EngineError(NG_E_LOAD, "plugin \(path) cannot be loaded: \(e.why)"))
     }
     // A bare file name is a file in the current directory, as access() saw
     // it, not a name for dlopen's library search.
@@ -400,21 +441,24 @@ public func ng_chain_configure(_ ctx: OpaquePointer?, _ json: UnsafePointer<CCha
 public func ng_chain_configure_file(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> ng_status {
     withContext(ctx, record: "chain") { box in
         guard let path else { return box.fail(NG_E_NULL, "path is NULL") }
-        guard let f = fopen(path, "rb") else {
-            return box.fail(NG_E_LOAD, "cannot read chain configuration \(String(cString: path)): \(String(cString: strerror(errno)))")
+        let fd: Int32
+        switch openRegularFile(String(cString: path)) {
+        case .success(let f): fd = f
+        case .failure(let e): return box.fail(NG_E_LOAD, "cannot read chain configuration \(String(cString: path)): \(e.why)")
         }
-        defer { fclose(f) }
+        defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = fread(&chunk, 1, chunk.count, f)
-            if n <= 0 { break }
+            let n = read(fd, &chunk, chunk.count)
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                // A read error part-way would otherwise configure from a truncated file.
+                return box.fail(NG_E_LOAD, "cannot read chain configuration \(String(cString: path)): \(String(cString: strerror(errno)))")
+            }
             bytes.append(contentsOf: chunk[0..<n])
             if bytes.count > 1 << 20 { return box.fail(NG_E_TOO_LONG, "chain configuration is larger than 1 MiB") }
-        }
-        // A read error part-way would otherwise configure from a truncated file.
-        if ferror(f) != 0 {
-            return box.fail(NG_E_LOAD, "cannot read chain configuration \(String(cString: path)): \(String(cString: strerror(errno)))")
         }
         guard bytes.withUnsafeBytes({ isValidUTF8($0) }) else {
             return box.fail(NG_E_UTF8, "chain configuration is not valid UTF-8")

@@ -47,6 +47,8 @@ final class Recorder {
     /// Set when writing failed: nothing more is written; the box stops the
     /// recorder when its outermost call returns.
     private(set) var failed: String?
+    /// The host's writer is running.
+    private(set) var inWriter = false
 
     // Ring mode.
     private var ring: TraceRing
@@ -311,7 +313,12 @@ final class Recorder {
                 off += n
             }
         case .writer(let w, let user):
+            // The writer runs at any point of a call (a full buffer): calls
+            // it makes on the context are refused (withContext), else each
+            // would record and flush into the writer again, without end.
+            inWriter = true
             let ok = out.withUnsafeBytes { w(user, $0.baseAddress!.assumingMemoryBound(to: CChar.self), out.count) }
+            inWriter = false
             if !ok { failed = "the host's writer asked to stop" }
         case .ring:
             break

@@ -64,12 +64,31 @@ public struct Trace {
                                                                 : "line \(number) is not a trace record: \(why)"))
             }
             if number == 1 {
-                guard let version = v["navguard_trace"]?.int64 else {
+                guard let given = v["navguard_trace"] else {
                     return .failure(TraceError(status: NG_E_PARSE, line: 1, message: "not a NavGuard trace (no \"navguard_trace\" in the first line)"))
                 }
-                guard version <= Trace.version, version >= 1 else {
+                guard let version = given.int64, version >= 1 else {
+                    return .failure(TraceError(status: NG_E_PARSE, line: 1,
+                                               message: "\"navguard_trace\" is \(clip(JSON.serialize(given))): a trace format version is a whole number from 1"))
+                }
+                guard version <= Trace.version else {
                     return .failure(TraceError(status: NG_E_RANGE, line: 1,
                                                message: "trace format version \(version); this library reads version \(Trace.version) (a newer NavGuard wrote it)"))
+                }
+                // The header's times: replay sets its clock from them and
+                // reports times relative to at_ns.
+                for key in ["at_ns", "manual_start_ns", "default_duration_ns"] {
+                    do { _ = try nanoseconds(v[key], key) } catch {
+                        return .failure(TraceError(status: NG_E_PARSE, line: 1, message: "line 1: \(error.message)"))
+                    }
+                }
+                // Posted ids count up from posted_base (2^52; NavGuard 0.2's
+                // began at 2^63): above that, counting on could overflow.
+                if let base = v["posted_base"] {
+                    guard let b = base.uint64, b >= 1, b <= 1 << 63 else {
+                        return .failure(TraceError(status: NG_E_PARSE, line: 1,
+                                                   message: "line 1: \"posted_base\" is \(clip(JSON.serialize(base))), not an integer in 1...2^63"))
+                    }
                 }
                 header = v
                 continue
@@ -156,10 +175,11 @@ final class Replayer {
         var o = ng_options()
         o.size = UInt32(MemoryLayout<ng_options>.size)
         o.clock = NG_CLOCK_MANUAL
+        // Checked by Trace.read: integers >= 0.
         let at = h["at_ns"]?.int64 ?? 0
         origin = at
         let manualStart = h["manual_start_ns"]?.int64 ?? 0
-        o.manual_start_ns = max(0, h["clock"]?.string == "manual" ? min(manualStart, at) : at)
+        o.manual_start_ns = h["clock"]?.string == "manual" ? min(manualStart, at) : at
         o.default_duration_ns = h["default_duration_ns"]?.int64 ?? 0
         o.delegate = Replayer.delegate(self)
         var c: OpaquePointer?
@@ -211,7 +231,9 @@ final class Replayer {
         cursor += 1
         if r.value["rejected"]?.bool == true { return nil }
         let fn = r.fn
-        if depth == 0, let t = r.value["t"]?.int64 {
+        if depth == 0, r.value["t"] != nil {
+            let t: Int64
+            do { t = try nanoseconds(r.value["t"], "t") } catch { return error.error(line: r.line) }
             var now: Int64 = 0
             _ = ng_now(ctx, &now)
             if t < now {
@@ -237,7 +259,9 @@ final class Replayer {
                 var id: UInt64 = 0
                 let st = withRequest(req) { ng_request_post(ctx, $0, &id) }
                 guard case .success(let s) = st else { return st.error(line: p.line) }
-                if s != NG_OK || id != (p.value["id"]?.uint64 ?? 0) {
+                let recordedID: UInt64
+                do { recordedID = try integer(p.value["id"], "id") } catch { return error.error(line: p.line) }
+                if s != NG_OK || id != recordedID {
                     diverge(at: p, recorded: p.text, now: "ng_request_post -> \(String(cString: ng_strstatus(s))), id \(id)")
                     return nil
                 }
@@ -257,6 +281,7 @@ final class Replayer {
             recorded = inline
             at = r
         } else {
+            skipTimingLines()
             guard cursor < trace.records.count else {
                 if trace.truncatedLine != nil { return nil }
                 return TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): the \(fn) call has no ret line")
@@ -305,6 +330,7 @@ final class Replayer {
         line.end()
         let now = JSON.parse(line.bytes)
         guard case .success(let nowValue) = now else { return }
+        skipTimingLines()
         guard cursor < trace.records.count else {
             if trace.truncatedLine != nil { return }
             divergeAtEnd(now: String(decoding: line.bytes, as: UTF8.self))
@@ -328,6 +354,16 @@ final class Replayer {
         }
     }
 
+    /// Pass over recorded lines that depend on how long a call took, which
+    /// replay (every call in no time) never makes: a slow-vote warning.
+    func skipTimingLines() {
+        while cursor < trace.records.count {
+            let r = trace.records[cursor]
+            guard r.kind == "cb", r.fn == "log", r.value["message"]?.string?.hasPrefix(Engine.slowVotePrefix) == true else { return }
+            cursor += 1
+        }
+    }
+
     // MARK: Reports
 
     func remember(_ r: TraceRecord) {
@@ -341,7 +377,10 @@ final class Replayer {
         outcome.line = r.line
         var t: Int64 = calls.last?.value["t"]?.int64 ?? 0
         if ctx != nil { _ = ng_now(ctx, &t) }
-        var lines = ["replay: diverged at line \(r.line), \(formatMs(t - origin)) into the trace (t=\(t))"]
+        // Both are checked to be >= 0; saturating all the same.
+        let (into, overflow) = t.subtractingReportingOverflow(origin)
+        let when = overflow ? "" : "\(formatMs(into)) into the trace "
+        var lines = ["replay: diverged at line \(r.line), \(when)(t=\(t))"]
         if let input = calls.last { lines.append("  input:    line \(input.line): \(clip(input.text))") }
         lines += ["  recorded: \(clip(recorded))",
                   "  now:      \(clip(now))"]
@@ -366,15 +405,28 @@ final class Replayer {
     // MARK: State of a mid-session trace
 
     func restoreState(_ state: JSONValue) -> TraceError? {
-        // Ids and tokens continue from where the recording was.
+        // Ids and tokens continue from where the recording was. Every id
+        // NavGuard hands out is below 2^53: a counter above it is refused
+        // (counting on from it could overflow).
+        func counter(_ key: String, _ dflt: UInt64) throws(FieldError) -> UInt64 {
+            let n = try integer(state[key], "state.\(key)", as: UInt64.self, default: dflt)
+            guard n <= 1 << 53 else { throw FieldError(message: "\"state.\(key)\" is \(n), above 2^53") }
+            return n
+        }
+        let counters: Engine.Counters, posted: UInt64
+        do {
+            counters = Engine.Counters(requestID: try counter("next_request_id", 1), holdToken: try counter("next_hold_token", 1),
+                                       guardRequestID: try counter("next_guard_request_id", Limits.guardRequestIDBase),
+                                       questionID: try counter("next_question_id", 1))
+            posted = try counter("next_posted", 0)
+        } catch {
+            return error.error(line: 1)
+        }
         var st = NG_OK
         if let box = registry.owned(ctx, &st) {
             box._withUnsafeGuaranteedRef { b in
-                b.engine.counters = Engine.Counters(
-                    requestID: state["next_request_id"]?.uint64 ?? 1, holdToken: state["next_hold_token"]?.uint64 ?? 1,
-                    guardRequestID: state["next_guard_request_id"]?.uint64 ?? Limits.guardRequestIDBase,
-                    questionID: state["next_question_id"]?.uint64 ?? 1)
-                b.nextPostedID.store(state["next_posted"]?.uint64 ?? 0, ordering: .relaxed)
+                b.engine.counters = counters
+                b.nextPostedID.store(posted, ordering: .relaxed)
             }
         }
         if chainOverride == nil, let guards = state["chain"]?.array, !guards.isEmpty {
@@ -539,30 +591,39 @@ final class Replayer {
             case .failure(let e): return .failure(e.error(line: r.line))
             }
         case "view_remove":
-            st = ng_view_remove(ctx, v["id"]?.uint64 ?? 0)
+            do { st = ng_view_remove(ctx, try integer(v["id"], "id")) } catch { return .failure(error.error(line: r.line)) }
         case "hold_begin":
             var token: UInt64 = 0
-            let mask = UInt32(truncatingIfNeeded: v["mask"]?.int64 ?? 0)
-            let maxNs = v["max_ns"]?.int64 ?? 0
+            let mask: UInt32, maxNs: Int64
+            do {
+                mask = try integer(v["mask"], "mask")
+                maxNs = try integer(v["max_ns"], "max_ns")
+            } catch {
+                return .failure(error.error(line: r.line))
+            }
             if let label = v["label"]?.string {
                 st = label.withCString { ng_hold_begin(ctx, $0, mask, maxNs, &token) }
             } else {
                 st = ng_hold_begin(ctx, nil, mask, maxNs, &token)
             }
             if st == NG_OK { ret.field("token", token) }
-        case "hold_end": st = ng_hold_end(ctx, v["token"]?.uint64 ?? 0)
+        case "hold_end":
+            do { st = ng_hold_end(ctx, try integer(v["token"], "token")) } catch { return .failure(error.error(line: r.line)) }
         case "finish":
             guard let track = enumValue(v["track"], ng_track_name, 0..<3) else { return fail("finish without a track") }
             st = ng_transition_finish(ctx, track)
-        case "interactive_update": st = ng_interactive_update(ctx, number(v["progress"]))
+        case "interactive_update":
+            do { st = ng_interactive_update(ctx, try real(v["progress"], "progress")) } catch { return .failure(error.error(line: r.line)) }
         case "interactive_cancel": st = ng_interactive_cancel(ctx)
         case "interactive_release": st = ng_interactive_release(ctx, v["finish"]?.bool ?? false)
         case "interactive_complete": st = ng_interactive_complete(ctx)
         case "screen_flags":
-            st = ng_screen_set_flags(ctx, v["id"]?.uint64 ?? 0, UInt32(truncatingIfNeeded: v["flags"]?.int64 ?? 0))
+            do { st = ng_screen_set_flags(ctx, try integer(v["id"], "id"), try integer(v["flags"], "flags")) } catch {
+                return .failure(error.error(line: r.line))
+            }
         case "question_answer":
             guard let answer = enumValue(v["answer"], ng_answer_name, 0..<4) else { return fail("question_answer without an answer") }
-            st = ng_question_answer(ctx, v["id"]?.uint64 ?? 0, answer)
+            do { st = ng_question_answer(ctx, try integer(v["id"], "id"), answer) } catch { return .failure(error.error(line: r.line)) }
         case "restore":
             var bytes: [UInt8]
             if let hex = v["snapshot_hex"]?.string {
@@ -578,8 +639,10 @@ final class Replayer {
             }
         case "tick": st = ng_tick(ctx)
         // Replay runs on a manual clock; a recorded monotonic one refused these.
-        case "clock_set": st = monotonic ? NG_E_STATE : ng_clock_set(ctx, v["ns"]?.int64 ?? 0)
-        case "clock_advance": st = monotonic ? NG_E_STATE : ng_clock_advance(ctx, v["ns"]?.int64 ?? 0)
+        case "clock_set", "clock_advance":
+            let ns: Int64
+            do { ns = try integer(v["ns"], "ns") } catch { return .failure(error.error(line: r.line)) }
+            if monotonic { st = NG_E_STATE } else { st = r.fn == "clock_set" ? ng_clock_set(ctx, ns) : ng_clock_advance(ctx, ns) }
         case "chain":
             if chainOverride != nil { return .success(.null) }
             // Guards added are the call's result: find its ret.
@@ -674,9 +737,10 @@ extension JSONValue {
         return .object(m)
     }
 
-    /// An unsigned 64-bit value: a number, or a decimal string above Int64.max.
+    /// An unsigned 64-bit value: a number >= 0, or a decimal string above
+    /// Int64.max (nil for anything else, a negative number included).
     var uint64: UInt64? {
-        if let i = int64 { return UInt64(bitPattern: i) }
+        if let i = int64 { return i >= 0 ? UInt64(i) : nil }
         if let s = string { return UInt64(s) }
         return nil
     }
@@ -693,7 +757,7 @@ extension JSONValue {
 /// An enumeration value as the trace writes it: its name ("screen" ->
 /// NG_TRACK_SCREEN), or a number for a value the tables do not name.
 func enumValue(_ v: JSONValue?, _ f: (Int32) -> UnsafePointer<CChar>?, _ range: Range<Int32>) -> Int32? {
-    if let i = v?.int64 { return Int32(truncatingIfNeeded: i) }
+    if let i = v?.int64 { return Int32(exactly: i) }   // out of Int32: unknown, not cut to fit
     guard let name = v?.string else { return nil }
     for x in range where String(cString: f(x)!) == name { return x }
     return nil

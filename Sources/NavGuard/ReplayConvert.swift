@@ -19,19 +19,52 @@ struct CStrings {
     func free() { for p in pointers { Glibc.free(p) } }
 }
 
-private func screenFrom(_ v: JSONValue, _ strings: inout CStrings) -> Result<ng_screen, FieldError> {
-    guard let id = v["id"]?.uint64 else { return .failure(FieldError(message: "a screen without an id")) }
-    guard let route = v["route"]?.string else { return .failure(FieldError(message: "screen \(id) has no route")) }
-    return .success(ng_screen(id: id, route: strings.make(route), identity: strings.make(v["identity"]?.string)))
+// Every number read from a record is checked here: a field left out takes
+// its default; a field given must be a number of its C type's range, or the
+// record is refused with its name (never cut to fit, never trapped on).
+
+/// An integer field (`what` names it in the error).
+func integer<T: FixedWidthInteger>(_ x: JSONValue?, _ what: String, as _: T.Type = T.self,
+                                   default dflt: T = 0) throws(FieldError) -> T {
+    guard let x else { return dflt }
+    if T.self == UInt64.self, let u = x.uint64 { return T(truncatingIfNeeded: u) }
+    guard let i = x.int64, let t = T(exactly: i) else {
+        throw FieldError(message: "\"\(what)\" is \(clip(JSON.serialize(x))), not an integer in \(T.min)...\(T.max)")
+    }
+    return t
+}
+
+/// A time or duration field: an integer of nanoseconds, not negative.
+func nanoseconds(_ x: JSONValue?, _ what: String) throws(FieldError) -> Int64 {
+    let t = try integer(x, what, as: Int64.self)
+    guard t >= 0 else { throw FieldError(message: "\"\(what)\" is \(t): a trace's times are nanoseconds >= 0") }
+    return t
+}
+
+/// A floating-point field, as the trace writes it ("inf", "-inf" and "nan"
+/// as strings).
+func real(_ x: JSONValue?, _ what: String, default dflt: Double = 0) throws(FieldError) -> Double {
+    guard let x else { return dflt }
+    if let d = x.double { return d }
+    switch x.string {
+    case "inf": return .infinity
+    case "-inf": return -.infinity
+    case "nan": return .nan
+    default: throw FieldError(message: "\"\(what)\" is \(clip(JSON.serialize(x))), not a number")
+    }
+}
+
+private func screenFrom(_ v: JSONValue, _ strings: inout CStrings) throws(FieldError) -> ng_screen {
+    guard v["id"] != nil else { throw FieldError(message: "a screen without an id") }
+    let id = try integer(v["id"], "id", as: UInt64.self)
+    guard let route = v["route"]?.string else { throw FieldError(message: "screen \(id) has no route") }
+    return ng_screen(id: id, route: strings.make(route), identity: strings.make(v["identity"]?.string))
 }
 
 func withScreen(_ v: JSONValue, _ body: (ng_screen) -> ng_status) -> Result<ng_status, FieldError> {
     var strings = CStrings()
     defer { strings.free() }
-    switch screenFrom(v, &strings) {
-    case .success(let s): return .success(body(s))
-    case .failure(let e): return .failure(e)
-    }
+    do { return .success(body(try screenFrom(v, &strings))) } catch { return .failure(error) }
 }
 
 func withRequest(_ v: JSONValue, _ body: (UnsafePointer<ng_request>) -> ng_status) -> Result<ng_status, FieldError> {
@@ -41,27 +74,21 @@ func withRequest(_ v: JSONValue, _ body: (UnsafePointer<ng_request>) -> ng_statu
         return .failure(FieldError(message: "a request with an unknown kind"))
     }
     var r = ng_request()
-    r.size = UInt32(MemoryLayout<ng_request>.size)
-    r.kind = kind
-    r.flags = UInt32(truncatingIfNeeded: v["flags"]?.int64 ?? 0)
-    r.source = UInt32(truncatingIfNeeded: v["source"]?.int64 ?? 0)
-    if let s = v["screen"] {
-        switch screenFrom(s, &strings) {
-        case .success(let x): r.screen = x
-        case .failure(let e): return .failure(e)
-        }
-    }
-    r.target_id = v["target"]?.uint64 ?? 0
-    r.duration_ns = v["duration_ns"]?.int64 ?? 0
-    r.driving_touch = v["touch"]?.uint64 ?? 0
-    r.from_screen = v["from"]?.uint64 ?? 0
-    if kind == NG_REQ_PUSH { r.screen_flags = UInt32(truncatingIfNeeded: v["screen"]?["flags"]?.int64 ?? 0) }
     var screens: [ng_screen] = []
-    for s in v["screens"]?.array ?? [] {
-        switch screenFrom(s, &strings) {
-        case .success(let x): screens.append(x)
-        case .failure(let e): return .failure(e)
-        }
+    do {
+        r.size = UInt32(MemoryLayout<ng_request>.size)
+        r.kind = kind
+        r.flags = try integer(v["flags"], "flags")
+        r.source = try integer(v["source"], "source")
+        if let s = v["screen"] { r.screen = try screenFrom(s, &strings) }
+        r.target_id = try integer(v["target"], "target")
+        r.duration_ns = try integer(v["duration_ns"], "duration_ns")
+        r.driving_touch = try integer(v["touch"], "touch")
+        r.from_screen = try integer(v["from"], "from")
+        if kind == NG_REQ_PUSH { r.screen_flags = try integer(v["screen"]?["flags"], "screen.flags") }
+        for s in v["screens"]?.array ?? [] { screens.append(try screenFrom(s, &strings)) }
+    } catch {
+        return .failure(error)
     }
     return .success(screens.withUnsafeBufferPointer { buf in
         r.screens = buf.baseAddress
@@ -77,61 +104,59 @@ func eventFrom(_ v: JSONValue) -> Result<ng_event, FieldError> {
     var e = ng_event()
     e.size = UInt32(MemoryLayout<ng_event>.size)
     e.type = type
-    if type == NG_EVENT_TOUCH {
-        guard let phase = enumValue(v["phase"], ng_touch_phase_name, 0..<4) else {
-            return .failure(FieldError(message: "a touch event with an unknown phase"))
+    do {
+        if type == NG_EVENT_TOUCH {
+            guard let phase = enumValue(v["phase"], ng_touch_phase_name, 0..<4) else {
+                return .failure(FieldError(message: "a touch event with an unknown phase"))
+            }
+            e.phase = phase
+        } else {
+            e.phase = try integer(v["phase"], "phase")
         }
-        e.phase = phase
-    } else {
-        e.phase = Int32(truncatingIfNeeded: v["phase"]?.int64 ?? 0)
+        e.touch_id = try integer(v["touch"], "touch")
+        e.x = try real(v["x"], "x")
+        e.y = try real(v["y"], "y")
+        e.flags = try integer(v["flags"], "flags")
+        e.target_view = try integer(v["target"], "target")
+        e.code = try integer(v["code"], "code")
+        e.timestamp_ns = try integer(v["ts"], "ts")
+    } catch {
+        return .failure(error)
     }
-    e.touch_id = v["touch"]?.uint64 ?? 0
-    e.x = number(v["x"])
-    e.y = number(v["y"])
-    e.flags = UInt32(truncatingIfNeeded: v["flags"]?.int64 ?? 0)
-    e.target_view = v["target"]?.uint64 ?? 0
-    e.code = v["code"]?.int64 ?? 0
-    e.timestamp_ns = v["ts"]?.int64 ?? 0
     return .success(e)
 }
 
-/// A number as the trace writes it ("inf", "-inf" and "nan" as strings).
-func number(_ v: JSONValue?) -> Double {
-    guard let v else { return 0 }
-    if let d = v.double { return d }
-    switch v.string {
-    case "inf": return .infinity
-    case "-inf": return -.infinity
-    case "nan": return .nan
-    default: return 0
-    }
-}
-
 func withView(_ v: JSONValue, _ body: (UnsafePointer<ng_view>) -> ng_status) -> Result<ng_status, FieldError> {
-    guard let id = v["id"]?.uint64 else { return .failure(FieldError(message: "a view without an id")) }
+    guard v["id"] != nil else { return .failure(FieldError(message: "a view without an id")) }
     var c = ng_view()
-    c.size = UInt32(MemoryLayout<ng_view>.size)
-    c.id = id
-    c.parent = v["parent"]?.uint64 ?? 0
-    c.frame = ng_rect(x: number(v["x"]), y: number(v["y"]), width: number(v["w"]), height: number(v["h"]))
-    c.order = Int32(truncatingIfNeeded: v["order"]?.int64 ?? 0)
-    c.flags = UInt32(truncatingIfNeeded: v["flags"]?.int64 ?? 0)
-    c.alpha = v["alpha"].map { number($0) } ?? 1
-    let shape = v["shape"]
-    guard let kind = shape?["kind"] == nil ? NG_SHAPE_BOUNDS : enumValue(shape?["kind"], ng_shape_kind_name, 0..<4) else {
-        return .failure(FieldError(message: "view \(id) has an unknown shape kind"))
-    }
-    c.shape.kind = kind
-    c.shape.top = number(shape?["top"])
-    c.shape.left = number(shape?["left"])
-    c.shape.bottom = number(shape?["bottom"])
-    c.shape.right = number(shape?["right"])
-    c.shape.cx = number(shape?["cx"])
-    c.shape.cy = number(shape?["cy"])
-    c.shape.radius = number(shape?["r"])
     var points: [ng_point] = []
-    for p in shape?["points"]?.array ?? [] {
-        points.append(ng_point(x: number(p[0]), y: number(p[1])))
+    do {
+        let id = try integer(v["id"], "id", as: UInt64.self)
+        c.size = UInt32(MemoryLayout<ng_view>.size)
+        c.id = id
+        c.parent = try integer(v["parent"], "parent")
+        c.frame = ng_rect(x: try real(v["x"], "x"), y: try real(v["y"], "y"),
+                          width: try real(v["w"], "w"), height: try real(v["h"], "h"))
+        c.order = try integer(v["order"], "order")
+        c.flags = try integer(v["flags"], "flags")
+        c.alpha = try real(v["alpha"], "alpha", default: 1)
+        let shape = v["shape"]
+        guard let kind = shape?["kind"] == nil ? NG_SHAPE_BOUNDS : enumValue(shape?["kind"], ng_shape_kind_name, 0..<4) else {
+            return .failure(FieldError(message: "view \(id) has an unknown shape kind"))
+        }
+        c.shape.kind = kind
+        c.shape.top = try real(shape?["top"], "top")
+        c.shape.left = try real(shape?["left"], "left")
+        c.shape.bottom = try real(shape?["bottom"], "bottom")
+        c.shape.right = try real(shape?["right"], "right")
+        c.shape.cx = try real(shape?["cx"], "cx")
+        c.shape.cy = try real(shape?["cy"], "cy")
+        c.shape.radius = try real(shape?["r"], "r")
+        for p in shape?["points"]?.array ?? [] {
+            points.append(ng_point(x: try real(p[0], "points[][0]"), y: try real(p[1], "points[][1]")))
+        }
+    } catch {
+        return .failure(error)
     }
     return .success(points.withUnsafeBufferPointer { buf in
         c.shape.points = buf.baseAddress

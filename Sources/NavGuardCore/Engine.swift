@@ -24,6 +24,11 @@ public final class Engine {
     var questions = QuestionDesk()
     public var views = ViewTree()
     var strings = StringPool()
+    var votes = VoteTimes()
+    let stopwatch: (@convention(c) () -> Int64)?
+    /// Set when this call's work passed Limits.maxWork (WorkCap.swift); the
+    /// ABI layer turns it into the call's status.
+    public internal(set) var workCut: EngineError?
 
     public internal(set) var destroying = false
 
@@ -47,6 +52,7 @@ public final class Engine {
 
     public init(_ config: EngineConfig = EngineConfig()) {
         clock = config.clock
+        stopwatch = config.stopwatch
         if case .manual(let start) = config.clock { manualNow = start } else { manualNow = 0 }
         defaultDurationNs = config.defaultDurationNs > 0 ? config.defaultDurationNs : 350_000_000
     }
@@ -186,12 +192,14 @@ public final class Engine {
         run.draining = true
         defer { run.draining = false }
         while let w = run.take() {
+            if run.overrunUnlogged { noteOverrun() }
             switch w {
             case .note(let n): deliver(n)
             case .evaluate(let r): _ = evaluate(r)
             case .action(let a): perform(a)
             }
         }
+        if run.trackStarted { restampStartedTrack() }
     }
 
     /// Apply an action if what it names is still there (a queued action may

@@ -259,7 +259,11 @@ extension Engine {
 
     func walkRequestHooks(_ g: inout ng_guard_request) -> ChainVote {
         run.beginVote()
-        defer { run.endVote() }
+        votesBegin()   // the request path is timed (VoteTimes.swift); the event path is not
+        defer {
+            votesEnd(g)
+            run.endVote()
+        }
         var verdict = ng_verdict()
         let hooks = chain.requestHooks
         let count = chain.requestHookCount
@@ -270,6 +274,7 @@ extension Engine {
             verdict.reason = NG_REASON_NONE
             verdict.message = nil
             let v = h.request!(h.instance, &g, &verdict)
+            voteLap(h.slot)
             if v != NG_VOTE_ALLOW {
                 if v != NG_VOTE_REFUSE && v != NG_VOTE_DEFER {
                     return ChainVote(vote: NG_VOTE_REFUSE, slot: h.slot, reason: NG_REASON_POLICY,

@@ -19,6 +19,21 @@ private func withSlot<T>(_ h: UnsafePointer<ng_guard_host>?, _ refused: (Int32) 
     }
 }
 
+/// withSlot for a function that adds work (an action, a report, a log):
+/// refused with NG_E_NO_MEMORY once the call's work passed the cap
+/// (WorkCap.swift), and counted to the guard while it runs.
+@inline(__always)
+private func withActingSlot<T>(_ h: UnsafePointer<ng_guard_host>?, _ refused: (Int32) -> T,
+                               _ body: (GuardSlot, Engine) -> T) -> T {
+    withSlot(h, refused) { s, e in
+        if e.run.overrun { return refused(NG_E_NO_MEMORY) }
+        let outer = e.run.actor
+        e.run.actor = s.index + 1
+        defer { e.run.actor = outer }
+        return body(s, e)
+    }
+}
+
 /// The answer of a status-returning call that got no slot.
 @inline(__always)
 private func refusal(_ status: Int32) -> Int32 { status }
@@ -107,13 +122,13 @@ extension Engine {
             }
         }
         h.pointee.touch_cancel = { h, id in
-            withSlot(h, refusal) { s, e in
+            withActingSlot(h, refusal) { s, e in
                 return e.guardCancelTouch(id) ? NG_OK : NG_E_NOT_FOUND
             }
         }
 
         h.pointee.hold_begin = { h, label, mask, duration, out in
-            withSlot(h, refusal) { s, e in
+            withActingSlot(h, refusal) { s, e in
                 guard let out else { return NG_E_NULL }
                 let (l, st) = guardString(label, allowNull: true, intern: e)
                 if st != NG_OK { return st }
@@ -123,34 +138,34 @@ extension Engine {
             }
         }
         h.pointee.hold_end = { h, token in
-            withSlot(h, refusal) { s, e in
+            withActingSlot(h, refusal) { s, e in
                 return status { () throws(EngineError) in try e.endHold(token, by: .guardSlot(s.index)) }
             }
         }
         h.pointee.transition_finish = { h, track in
-            withSlot(h, refusal) { s, e in
+            withActingSlot(h, refusal) { s, e in
                 return status { () throws(EngineError) in try e.finishTransition(track, forced: true) }
             }
         }
         h.pointee.interactive_cancel = { h in
-            withSlot(h, refusal) { s, e in
+            withActingSlot(h, refusal) { s, e in
                 return status { () throws(EngineError) in try e.cancelInteractive(forced: true) }
             }
         }
         h.pointee.deferred_apply = { h, id in
-            withSlot(h, refusal) { s, e in
+            withActingSlot(h, refusal) { s, e in
                 return e.deferredApply(id, slot: s.index) ? NG_OK : NG_E_NOT_FOUND
             }
         }
         h.pointee.deferred_drop = { h, id, reason, message in
-            withSlot(h, refusal) { s, e in
+            withActingSlot(h, refusal) { s, e in
                 let (m, st) = guardString(message, allowNull: true)
                 if st != NG_OK { return st }
                 return e.deferredDrop(id, slot: s.index, reason: reason, message: m) ? NG_OK : NG_E_NOT_FOUND
             }
         }
         h.pointee.report = { h, text in
-            withSlot(h, refusal) { s, e in
+            withActingSlot(h, refusal) { s, e in
                 let (t, st) = guardString(text, allowNull: false, limit: Limits.maxReport)
                 guard st == NG_OK, let t else { return st }
                 e.post(.report(guardID: s.guardID, text: t))
@@ -158,7 +173,7 @@ extension Engine {
             }
         }
         h.pointee.log = { h, severity, message in
-            withSlot(h, { _ in }) { s, e in
+            withActingSlot(h, { _ in }) { s, e in
                 let (m, st) = guardString(message, allowNull: false)
                 let text = m ?? CStr(st == NG_E_NULL ? "(null log message)" : "(log message was not valid UTF-8 or too long)")
                 let sev = severity < NG_LOG_DEBUG || severity > NG_LOG_ERROR ? NG_LOG_ERROR : severity
@@ -240,7 +255,7 @@ extension Engine {
     /// questions to the host, holds tied to a transition, and the wake-up.
     func installActingTable(_ h: UnsafeMutablePointer<ng_guard_host>) {
         h.pointee.request_submit = { h, request, out in
-            withSlot(h, refusal) { s, e in
+            withActingSlot(h, refusal) { s, e in
                 guard let request else { return NG_E_NULL }
                 var c = ng_request()
                 let declared = copySized(request, into: &c)
@@ -252,7 +267,7 @@ extension Engine {
             }
         }
         h.pointee.ask = { h, spec, out in
-            withSlot(h, refusal) { s, e in
+            withActingSlot(h, refusal) { s, e in
                 guard let spec, let out else { return NG_E_NULL }
                 var q = ng_question_spec()
                 guard copySized(spec, into: &q) >= Int(NG_QUESTION_SPEC_MIN_SIZE) else { return NG_E_SIZE }
@@ -267,10 +282,10 @@ extension Engine {
             }
         }
         h.pointee.withdraw = { h, id in
-            withSlot(h, refusal) { s, e in e.withdrawQuestion(id, slot: s.index) ? NG_OK : NG_E_NOT_FOUND }
+            withActingSlot(h, refusal) { s, e in e.withdrawQuestion(id, slot: s.index) ? NG_OK : NG_E_NOT_FOUND }
         }
         h.pointee.hold_begin_transition = { h, label, mask, out in
-            withSlot(h, refusal) { s, e in
+            withActingSlot(h, refusal) { s, e in
                 guard let out else { return NG_E_NULL }
                 let (l, st) = guardString(label, allowNull: true, intern: e)
                 if st != NG_OK { return st }

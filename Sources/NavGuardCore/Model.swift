@@ -212,9 +212,14 @@ public enum ClockSource {
 public struct EngineConfig {
     public var clock: ClockSource
     public var defaultDurationNs: Int64
-    public init(clock: ClockSource = .manual(startNs: 0), defaultDurationNs: Int64 = 350_000_000) {
+    /// With an external clock: a cheaper, coarser reading of the same clock
+    /// (milliseconds suffice) to time guards' votes with; nil: the clock.
+    public var stopwatch: (@convention(c) () -> Int64)?
+    public init(clock: ClockSource = .manual(startNs: 0), defaultDurationNs: Int64 = 350_000_000,
+                stopwatch: (@convention(c) () -> Int64)? = nil) {
         self.clock = clock
         self.defaultDurationNs = defaultDurationNs
+        self.stopwatch = stopwatch
     }
 }
 
@@ -225,6 +230,12 @@ public enum Limits {
     public static let maxStack = 4096
     public static let maxGuards = 32
     public static let maxHolds = 1024
+    /// The largest `size` an option declaration may have (plugin.h).
+    public static let maxOptionDeclSize = 1024
+    /// The work one host call may set off (navguard.h).
+    public static let maxWork = Int(NG_MAX_WORK)
+    /// Guards voting longer on one request are logged (navguard.h).
+    public static let slowVoteNs = Int64(NG_SLOW_VOTE_MS) * 1_000_000
     public static let noDeadline = Int64.max
     /// Ids handed out by the owner thread count up from 1; posted ones (and
     /// guards' requests) from here: both stay below 2^53 (JSON, QML).

@@ -87,9 +87,14 @@ public struct OptionTable: Sendable {
         declared = true
         // The array's stride is the plugin's sizeof(ng_option_decl), which its
         // entries carry in `size`: a later, larger declaration still reads.
+        // Bounded on both sides before it is used as a stride: a wild size
+        // would step the reads below far outside the plugin's array.
         let stride = Int(list.pointee.size)
         guard stride >= Int(NG_OPTION_DECL_MIN_SIZE) else {
             throw EngineError(NG_E_GUARD, "options[0].size is \(stride), below \(NG_OPTION_DECL_MIN_SIZE)")
+        }
+        guard stride <= Limits.maxOptionDeclSize else {
+            throw EngineError(NG_E_GUARD, "options[0].size is \(stride), above \(Limits.maxOptionDeclSize) (set it to sizeof(ng_option_decl))")
         }
         var raw = UnsafeRawPointer(list)
         var i = 0
@@ -126,7 +131,12 @@ public struct OptionTable: Sendable {
                 var k = 0
                 while let c = list[k] {
                     guard k < 64 else { throw EngineError(NG_E_GUARD, "option \"\(name)\" has more than 64 choices") }
-                    choices.append(try text(c, "choices[\(k)]")!)
+                    let choice = try text(c, "choices[\(k)]")!
+                    // A repeated choice is a slip in the list (and would print twice in docs).
+                    guard !choices.contains(choice) else {
+                        throw EngineError(NG_E_GUARD, "option \"\(name)\" lists the choice \"\(choice)\" twice")
+                    }
+                    choices.append(choice)
                     k += 1
                 }
             }

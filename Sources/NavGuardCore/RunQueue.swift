@@ -39,10 +39,26 @@ enum Work {
 ///  * nothing runs while `depth > 0` (a callback or guard hook is on the
 ///    stack) or while a drain is already running: callbacks never nest
 ///    inside work, work waits for the callback that caused it to return;
-///  * `inVote` implies `depth > 0`: a vote is a guard hook.
+///  * `inVote` implies `depth > 0`: a vote is a guard hook;
+///  * at most `Limits.maxWork` items are queued per burst (from empty to
+///    empty: the work one host call sets off) before `overrun`: from then
+///    until the queue is empty, hooks and callbacks may add no work (the
+///    engine refuses it at its doors), so a burst is bounded and so is the
+///    storage, which is given back after a large burst.
 struct RunQueue {
     private var items: [Work] = []
     private var head = 0
+    /// Items queued in this burst.
+    private(set) var burst = 0
+    /// The burst passed Limits.maxWork: work is refused until it is empty.
+    private(set) var overrun = false
+    /// `overrun` was just set and the engine has not said so yet.
+    var overrunUnlogged = false
+    /// Who is adding work: 0 the host or the core, slot + 1 a guard acting
+    /// through its host table. Counted in the second half of a burst only
+    /// (a runaway is the only burst that long), to name who fed it.
+    var actor = 0
+    private var fed = [Int](repeating: 0, count: Limits.maxGuards + 1)
     /// > 0 while a callback or guard hook runs.
     var depth = 0
     var draining = false
@@ -55,21 +71,53 @@ struct RunQueue {
     /// Inside a callback, a hook or a drain: work queued now runs later.
     var isBusy: Bool { depth > 0 || draining }
 
-    mutating func append(_ w: Work) { items.append(w) }
+    @inline(__always)
+    mutating func append(_ w: Work) {
+        items.append(w)
+        burst &+= 1
+        if burst > Limits.maxWork / 2 { countLongBurst() }
+    }
 
-    /// The next item, consumed; the storage is kept for the next burst.
+    @inline(never)
+    private mutating func countLongBurst() {
+        fed[actor] += 1
+        if burst > Limits.maxWork && !overrun {
+            overrun = true
+            overrunUnlogged = true
+        }
+    }
+
+    /// Who added the most work in the second half of this burst: 0 the host
+    /// (its callbacks), slot + 1 a guard.
+    var feeder: Int { fed.indices.max { fed[$0] < fed[$1] } ?? 0 }
+
+    /// The next item, consumed; the storage is kept for the next burst
+    /// (unless a long one made it large).
+    @inline(__always)
     mutating func take() -> Work? {
         guard head < items.count else {
-            if head > 0 {
-                items.removeAll(keepingCapacity: true)
-                head = 0
-            }
+            if head > 0 { endBurst() }
             return nil
         }
         let w = items[head]
         items[head] = .action(.finish(track: 0, requestID: 0))   // drop references early
         head += 1
         return w
+    }
+
+    /// The queue ran empty: the burst is over.
+    @inline(never)
+    private mutating func endBurst() {
+        if items.capacity > 4096 {
+            items = []
+            items.reserveCapacity(64)
+        } else {
+            items.removeAll(keepingCapacity: true)
+        }
+        head = 0
+        if burst > Limits.maxWork / 2 { for i in fed.indices { fed[i] = 0 } }
+        burst = 0
+        overrun = false
     }
 
     mutating func beginVote() {
@@ -94,11 +142,17 @@ struct RunQueue {
         e.from_id = t.fromID
         e.to_id = to ?? t.toID
         e.depth = depth ?? t.depth
-        items.append(.note(.transition(e)))
+        append(.note(.transition(e)))
+        // A track began in this call: its times are set when the call returns.
+        if phase == NG_PHASE_WILL { trackStarted = true }
     }
+
+    /// A transition began since the engine last restamped one.
+    var trackStarted = false
 
     /// Destroy resets the flags: nothing above it is still running.
     mutating func resetForDestroy() {
+        actor = 0
         depth = 0
         draining = false
         inVote = false

@@ -46,6 +46,12 @@ struct Swipe {
     @inline(__always)
     func isDriving(_ id: UInt64) -> Bool { drivingTouch == id }
 
+    /// The call that began the swipe returned `delta` after its instant.
+    mutating func restamp(by delta: Int64) {
+        let (t, o) = sinceNs.addingReportingOverflow(delta)
+        sinceNs = o ? Int64.max - 1 : t
+    }
+
     /// The driving touch ended or was cancelled. An undecided swipe is now
     /// unattended from this moment.
     mutating func touchEnded(at t: Int64) {

@@ -106,6 +106,25 @@ struct Transitions {
         return (restored, s.requestID)
     }
 
+    /// The tracks in flight began `delta` later than recorded (the call that
+    /// began them returned then): their begin, deadline and swipe move too.
+    mutating func restamp(by delta: Int64) {
+        func moved(_ t: inout Int64) {
+            if t == Limits.noDeadline { return }
+            let (x, o) = t.addingReportingOverflow(delta)
+            t = o || x == Limits.noDeadline ? Limits.noDeadline - 1 : x
+        }
+        if screen != nil {
+            moved(&screen!.beganNs)
+            moved(&screen!.deadlineNs)
+        }
+        if bar != nil {
+            moved(&bar!.beganNs)
+            moved(&bar!.deadlineNs)
+        }
+        swipe?.restamp(by: delta)
+    }
+
     /// A screen's flags changed: the stack a swipe would restore keeps them.
     mutating func setFlags(_ flags: UInt32, of id: UInt64) -> Bool {
         before?.setFlags(flags, of: id) ?? false

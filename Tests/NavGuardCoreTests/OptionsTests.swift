@@ -107,6 +107,9 @@ struct OptionsTests {
             ([decl(NG_OPT_ENUM, "e", default: "\"c\"", choices: ["a", "b"])], "its default \"c\" is not one of \"a\", \"b\""),
             ([decl(NG_OPT_BOOL, "b", default: "tru")], "option \"b\": its default is not JSON"),
             ([decl(NG_OPT_DOUBLE, "d", min: .nan, max: 1)], "option \"d\" has a NaN bound"),
+            ([decl(NG_OPT_ENUM, "mode", choices: ["refuse", "queue", "refuse"])],
+             "option \"mode\" lists the choice \"refuse\" twice"),
+            ([decl(NG_OPT_STRINGS, "routes", choices: ["a", "a"])], "option \"routes\" lists the choice \"a\" twice"),
         ]
         for (decls, message) in cases {
             guard case .failure(let e) = table(decls) else { Issue.record("\(message): accepted"); continue }
@@ -121,6 +124,15 @@ struct OptionsTests {
         small.size = 8
         guard case .failure(let e2) = table([small]) else { Issue.record("size 8 accepted"); return }
         #expect(e2.message.contains("below"))
+        // A size far above any declaration is refused before it is used as
+        // the stride (0xFFFFFFFF stepped the reads 4 GiB away: SIGSEGV).
+        for wild in [UInt32.max, UInt32(Limits.maxOptionDeclSize + 1)] {
+            var big = decl(NG_OPT_BOOL, "b")
+            big.size = wild
+            guard case .failure(let e3) = table([big]) else { Issue.record("size \(wild) accepted"); return }
+            #expect(e3.status == NG_E_GUARD && e3.message == "options[0].size is \(wild), above 1024 (set it to sizeof(ng_option_decl))",
+                    "\(e3.message)")
+        }
     }
 
     @Test func aLaterLargerDeclarationStillReads() throws {

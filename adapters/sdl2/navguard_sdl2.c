@@ -26,6 +26,7 @@
 #include "navguard_sdl2.h"
 
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 #define NS_PER_MS INT64_C(1000000)
@@ -166,6 +167,23 @@ static bool convert_finger(ng_sdl2 *a, const SDL_TouchFingerEvent *f, int32_t ph
     SDL_GetWindowSize(w, &ww, &wh);
     uint64_t id = finger_touch_id(f->touchId, f->fingerId);
     double x = (double)f->x * ww, y = (double)f->y * wh;
+    if (!isfinite(x) || !isfinite(y)) {
+        /* ng_event_submit refuses a point that is not finite (NG_E_RANGE),
+         * and ng_sdl2_submit then reports DROP: a down or a move keeps its
+         * point (a refused down is never followed, so NavGuard and the host
+         * both never see that finger). An up must still end its touch once
+         * on both sides: it becomes a cancel at the finger's last point. */
+        if (phase != NG_TOUCH_ENDED) {
+            fill(out, NG_EVENT_TOUCH, phase, id, event_time(a, f->timestamp), x, y, 0);
+            return true;
+        }
+        size_t i = finger_index(a, id);
+        x = i < a->finger_count ? a->fingers[i].x : 0.0;
+        y = i < a->finger_count ? a->fingers[i].y : 0.0;
+        follow_finger(a, NG_TOUCH_ENDED, id, f->windowID, x, y);
+        fill(out, NG_EVENT_TOUCH, NG_TOUCH_CANCELLED, id, event_time(a, f->timestamp), x, y, 0);
+        return true;
+    }
     follow_finger(a, phase, id, f->windowID, x, y);
     fill(out, NG_EVENT_TOUCH, phase, id, event_time(a, f->timestamp), x, y, 0);
     return true;
@@ -292,7 +310,17 @@ ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out) {
     /* A cancel made from an event that ends touches: the next call makes the
      * next one, or hands the event back unmapped. */
     out->more = ends_touches(e);
-    return ng_event_submit(a->ctx, &out->event, &out->result);
+    ng_status st = ng_event_submit(a->ctx, &out->event, &out->result);
+    if (st != NG_OK) {
+        /* Not taken (a point that is not finite...), so it must not read as
+         * delivered: NavGuard writes DROP itself for what it refuses, but a
+         * handle or thread error leaves `result` as it was. */
+        ng_event_result drop = NG_EVENT_RESULT_INIT;
+        drop.verdict = NG_VERDICT_DROP;
+        drop.reason = NG_REASON_INVALID;
+        out->result = drop;
+    }
+    return st;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -28,6 +28,16 @@
  *    background (SDL_APP_WILLENTERBACKGROUND), the mouse touch and every
  *    live finger are submitted as NG_TOUCH_CANCELLED, so NavGuard keeps no
  *    touch until its watchdog's limit and every began gets one end;
+ *  - keeps a finger whose point is not finite (NaN or infinite: a broken
+ *    driver) from reaching the host as delivered, and keeps each touch's life
+ *    the same for NavGuard and the host: ng_event_submit refuses such a
+ *    point (NG_E_RANGE) and ng_sdl2_submit then reports the event mapped
+ *    with a DROP verdict (NG_REASON_INVALID), as for every refused event. A
+ *    down so refused starts no touch on either side (its later phases are
+ *    dropped as phases of an unknown touch); a move so refused is dropped
+ *    and its touch goes on; an up with such a point is submitted as
+ *    NG_TOUCH_CANCELLED at the finger's last point, so its touch ends once
+ *    on both sides;
  *  - submits a down whose predecessor's up was lost (the mouse pressed
  *    again while its touch is live, a finger id SDL reuses) as a new
  *    touch's began: NavGuard ends the old touch first (one on_touch_cancel,
@@ -141,13 +151,18 @@ ng_status ng_sdl2_init(ng_sdl2 *a, ng_context *ctx, SDL_Window *window);
  * until it returns false (ng_sdl2_submit does). A left-button down while
  * the mouse touch is live, and a finger down of a live finger id, convert to
  * NG_TOUCH_BEGAN (a new touch: navguard.h's lost-end rule ends the old one);
- * an up with no live touch is not mapped. */
+ * an up with no live touch is not mapped. A finger's up whose point is not
+ * finite is converted to NG_TOUCH_CANCELLED at its last point; a down or
+ * move keeps such a point: ng_event_submit refuses it (NG_E_RANGE), and an
+ * event NavGuard refused must not be delivered. */
 bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out);
 
 /* [owner] Convert and submit one SDL event (ng_event_submit). *out is always
  * written (when `out` is not NULL). Returns NG_OK (see out->mapped and
  * out->result), NG_E_NULL, or a failing status of ng_event_submit (ng_errmsg
- * says why). At most one NavGuard event per call: an SDL event that ends
+ * says why; e.g. NG_E_RANGE for a finger whose point is not finite): the
+ * event is then still mapped, and out->result says DROP (NG_REASON_INVALID),
+ * so the loop below never delivers what NavGuard refused. At most one NavGuard event per call: an SDL event that ends
  * touches (focus loss, see ng_sdl2_convert) gives one touch's cancel per
  * call with out->more set, then itself unmapped. So submit each SDL event as
  *     do {

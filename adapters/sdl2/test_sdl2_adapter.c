@@ -11,6 +11,8 @@
 #include "navguard_sdl2.h"
 #include "check.h"
 
+#include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -510,6 +512,79 @@ static void test_submit(ng_context *ctx) {
     ng_view_remove(ctx, 1);
 }
 
+/* A finger whose point is not finite (NaN, or infinite: a broken driver)
+ * never reaches the host as delivered, and each touch ends once on both
+ * sides. Before, a refused NaN event read DELIVER (the host delivered what
+ * NavGuard never saw), a NaN up left NavGuard's touch live until the
+ * watchdog cancelled it (two ends), and +-inf was accepted and delivered. */
+static size_t live_touches(ng_context *ctx) {
+    size_t n = 99;
+    ng_touch_count(ctx, &n);
+    return n;
+}
+
+static void test_non_finite(ng_context *ctx) {
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_win);
+    add_view(ctx, 1, 0, 0, 800, 600);
+    ng_sdl2_input in;
+    SDL_Event e;
+    const SDL_TouchID dev = 41;
+    struct { const char *what; float x, y; } bad[] = {
+        { "NaN x", NAN, 0.5f }, { "NaN y", 0.5f, NAN }, { "+inf", INFINITY, 0.5f }, { "-inf", 0.5f, -INFINITY },
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        /* A down: refused, dropped; NavGuard has no touch, and the finger's
+         * later phases are dropped as an unknown touch's: the host delivers
+         * nothing of it, began or end. */
+        e = roundtrip(finger(SDL_FINGERDOWN, dev, 1, g_win_id, bad[k].x, bad[k].y));
+        ng_status st = ng_sdl2_submit(&a, &e, &in);
+        EXPECT(st == NG_E_RANGE && in.mapped && in.result.verdict == NG_VERDICT_DROP &&
+                   in.result.reason == NG_REASON_INVALID,
+               "%s down: %s, mapped %d, verdict %d, reason %s", bad[k].what, ng_strstatus(st), in.mapped,
+               (int)in.result.verdict, ng_reason_name(in.result.reason));
+        EXPECT(live_touches(ctx) == 0 && a.finger_count == 0, "%s down: %zu live touches, %zu fingers followed",
+               bad[k].what, live_touches(ctx), a.finger_count);
+        e = roundtrip(finger(SDL_FINGERMOTION, dev, 1, g_win_id, 0.5f, 0.5f));
+        EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped && in.result.verdict == NG_VERDICT_DROP,
+               "%s: the refused finger's move delivered", bad[k].what);
+        e = roundtrip(finger(SDL_FINGERUP, dev, 1, g_win_id, 0.5f, 0.5f));
+        EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped && in.result.verdict == NG_VERDICT_DROP,
+               "%s: the refused finger's up delivered", bad[k].what);
+
+        /* A live finger: a move with such a point is dropped and the touch
+         * goes on; an up with one ends it as a cancel at its last point. */
+        e = roundtrip(finger(SDL_FINGERDOWN, dev, 2, g_win_id, 0.25f, 0.5f));
+        EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped && in.result.verdict == NG_VERDICT_DELIVER,
+               "%s: a good down", bad[k].what);
+        uint64_t id = in.event.touch_id;
+        e = roundtrip(finger(SDL_FINGERMOTION, dev, 2, g_win_id, bad[k].x, bad[k].y));
+        st = ng_sdl2_submit(&a, &e, &in);
+        EXPECT(st == NG_E_RANGE && in.mapped && in.result.verdict == NG_VERDICT_DROP, "%s move: %s, verdict %d",
+               bad[k].what, ng_strstatus(st), (int)in.result.verdict);
+        EXPECT(live_touches(ctx) == 1 && a.finger_count == 1, "%s move: the touch goes on", bad[k].what);
+        e = roundtrip(finger(SDL_FINGERUP, dev, 2, g_win_id, bad[k].x, bad[k].y));
+        st = ng_sdl2_submit(&a, &e, &in);
+        EXPECT(st == NG_OK && in.mapped && in.result.verdict == NG_VERDICT_DELIVER, "%s up: %s, verdict %d (%s)",
+               bad[k].what, ng_strstatus(st), (int)in.result.verdict, ng_reason_name(in.result.reason));
+        expect_event("up with a bad point", &in.event, NG_EVENT_TOUCH, NG_TOUCH_CANCELLED, id, 200, 300, 0);
+        EXPECT(live_touches(ctx) == 0 && a.finger_count == 0,
+               "%s up: NavGuard ended the touch with the host (%zu live): the watchdog has nothing to cancel later",
+               bad[k].what, live_touches(ctx));
+    }
+    /* The wheel's deltas too. */
+    SDL_Event w;
+    memset(&w, 0, sizeof w);
+    w.type = SDL_MOUSEWHEEL;
+    w.wheel.windowID = g_win_id;
+    w.wheel.y = 1;
+    w.wheel.preciseY = NAN;
+    e = roundtrip(w);
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_E_RANGE && in.mapped && in.result.verdict == NG_VERDICT_DROP,
+           "a NaN scroll delivered");
+    ng_view_remove(ctx, 1);
+}
+
 /* Submit `e` as the header says (again while out->more); returns how many
  * NavGuard events it became. *last gets the last mapped one; the final call
  * must hand the SDL event back unmapped. */
@@ -669,16 +744,39 @@ static void *post_thread(void *arg) {
     return NULL;
 }
 
-/* Unblocks a stuck infinite wait so the test fails instead of hanging. */
+/* Unblocks a stuck infinite wait after 5 s so the test fails instead of
+ * hanging; told to stop otherwise (not cancelled: ThreadSanitizer reports a
+ * thread cancelled inside its sleep). */
+static pthread_mutex_t g_rescue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_rescue_cond = PTHREAD_COND_INITIALIZER;
+static bool g_rescue_stop;
+
 static void *rescue_thread(void *arg) {
     (void)arg;
-    struct timespec d = { 5, 0 };
-    nanosleep(&d, NULL);
-    SDL_Event q;
-    memset(&q, 0, sizeof q);
-    q.type = SDL_QUIT;
-    SDL_PushEvent(&q);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 5;
+    pthread_mutex_lock(&g_rescue_lock);
+    int rc = 0;
+    while (!g_rescue_stop && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&g_rescue_cond, &g_rescue_lock, &until);
+    bool fire = !g_rescue_stop;
+    pthread_mutex_unlock(&g_rescue_lock);
+    if (fire) {
+        SDL_Event q;
+        memset(&q, 0, sizeof q);
+        q.type = SDL_QUIT;
+        SDL_PushEvent(&q);
+    }
     return NULL;
+}
+
+static void stop_rescue(pthread_t t) {
+    pthread_mutex_lock(&g_rescue_lock);
+    g_rescue_stop = true;
+    pthread_cond_signal(&g_rescue_cond);
+    pthread_mutex_unlock(&g_rescue_lock);
+    pthread_join(t, NULL);
+    g_rescue_stop = false;
 }
 
 static void test_wait(ng_context *ctx) {
@@ -754,8 +852,7 @@ static void test_wait(ng_context *ctx) {
     }
     dt = wall_ms() - t0;
     pthread_join(th, NULL);
-    pthread_cancel(rescue);
-    pthread_join(rescue, NULL);
+    stop_rescue(rescue);
     EXPECT(p.status == NG_OK && p.id != 0, "ng_sdl2_post: %s", ng_strstatus(p.status));
     EXPECT(g_outcomes == 1 && g_outcome == NG_OUTCOME_APPLIED && g_outcome_on_main,
            "posted push: %d outcome(s), outcome %s, on main %d", g_outcomes, ng_outcome_name(g_outcome),
@@ -1149,6 +1246,7 @@ int main(void) {
     test_keys_remote_wheel(ctx);
     test_submit(ctx);
     test_focus_loss(ctx);
+    test_non_finite(ctx);
     test_wait(ctx);
     ng_context_destroy(ctx);
     test_wait_manual();

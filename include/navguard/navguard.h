@@ -21,6 +21,16 @@
  *  - [callback-safe] functions may be called from inside a delegate callback.
  *    Requests made inside a callback are queued and evaluated after the
  *    callback returns, in order, never recursively (run to completion).
+ *    The work one call sets off this way (notices to guards and callbacks,
+ *    requests made inside callbacks, guard actions) is capped at NG_MAX_WORK:
+ *    a guard or callback that makes new work for every notice it gets (a
+ *    hold begun and ended on every hold notice) would otherwise never end.
+ *    Past the cap, calls made from hooks and callbacks that would add work
+ *    get NG_E_NO_MEMORY; the work already queued still runs (every request
+ *    still gets its outcome); an NG_LOG_ERROR line names the guard that made
+ *    most of it (NULL: the host's callbacks); and the call returns
+ *    NG_E_NO_MEMORY once its own effect is done (a hold begun, a request
+ *    decided: its out values are set). The context stays usable.
  *  - Structs the caller fills start with `size`: set it to sizeof(the struct)
  *    (use the NG_*_INIT macros). The library reads only the fields inside
  *    `size` (a later field outside it counts as zero) and writes only inside
@@ -151,6 +161,10 @@ NG_API const char *ng_strstatus(ng_status status);
 #define NG_MAX_STACK       4096   /* screens in one stack */
 #define NG_MAX_GUARDS      32     /* guards in one chain */
 #define NG_MAX_CONTEXTS    4096   /* live contexts per process */
+#define NG_MAX_WORK        65536  /* notices, queued requests and guard actions
+                                     one call may set off (run to completion) */
+#define NG_SLOW_VOTE_MS    100    /* a request whose guards vote longer is
+                                     logged (NG_LOG_WARN), naming the slowest */
 #define NG_NO_DEADLINE     0x7FFFFFFFFFFFFFFFLL  /* INT64_MAX, as a literal Swift imports */
 
 /* ------------------------------------------------------------------------ */
@@ -530,7 +544,9 @@ typedef struct ng_delegate {
     void (*on_outcome)(void *user, ng_context *ctx, const ng_outcome *outcome);
     void (*on_transition)(void *user, ng_context *ctx, const ng_transition_event *event);
     void (*on_hold_end)(void *user, ng_context *ctx, const ng_hold_info *hold);
-    /* A guard posted a report (e.g. the watchdog). Text valid during the call. */
+    /* A guard posted a report (e.g. the watchdog). Text valid during the call.
+     * The library may add lines at its end: the slow votes since the last
+     * report (NG_SLOW_VOTE_MS), where the flight recording is. */
     void (*on_report)(void *user, ng_context *ctx, const char *guard_id, const char *text);
     /* A guard or the core logged a message; severity is NG_LOG_* (an
      * ng_severity). Text valid during the call. */
@@ -1061,10 +1077,11 @@ typedef struct ng_event_result {
  * `out` may be NULL (the verdict is then not reported); when given, its
  * `size` must be set (NG_EVENT_RESULT_INIT).
  * Allocates nothing in steady state. Returns NG_OK (see out->verdict),
- * NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_RANGE (type, phase, flags, NaN
- * point, negative timestamp), NG_E_THREAD. An event refused with a status
- * was not submitted: `out` then reads DROP with NG_REASON_INVALID, and
- * NavGuard keeps no state for it (a began refused so starts no touch). */
+ * NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_RANGE (type, phase, flags, a NaN
+ * or infinite point, negative timestamp), NG_E_THREAD. An event refused
+ * with a status was not submitted: `out` then reads DROP with
+ * NG_REASON_INVALID, and NavGuard keeps no state for it (a began refused so
+ * starts no touch). */
 NG_API ng_status ng_event_submit(ng_context *ctx, const ng_event *event, ng_event_result *out);
 
 /* View flags. The zero value is UIKit's default: interaction enabled,
@@ -1249,7 +1266,9 @@ typedef struct ng_record_options {
     uint32_t size;
     const char *path;
     /* Called on the owner thread with whole lines (a chunk may hold several);
-     * return false to stop recording. */
+     * return false to stop recording. It may run inside any call on the
+     * context: every [owner] call it makes on the context gets
+     * NG_E_CALLBACK (ng_context_destroy and ng_context_detach included). */
     bool (*write)(void *user, const char *data, size_t len);
     void *user;
     uint32_t ring_records;
@@ -1306,9 +1325,10 @@ typedef struct ng_replay_result {
  * first divergence; `out->report` shows it with the calls before it. Guards
  * that read anything but host->now (the wall clock, files, randomness)
  * cannot be replayed exactly. Returns NG_OK (replayed: see
- * out->identical), NG_E_NULL, NG_E_SIZE, NG_E_PARSE (not a trace, or a
- * malformed line: out->line and the report name it), NG_E_RANGE (a newer
- * trace version), NG_E_STATE (a trace that cannot be replayed: a ring dump,
+ * out->identical), NG_E_NULL, NG_E_SIZE, NG_E_PARSE (not a trace, a
+ * malformed line, or a number that is not an integer of its field's range,
+ * a negative time included: out->line and the report name it), NG_E_RANGE
+ * (a newer trace version), NG_E_STATE (a trace that cannot be replayed: a ring dump,
  * or one started with live state), or the status of configuring the chain
  * (NG_E_LOAD: a recorded guard was not found). */
 NG_API ng_status ng_replay(const char *trace, size_t len, const ng_replay_options *options,

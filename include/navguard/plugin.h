@@ -216,7 +216,8 @@ struct ng_guard_host {
      * delivered and live. */
     ng_status (*touch_cancel)(const ng_guard_host *h, uint64_t touch_id);
     /* Hand a report (text copied, up to 64 KiB; NG_E_TOO_LONG beyond) to the
-     * host's report callback. */
+     * host's report callback. The host's copy may end with the library's
+     * notes: the slow votes since the last report (NG_SLOW_VOTE_MS). */
     ng_status (*report)(const ng_guard_host *h, const char *text);
     /* Log a message (copied) with a severity. */
     void (*log)(const ng_guard_host *h, ng_severity severity, const char *message);
@@ -287,7 +288,10 @@ typedef int32_t ng_option_type;
 #define NG_OPT_TYPE_COUNT 6
 
 typedef struct ng_option_decl {
-    uint32_t size;              /* sizeof(ng_option_decl) at build time */
+    uint32_t size;              /* sizeof(ng_option_decl) at build time; the
+                                   same in every entry. Another value below
+                                   NG_OPTION_DECL_MIN_SIZE or above 1024
+                                   refuses the guard (NG_E_GUARD). */
     ng_option_type type;
     const char *name;           /* the key; NULL ends the list */
     const char *doc;            /* one line */
@@ -299,7 +303,7 @@ typedef struct ng_option_decl {
                                    min > max (unbounded). */
     const char *const *choices; /* ENUM: the allowed strings; STRINGS: the
                                    allowed items, or NULL for any string.
-                                   NULL-terminated. */
+                                   NULL-terminated, at most 64, no repeats. */
 } ng_option_decl;
 
 /* Declarations, e.g.
@@ -342,7 +346,9 @@ typedef struct ng_plugin_descriptor {
     /* Destroy an instance. Called once, at context destruction. */
     void (*destroy)(void *instance);
 
-    /* Vote on a request. Return NG_VOTE_*; fill *verdict when not allowing. */
+    /* Vote on a request. Return NG_VOTE_*; fill *verdict when not allowing.
+     * Timed: a request whose votes take longer than NG_SLOW_VOTE_MS in all
+     * is logged (NG_LOG_WARN) naming its slowest guard. */
     ng_vote (*on_request)(void *instance, const ng_guard_request *request, ng_verdict *verdict);
     /* Vote on an input event: ALLOW delivers, REFUSE drops. */
     ng_vote (*on_event)(void *instance, const ng_guard_event *event, ng_verdict *verdict);
