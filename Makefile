@@ -144,8 +144,8 @@ test: test-tools swift-test swift-test-asan build
 # the C tests: -fsanitize=address,undefined or thread), built by the Swift
 # toolchain's clang (whose runtimes swiftc instruments for) in
 # $(SANITIZE_DIR)/address and $(SANITIZE_DIR)/thread
-# (cmake/NavGuardSanitize.cmake), then the C tests and the SDL2 adapter's
-# test under each, and the fuzz harness's replay (fuzz_api_smoke: corpus,
+# (cmake/NavGuardSanitize.cmake), then the C tests and the SDL2 and Qt 6
+# adapters' tests under each (Qt itself uninstrumented), and the fuzz harness's replay (fuzz_api_smoke: corpus,
 # crashers, 20,000 generated programs) under ASan + UBSan (it has one
 # thread: TSan would only slow it down). Then the Swift thread stress tests
 # under TSan (a SwiftPM build in .build-tsan), as swift-test-asan runs them
@@ -153,7 +153,7 @@ test: test-tools swift-test swift-test-asan build
 SANITIZE_DIR   ?= build-sanitize
 SANITIZE_CC    ?= $(FUZZ_CC)
 SANITIZE_CXX   ?= $(dir $(SANITIZE_CC))clang++
-SANITIZE_C_TESTS := c_test_.*|header_check_c(xx)?_run|readme_example(_cxx)?|sdl2_adapter
+SANITIZE_C_TESTS := c_test_.*|header_check_c(xx)?_run|readme_example(_cxx)?|sdl2_adapter|qt6_adapter
 SANITIZE_TESTS_address := ^($(SANITIZE_C_TESTS)|fuzz_api_smoke)$$
 SANITIZE_TESTS_thread  := ^($(SANITIZE_C_TESTS))$$
 test-sanitize: test-tools

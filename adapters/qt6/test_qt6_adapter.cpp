@@ -37,6 +37,7 @@
 #include <QtTest/QTest>
 
 #include <cstdio>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -331,7 +332,8 @@ static void test_keys_wheel() {
 
 static void test_focus_loss() {
     Rig rig;
-    QPointingDevice *dev = QTest::createTouchDevice();
+    std::unique_ptr<QPointingDevice> device(QTest::createTouchDevice());
+    QPointingDevice *dev = device.get();
     for (QEvent::Type type : { QEvent::FocusOut, QEvent::Hide, QEvent::WindowDeactivate }) {
         rig.clear();
         QTest::mousePress(rig.win, Qt::LeftButton, {}, QPoint(20, 20));
@@ -359,7 +361,8 @@ static void test_focus_loss() {
 
 static void test_touch_points() {
     Rig rig;
-    QPointingDevice *dev = QTest::createTouchDevice();
+    std::unique_ptr<QPointingDevice> device(QTest::createTouchDevice());
+    QPointingDevice *dev = device.get();
     /* NavGuard views: an exclusive-touch view on the left, another on the
      * right. A finger on the exclusive view makes a second finger elsewhere
      * dropped (exclusive-touch guard). */
@@ -476,7 +479,8 @@ static void test_cancel_routing() {
     InputFilter filter(ctx);
     router.filter = &filter;
     filter.attach(win);
-    QPointingDevice *dev = QTest::createTouchDevice();
+    std::unique_ptr<QPointingDevice> device(QTest::createTouchDevice());
+    QPointingDevice *dev = device.get();
 
     /* One finger on each button; NavGuard cancels the left one (its view is
      * removed) while the right one stays down. */
