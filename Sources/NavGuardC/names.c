@@ -33,4 +33,6 @@ NG_NAME_FUNCTION(ng_shape_kind_name, ng_shape_kind, NG_SHAPE_KIND_MAP)
 NG_NAME_FUNCTION(ng_key_phase_name, int32_t, NG_KEY_PHASE_MAP)
 NG_NAME_FUNCTION(ng_answer_name, ng_answer, NG_ANSWER_MAP)
 
+/* The version formula is written once, as NG_VERSION_NUMBER in navguard.h. */
+int32_t ng_version(void) { return NG_VERSION_NUMBER; }
 const char *ng_version_string(void) { return NG_VERSION_STRING; }

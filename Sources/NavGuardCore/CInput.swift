@@ -14,10 +14,11 @@ public func readCString(_ p: UnsafePointer<CChar>?, _ what: @autoclosure () -> S
         throw EngineError(NG_E_NULL, "\(what()) is NULL")
     }
     let n: Int
-    switch checkedLength(p, limit: limit) {
-    case .success(let length): n = length
-    case .failure(.tooLong): throw EngineError(NG_E_TOO_LONG, "\(what()) is longer than \(limit) bytes")
-    case .failure(.notUTF8): throw EngineError(NG_E_UTF8, "\(what()) is not valid UTF-8")
+    do throws(StringProblem) { n = try checkedLength(p, limit: limit) } catch {
+        switch error {
+        case .tooLong: throw EngineError(NG_E_TOO_LONG, "\(what()) is longer than \(limit) bytes")
+        case .notUTF8: throw EngineError(NG_E_UTF8, "\(what()) is not valid UTF-8")
+        }
     }
     if let engine { return engine.intern(p, n) }
     return CStr(bytes: p, count: n)
@@ -125,5 +126,52 @@ extension Request {
         default:
             break
         }
+    }
+}
+
+extension ViewTreeError {
+    /// The status and message the host gets.
+    public var engineError: EngineError {
+        switch self {
+        case .invalidID: return EngineError(NG_E_RANGE, "view id 0 is reserved")
+        case .unknownParent: return EngineError(NG_E_NOT_FOUND, "the parent view is not in the tree")
+        case .cycle: return EngineError(NG_E_STATE, "the parent is the view itself or one of its descendants")
+        case .invalidFrame: return EngineError(NG_E_RANGE, "frame has a NaN/infinite value or a negative size")
+        case .invalidAlpha: return EngineError(NG_E_RANGE, "alpha must be within 0...1")
+        case .invalidShape: return EngineError(NG_E_RANGE, "hit shape has a NaN/infinite value or a negative radius")
+        case .notFound: return EngineError(NG_E_NOT_FOUND, "no such view")
+        case .limit: return EngineError(NG_E_NO_MEMORY, "too many views (\(ViewTree.maxViews)) or polygon points (\(ViewTree.maxPolygonPoints))")
+        }
+    }
+}
+
+extension ViewSpec {
+    /// A view the host filled (ng_view_set): flags and shape checked here,
+    /// geometry by the tree.
+    public init(_ c: UnsafePointer<ng_view>) throws(EngineError) {
+        var v = ng_view()
+        guard copySized(c, into: &v) >= Int(NG_VIEW_MIN_SIZE) else {
+            throw EngineError(NG_E_SIZE, "ng_view.size is below NG_VIEW_MIN_SIZE; set it to sizeof(ng_view) (NG_VIEW_INIT)")
+        }
+        guard let flags = ViewFlags(cValue: v.flags) else { throw EngineError(NG_E_RANGE, "unknown view flags") }
+        let shape: HitShape
+        let sh = v.shape
+        switch sh.kind {
+        case NG_SHAPE_BOUNDS: shape = .bounds
+        case NG_SHAPE_INSETS: shape = .insets(top: sh.top, left: sh.left, bottom: sh.bottom, right: sh.right)
+        case NG_SHAPE_CIRCLE: shape = .circle(centerX: sh.cx, centerY: sh.cy, radius: sh.radius)
+        case NG_SHAPE_POLYGON:
+            guard let pts = sh.points else { throw EngineError(NG_E_NULL, "polygon points are NULL") }
+            guard sh.point_count >= 3 else { throw EngineError(NG_E_RANGE, "a polygon needs at least 3 points") }
+            guard sh.point_count <= ViewTree.maxPolygonPoints else {
+                throw EngineError(NG_E_NO_MEMORY, "a polygon has at most \(ViewTree.maxPolygonPoints) points")
+            }
+            shape = .polygon((0..<sh.point_count).map { Point(x: pts[$0].x, y: pts[$0].y) })
+        default:
+            throw EngineError(NG_E_RANGE, "hit shape kind \(sh.kind) is out of range")
+        }
+        self.init(id: v.id, parent: v.parent,
+                  frame: Rect(x: v.frame.x, y: v.frame.y, width: v.frame.width, height: v.frame.height),
+                  order: v.order, flags: flags, alpha: v.alpha, shape: shape)
     }
 }

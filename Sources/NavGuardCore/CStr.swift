@@ -103,11 +103,29 @@ public enum StringProblem: Error {
 /// its length, when at most `limit` bytes come before its NUL and they are
 /// valid UTF-8. Reads at most `limit + 1` bytes.
 @inline(__always)
-public func checkedLength(_ p: UnsafePointer<CChar>, limit: Int) -> Result<Int, StringProblem> {
+public func checkedLength(_ p: UnsafePointer<CChar>, limit: Int) throws(StringProblem) -> Int {
     var n = 0
     while p[n] != 0 {
         n += 1
-        if n > limit { return .failure(.tooLong) }
+        if n > limit { throw .tooLong }
     }
-    return isValidUTF8(UnsafeRawBufferPointer(start: p, count: n)) ? .success(n) : .failure(.notUTF8)
+    guard isValidUTF8(UnsafeRawBufferPointer(start: p, count: n)) else { throw .notUTF8 }
+    return n
+}
+
+@inline(__always)
+func strcmpC(_ a: UnsafePointer<CChar>, _ b: UnsafePointer<CChar>) -> Bool {
+    var i = 0
+    while true {
+        if a[i] != b[i] { return false }
+        if a[i] == 0 { return true }
+        i += 1
+    }
+}
+
+/// Length of a C string, bounded by the string limit (longer is cut).
+func boundedLength(_ p: UnsafePointer<CChar>) -> Int {
+    var n = 0
+    while n < Limits.maxString && p[n] != 0 { n += 1 }
+    return n
 }

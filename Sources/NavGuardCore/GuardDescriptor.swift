@@ -11,17 +11,17 @@ public struct GuardDescriptor {
     public let options: OptionTable
     public let id: String
 
-    public static func read(_ p: UnsafePointer<ng_plugin_descriptor>) -> Result<GuardDescriptor, EngineError> {
+    public static func read(_ p: UnsafePointer<ng_plugin_descriptor>) throws(EngineError) -> GuardDescriptor {
         // abi_major, abi_minor and size lead every layout.
         let head = UnsafeRawPointer(p)
         let major = head.load(as: UInt32.self), minor = head.load(fromByteOffset: 4, as: UInt32.self)
         let size = Int(head.load(fromByteOffset: 8, as: UInt32.self))
         guard ng_plugin_abi_compatible(UInt32(NG_PLUGIN_ABI_MAJOR), UInt32(NG_PLUGIN_ABI_MINOR), major, minor) else {
             let what = major != UInt32(NG_PLUGIN_ABI_MAJOR) ? "ABI major mismatch" : "newer ABI minor than the host's"
-            return .failure(EngineError(NG_E_ABI, "\(what): guard built for plugin ABI \(major).\(minor), host has \(NG_PLUGIN_ABI_MAJOR).\(NG_PLUGIN_ABI_MINOR)"))
+            throw EngineError(NG_E_ABI, "\(what): guard built for plugin ABI \(major).\(minor), host has \(NG_PLUGIN_ABI_MAJOR).\(NG_PLUGIN_ABI_MINOR)")
         }
         guard size >= Int(NG_PLUGIN_DESCRIPTOR_MIN_SIZE) else {
-            return .failure(EngineError(NG_E_GUARD, "descriptor size \(size) is smaller than \(NG_PLUGIN_DESCRIPTOR_MIN_SIZE), the size of plugin ABI 1.0's"))
+            throw EngineError(NG_E_GUARD, "descriptor size \(size) is smaller than \(NG_PLUGIN_DESCRIPTOR_MIN_SIZE), the size of plugin ABI 1.0's")
         }
         var d = ng_plugin_descriptor()
         withUnsafeMutableBytes(of: &d) { $0.copyMemory(from: UnsafeRawBufferPointer(start: head, count: Swift.min(size, $0.count))) }
@@ -30,48 +30,17 @@ public struct GuardDescriptor {
         let pointer = MemoryLayout<UnsafeRawPointer>.size
         if !covers(size, MemoryLayout<ng_plugin_descriptor>.offset(of: \.options), pointer) { d.options = nil }
         if !covers(size, MemoryLayout<ng_plugin_descriptor>.offset(of: \.on_answer), pointer) { d.on_answer = nil }
-        guard let idp = d.id else { return .failure(EngineError(NG_E_GUARD, "descriptor has no id")) }
-        if let m = Engine.validateID(idp) { return .failure(EngineError(NG_E_GUARD, m)) }
+        guard let idp = d.id else { throw EngineError(NG_E_GUARD, "descriptor has no id") }
+        if let m = Engine.validateID(idp) { throw EngineError(NG_E_GUARD, m) }
         if d.name == nil || d.version == nil || d.description == nil {
-            return .failure(EngineError(NG_E_GUARD, "descriptor lacks name, version or description"))
+            throw EngineError(NG_E_GUARD, "descriptor lacks name, version or description")
         }
-        if d.create == nil || d.destroy == nil { return .failure(EngineError(NG_E_GUARD, "descriptor lacks create or destroy")) }
+        if d.create == nil || d.destroy == nil { throw EngineError(NG_E_GUARD, "descriptor lacks create or destroy") }
         let id = String(cString: idp)
-        do {
-            let options = try OptionTable(d.options)
-            return .success(GuardDescriptor(pointer: p, d: d, options: options, id: id))
+        do throws(EngineError) {
+            return GuardDescriptor(pointer: p, d: d, options: try OptionTable(d.options), id: id)
         } catch {
-            return .failure(EngineError(NG_E_GUARD, "guard \(id): \(error.message)"))
+            throw EngineError(NG_E_GUARD, "guard \(id): \(error.message)")
         }
     }
-}
-
-extension Engine {
-    /// Why a descriptor is refused, or nil (GuardDescriptor.read).
-    public static func validate(_ p: UnsafePointer<ng_plugin_descriptor>) -> String? {
-        if case .failure(let e) = GuardDescriptor.read(p) { return e.message }
-        return nil
-    }
-
-    /// The reverse-DNS id rule (the one place it lives).
-    public static func validateID(_ id: UnsafePointer<CChar>) -> String? {
-        var n = 0
-        var dots = 0
-        var prev: CChar = 46
-        while id[n] != 0 {
-            let c = UInt8(bitPattern: id[n])
-            let ok = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c == 45 || c == 95 || c == 46
-            if !ok { return "guard id has a character outside [A-Za-z0-9._-]" }
-            if c == 46 {
-                if prev == 46 { return "guard id has an empty label" }
-                dots += 1
-            }
-            prev = id[n]
-            n += 1
-            if n > 128 { return "guard id is longer than 128 bytes" }
-        }
-        if n == 0 || dots == 0 || prev == 46 { return "guard id must be reverse-DNS (e.g. org.example.guard)" }
-        return nil
-    }
-
 }

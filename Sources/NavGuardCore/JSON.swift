@@ -164,29 +164,27 @@ public enum JSON {
     public static let maxInputBytes = 1 << 20
 
     /// Parses exactly the bytes in `bytes` as one JSON text.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONError> {
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONValue {
         if bytes.count > maxInputBytes {
-            return .failure(JSONError(
+            throw JSONError(
                 message: "input of \(bytes.count) bytes exceeds the \(maxInputBytes)-byte limit at byte \(maxInputBytes)",
-                offset: maxInputBytes))
+                offset: maxInputBytes)
         }
         var parser = JSONParser(bytes)
-        do {
-            return .success(try parser.parseDocument())
-        } catch {
-            return .failure(error)
-        }
+        return try parser.parseDocument()
     }
 
     /// Parses the UTF-8 encoding of `text`. Offsets are UTF-8 byte offsets.
-    public static func parse(_ text: String) -> Result<JSONValue, JSONError> {
+    public static func parse(_ text: String) throws(JSONError) -> JSONValue {
         var text = text
-        return text.withUTF8 { parse($0) }
+        // withUTF8 rethrows untyped: carry the typed error out in a Result.
+        let result = text.withUTF8 { b in Result { () throws(JSONError) in try parse(b) } }
+        return try result.get()
     }
 
     /// Parses a byte array.
-    public static func parse(_ bytes: [UInt8]) -> Result<JSONValue, JSONError> {
-        bytes.withUnsafeBufferPointer { parse($0) }
+    public static func parse(_ bytes: [UInt8]) throws(JSONError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { b in Result { () throws(JSONError) in try parse(b) } }.get()
     }
 
     /// Compact, deterministic serialization: no whitespace, object keys in
@@ -748,32 +746,34 @@ private enum JSONWriter {
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(JSONByte.quote)
         for b in s.utf8 {
-            switch b {
-            case JSONByte.quote:
-                out.append(JSONByte.backslash); out.append(JSONByte.quote)
-            case JSONByte.backslash:
-                out.append(JSONByte.backslash); out.append(JSONByte.backslash)
-            case JSONByte.lf:
-                out.append(JSONByte.backslash); out.append(UInt8(ascii: "n"))
-            case JSONByte.cr:
-                out.append(JSONByte.backslash); out.append(UInt8(ascii: "r"))
-            case JSONByte.tab:
-                out.append(JSONByte.backslash); out.append(UInt8(ascii: "t"))
-            case 0x08:
-                out.append(JSONByte.backslash); out.append(UInt8(ascii: "b"))
-            case 0x0C:
-                out.append(JSONByte.backslash); out.append(UInt8(ascii: "f"))
-            case 0x00..<0x20:
-                out.append(JSONByte.backslash)
-                out.append(UInt8(ascii: "u"))
-                out.append(JSONByte.zero)
-                out.append(JSONByte.zero)
-                out.append(jsonHexDigit(b >> 4))
-                out.append(jsonHexDigit(b))
-            default:
-                out.append(b)
-            }
+            if JSONStringEscape.needsEscape(b) { JSONStringEscape.escape(b) { out.append($0) } } else { out.append(b) }
         }
         out.append(JSONByte.quote)
+    }
+}
+
+/// How a byte goes into a JSON string (RFC 8259): the one rule the
+/// serializer and the flight recorder's writer share. `"`, `\` and control
+/// bytes are escaped (the short forms where JSON has them); every other
+/// byte, UTF-8 included, goes as it is.
+public enum JSONStringEscape {
+    @inlinable @inline(__always)
+    public static func needsEscape(_ b: UInt8) -> Bool { b < 0x20 || b == 0x22 || b == 0x5C }
+
+    /// The escape of a byte that needs one, byte by byte to `emit`.
+    public static func escape(_ b: UInt8, _ emit: (UInt8) -> Void) {
+        emit(JSONByte.backslash)
+        switch b {
+        case JSONByte.quote: emit(JSONByte.quote)
+        case JSONByte.backslash: emit(JSONByte.backslash)
+        case JSONByte.lf: emit(UInt8(ascii: "n"))
+        case JSONByte.cr: emit(UInt8(ascii: "r"))
+        case JSONByte.tab: emit(UInt8(ascii: "t"))
+        case 0x08: emit(UInt8(ascii: "b"))
+        case 0x0C: emit(UInt8(ascii: "f"))
+        default:
+            emit(UInt8(ascii: "u")); emit(JSONByte.zero); emit(JSONByte.zero)
+            emit(jsonHexDigit(b >> 4)); emit(jsonHexDigit(b))
+        }
     }
 }

@@ -138,6 +138,20 @@ public struct HoldEndRecord {
     public var endedNs: Int64
     /// The guard that began it, or nil (the host).
     public var owner: UnsafePointer<CChar>?
+
+    /// As the host's on_hold_end and the trace see it (valid while `label` lives).
+    public var cValue: ng_hold_info {
+        var c = ng_hold_info()
+        c.size = UInt32(MemoryLayout<ng_hold_info>.size)
+        c.token = token
+        c.label = label.map { UnsafePointer($0.pointer) }
+        c.mask = mask
+        c.reason = reason
+        c.began_ns = beganNs
+        c.ended_ns = endedNs
+        c.owner_id = owner
+        return c
+    }
 }
 
 /// Receives the engine's callbacks (the ABI layer forwards them to the C

@@ -147,15 +147,14 @@ public struct OptionTable: Sendable {
                                defaultText: try text(d.default_json, "default_json"),
                                min: d.min, max: d.max, choices: choices)
             if let t = o.defaultText {
-                switch JSON.parse(t) {
-                case .success(let v):
-                    if let why = o.problem(v) {
-                        throw EngineError(NG_E_GUARD, "option \"\(name)\": its default \(t) is not \(why)")
-                    }
-                    o.defaultValue = v
-                case .failure(let e):
-                    throw EngineError(NG_E_GUARD, "option \"\(name)\": its default is not JSON (\(e.message))")
+                let v: JSONValue
+                do throws(JSONError) { v = try JSON.parse(t) } catch {
+                    throw EngineError(NG_E_GUARD, "option \"\(name)\": its default is not JSON (\(error.message))")
                 }
+                if let why = o.problem(v) {
+                    throw EngineError(NG_E_GUARD, "option \"\(name)\": its default \(t) is not \(why)")
+                }
+                o.defaultValue = v
             }
             options.append(o)
             i += 1

@@ -51,9 +51,8 @@ struct Version: ParsableCommand {
     func run() throws {
         setDefaultPluginDirectory()
         let lib = String(cString: ng_version_string())
-        let header = NG_VERSION_MAJOR * 1_000_000 + NG_VERSION_MINOR * 1_000 + NG_VERSION_PATCH
         print("navguard \(lib)")
-        print("library: \(lib) (ng_version() = \(ng_version()); header \(NG_VERSION_STRING) = \(header))")
+        print("library: \(lib) (ng_version() = \(ng_version()); built with navguard.h \(NG_VERSION_STRING))")
         print("plugin ABI: \(NG_PLUGIN_ABI_MAJOR).\(NG_PLUGIN_ABI_MINOR) (entry symbol \(NG_PLUGIN_ENTRY_SYMBOL))")
         print("plugin directory: \(String(cString: ng_plugin_dir()))")
     }
@@ -193,7 +192,7 @@ struct List: ParsableCommand {
             print("chain: \(chainName)")
         }
         let st = ng_chain_configure(ctx, text)
-        guard st == NG_OK, case .success(let entries) = resolveChain(text) else {
+        guard st == NG_OK, let entries = try? resolveChain(text) else {
             printError("navguard: \(statusName(st))")
             printError("navguard: \(String(cString: ng_errmsg(ctx)))")
             throw ExitCode(1)
@@ -201,7 +200,7 @@ struct List: ParsableCommand {
         var rows: [(index: Int, id: String, name: String, version: String, path: String, config: String)] = []
         for (i, e) in entries.enumerated() {
             var name = "?", version = "?", id = e.id ?? "?"
-            if let p = openLoaded(e.path), case .success(let g) = GuardDescriptor.read(p) {
+            if let p = openLoaded(e.path), let g = try? GuardDescriptor.read(p) {
                 id = g.id
                 name = String(cString: g.d.name)
                 version = String(cString: g.d.version)
@@ -286,10 +285,8 @@ struct Info: ParsableCommand {
         if guardName.contains("/") || guardName.hasSuffix(".so") {
             path = guardName
         } else {
-            switch resolveChain("{\"guards\":[{\"id\":\(jsonString(guardName))}]}") {
-            case .success(let e): path = e[0].path
-            case .failure(let e):
-                printError("navguard: \(statusName(e.status)): \(e.message)")
+            do throws(EngineError) { path = try resolveChain("{\"guards\":[{\"id\":\(jsonString(guardName))}]}")[0].path } catch {
+                printError("navguard: \(statusName(error.status)): \(error.message)")
                 throw ExitCode(1)
             }
         }
@@ -297,12 +294,12 @@ struct Info: ParsableCommand {
             printError("navguard: \(path) is not a loadable guard plugin: \(dlerror().map { String(cString: $0) } ?? "no \(NG_PLUGIN_ENTRY_SYMBOL)")")
             throw ExitCode(1)
         }
-        switch GuardDescriptor.read(p) {
-        case .failure(let e):
-            printError("navguard: \(path): \(statusName(e.status)): \(e.message)")
-            throw ExitCode(1)
-        case .success(let g):
+        do throws(EngineError) {
+            let g = try GuardDescriptor.read(p)
             print(markdown ? guardMarkdown(g) : guardText(g, path: realPath(path)), terminator: "")
+        } catch {
+            printError("navguard: \(path): \(statusName(error.status)): \(error.message)")
+            throw ExitCode(1)
         }
     }
 }
@@ -328,7 +325,7 @@ struct Docs: ParsableCommand {
         """
         var found = 0
         for g in availableGuards() where g.id.hasPrefix("org.navguard.") {
-            guard let p = openLoaded(g.path), case .success(let d) = GuardDescriptor.read(p) else { continue }
+            guard let p = openLoaded(g.path), let d = try? GuardDescriptor.read(p) else { continue }
             out += guardMarkdown(d)
             found += 1
         }

@@ -37,12 +37,12 @@ struct Timeline: ParsableCommand {
             printError("navguard timeline: \(e.message)")
             throw ExitCode(2)
         }
-        let parsed = bytes.withUnsafeBytes { Trace.read($0) }
         let model: TimelineModel
-        switch parsed {
-        case .success(let t): model = TimelineBuilder.build(t)
-        case .failure(let e):
-            printError("navguard timeline: \(trace): \(e.message)")
+        do throws(TraceError) {
+            let t = try bytes.withUnsafeBufferPointer { b throws(TraceError) in try Trace.read(UnsafeRawBufferPointer(b)) }
+            model = TimelineBuilder.build(t)
+        } catch {
+            printError("navguard timeline: \(trace): \(error.message)")
             throw ExitCode(2)
         }
         let source = trace.split(separator: "/").last.map(String.init) ?? trace

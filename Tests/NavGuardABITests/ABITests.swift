@@ -278,7 +278,7 @@ func everyContextCall() -> [(String, (OpaquePointer?) -> ng_status)] {
 struct ABITests {
     @Test("version and status names")
     func versionAndNames() {
-        #expect(ng_version() == NG_VERSION_MAJOR * 1_000_000 + NG_VERSION_MINOR * 1_000 + NG_VERSION_PATCH)
+        #expect(ng_version() == NG_VERSION_MAJOR * 1_000_000 + NG_VERSION_MINOR * 1_000 + NG_VERSION_PATCH)   // navguard.h's NG_VERSION_NUMBER
         #expect(String(cString: ng_version_string()) == NG_VERSION_STRING)
         var names = Set<String>()
         for s in 0..<NG_STATUS_COUNT {

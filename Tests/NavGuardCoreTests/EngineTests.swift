@@ -664,7 +664,7 @@ struct HoldTests {
         #expect(rec.endedHolds[b]?.reason == NG_HOLD_RELEASED, "destroy releases live holds")
     }
 
-    @Test("seed 003: overlapping holds of 0.3 s and 1.3 s block until the longer one expires")
+    @Test("overlapping holds of 0.3 s and 1.3 s block until the longer one expires")
     func overlapping() throws {
         let (e, rec) = makeEngine()
         let short = try e.beginHold(label: CStr("0.3s"), mask: UInt32(NG_MASK_DEFAULT), maxDurationNs: 300 * ms)
@@ -1045,7 +1045,7 @@ struct ChainTests {
                 $0.size = UInt32(NG_PLUGIN_DESCRIPTOR_MIN_SIZE) + UInt32(extra)
                 $0.options = UnsafePointer(bitPattern: 0x10)
             }
-            guard case .success(let read) = GuardDescriptor.read(p) else {
+            guard let read = try? GuardDescriptor.read(p) else {
                 Issue.record("size MIN+\(extra) was refused")
                 continue
             }

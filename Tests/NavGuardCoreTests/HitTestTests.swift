@@ -64,9 +64,9 @@ struct HitCase: Sendable, CustomTestStringConvertible {
     }
 }
 
-// Seed 004: a 44x44 button at (100, 100) whose touch area reaches 30 px
+// A 44x44 button at (100, 100) whose touch area reaches 30 px
 // further left/right and 20 px further up/down: x in [70, 174), y in [80, 164).
-private let seed004Button = view(
+private let largeTouchAreaButton = view(
     a, 100, 100, 44, 44, shape: .insets(top: -20, left: -30, bottom: -20, right: -30))
 
 private let nested = [
@@ -86,17 +86,17 @@ private let hitCases: [HitCase] = [
     HitCase("bounds: above top edge miss", [view(a, 10, 20, 100, 50)], pt(30, 19.999), nil),
     HitCase("bounds: zero-size view never hit", [view(a, 10, 20, 0, 0)], pt(10, 20), nil),
 
-    // .insets growing (seed 004's button).
-    HitCase("insets grow: inside the button", [seed004Button], pt(120, 120), a),
-    HitCase("insets grow: 30 px left", [seed004Button], pt(70, 120), a),
-    HitCase("insets grow: 30.001 px left miss", [seed004Button], pt(69.999, 120), nil),
-    HitCase("insets grow: 29.999 px right", [seed004Button], pt(173.999, 120), a),
-    HitCase("insets grow: 30 px right miss (half-open)", [seed004Button], pt(174, 120), nil),
-    HitCase("insets grow: 20 px up", [seed004Button], pt(120, 80), a),
-    HitCase("insets grow: 20.001 px up miss", [seed004Button], pt(120, 79.999), nil),
-    HitCase("insets grow: 19.999 px down", [seed004Button], pt(120, 163.999), a),
-    HitCase("insets grow: 20 px down miss (half-open)", [seed004Button], pt(120, 164), nil),
-    HitCase("insets grow: extended corner", [seed004Button], pt(70, 80), a),
+    // .insets growing (a button whose touch area is larger than it).
+    HitCase("insets grow: inside the button", [largeTouchAreaButton], pt(120, 120), a),
+    HitCase("insets grow: 30 px left", [largeTouchAreaButton], pt(70, 120), a),
+    HitCase("insets grow: 30.001 px left miss", [largeTouchAreaButton], pt(69.999, 120), nil),
+    HitCase("insets grow: 29.999 px right", [largeTouchAreaButton], pt(173.999, 120), a),
+    HitCase("insets grow: 30 px right miss (half-open)", [largeTouchAreaButton], pt(174, 120), nil),
+    HitCase("insets grow: 20 px up", [largeTouchAreaButton], pt(120, 80), a),
+    HitCase("insets grow: 20.001 px up miss", [largeTouchAreaButton], pt(120, 79.999), nil),
+    HitCase("insets grow: 19.999 px down", [largeTouchAreaButton], pt(120, 163.999), a),
+    HitCase("insets grow: 20 px down miss (half-open)", [largeTouchAreaButton], pt(120, 164), nil),
+    HitCase("insets grow: extended corner", [largeTouchAreaButton], pt(70, 80), a),
 
     // .insets shrinking.
     HitCase("insets shrink: centre hit",

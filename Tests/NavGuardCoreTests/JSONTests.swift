@@ -6,8 +6,15 @@ import Testing
 private func jsonBytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
 private func jsonParseError(_ b: [UInt8]) -> JSONError? {
-    if case .failure(let e) = JSON.parse(b) { return e }
+    if case .failure(let e) = parsed(b) { return e }
     return nil
+}
+
+/// JSON.parse as a Result, for the tests that look at the failure.
+private func parsed(_ s: String) -> Result<JSONValue, JSONError> { Result { () throws(JSONError) in try JSON.parse(s) } }
+private func parsed(_ b: [UInt8]) -> Result<JSONValue, JSONError> { Result { () throws(JSONError) in try JSON.parse(b) } }
+private func parsed(_ b: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONError> {
+    Result { () throws(JSONError) in try JSON.parse(b) }
 }
 
 /// An invalid input and a short label for the test report.
@@ -182,13 +189,13 @@ struct JSONTests {
 
     @Test("valid inputs parse to the expected value", arguments: jsonValidCases)
     func valid(_ c: JSONValidCase) throws {
-        let v = try JSON.parse(c.input).get()
+        let v = try JSON.parse(c.input)
         #expect(v == c.expected)
     }
 
     @Test("invalid inputs are rejected", arguments: jsonInvalidCases)
     func invalid(_ c: JSONInvalidCase) {
-        let result = JSON.parse(c.input)
+        let result = parsed(c.input)
         guard case .failure(let e) = result else {
             Issue.record("accepted invalid input \(c.label): \(result)")
             return
@@ -227,7 +234,7 @@ struct JSONTests {
         }
         #expect(jsonParseError([0x22, 0x61, 0xFF, 0x22]) == JSONError(message: "invalid UTF-8 lead byte 0xff at byte 2", offset: 2))
         // Offsets are UTF-8 byte offsets even for the String entry point.
-        if case .failure(let e) = JSON.parse("[\"é\" 1]") {
+        if case .failure(let e) = parsed("[\"é\" 1]") {
             #expect(e.offset == 6)
         } else {
             Issue.record("expected failure")
@@ -236,7 +243,7 @@ struct JSONTests {
 
     @Test("snapshot and config examples")
     func examples() throws {
-        let snap = try JSON.parse(#"{"navguard_snapshot":1,"screens":[{"id":1,"route":"home","identity":"home"}]}"#).get()
+        let snap = try JSON.parse(#"{"navguard_snapshot":1,"screens":[{"id":1,"route":"home","identity":"home"}]}"#)
         #expect(snap["navguard_snapshot"]?.int64 == 1)
         let screens = try #require(snap["screens"]?.array)
         #expect(screens.count == 1)
@@ -245,7 +252,7 @@ struct JSONTests {
         #expect(snap["screens"]?[0]?["identity"] == "home")
 
         let cfgText = #"{"mode":"queue","keep":"last","limit":8,"every_view_exclusive":true,"recover_after_ms":2000,"args":["kind","route"]}"#
-        let cfg = try JSON.parse(cfgText).get()
+        let cfg = try JSON.parse(cfgText)
         #expect(cfg["mode"]?.string == "queue")
         #expect(cfg["limit"]?.int64 == 8)
         #expect(cfg["every_view_exclusive"]?.bool == true)
@@ -289,16 +296,16 @@ struct JSONTests {
     @Test("duplicate keys are refused, in small and large objects, at any depth")
     func duplicateKeys() throws {
         for text in [#"{"a":1,"b":2,"a":3}"#, #"{"x":{"k":1,"k":1}}"#, #"[{"a":1},{"a":1,"a":2}]"#] {
-            guard case .failure(let e) = JSON.parse(text) else { Issue.record("\(text) parsed"); continue }
+            guard case .failure(let e) = parsed(text) else { Issue.record("\(text) parsed"); continue }
             #expect(e.message.hasPrefix("duplicate object key"), "\(text): \(e.message)")
         }
         var big = (0..<40).map { "\"k\($0)\":\($0)" }
-        #expect(throws: Never.self) { try JSON.parse("{" + big.joined(separator: ",") + "}").get() }
+        #expect(throws: Never.self) { try JSON.parse("{" + big.joined(separator: ",") + "}") }
         big.append("\"k7\":0")
-        guard case .failure(let e) = JSON.parse("{" + big.joined(separator: ",") + "}") else { Issue.record("big parsed"); return }
+        guard case .failure(let e) = parsed("{" + big.joined(separator: ",") + "}") else { Issue.record("big parsed"); return }
         #expect(e.message.hasPrefix("duplicate object key \"k7\""), "\(e.message)")
         // Keys differing only by escapes are the same key.
-        guard case .failure = JSON.parse(#"{"a":1,"\u0061":2}"#) else { Issue.record("escaped duplicate parsed"); return }
+        guard case .failure = parsed(#"{"a":1,"\u0061":2}"#) else { Issue.record("escaped duplicate parsed"); return }
         // A value built in code may still have them; the writer keeps them.
         #expect(JSON.serialize(.object([("a", .integer(1)), ("a", .integer(2))])) == #"{"a":1,"a":2}"#)
     }
@@ -318,17 +325,17 @@ struct JSONTests {
 
     @Test("integer / double split")
     func integerDoubleSplit() throws {
-        #expect(try JSON.parse("8").get() == .integer(8))
-        #expect(try JSON.parse("8.0").get() == .number(8))
-        #expect(try JSON.parse("8e0").get() == .number(8))
-        #expect(try JSON.parse("2000").get().int64 == 2000)
-        #expect(try JSON.parse("2e3").get().int64 == 2000)
-        #expect(try JSON.parse("2.5e3").get().int64 == 2500)
-        #expect(try JSON.parse("0.1").get().int64 == nil)
-        #expect(try JSON.parse("9223372036854775807").get() == .integer(.max))
-        #expect(try JSON.parse("9223372036854775808").get() == .number(9.223372036854775808e18))
-        #expect(try JSON.parse("-9223372036854775808").get() == .integer(.min))
-        #expect(try JSON.parse("99999999999999999999").get() == .number(1e20))
+        #expect(try JSON.parse("8") == .integer(8))
+        #expect(try JSON.parse("8.0") == .number(8))
+        #expect(try JSON.parse("8e0") == .number(8))
+        #expect(try JSON.parse("2000").int64 == 2000)
+        #expect(try JSON.parse("2e3").int64 == 2000)
+        #expect(try JSON.parse("2.5e3").int64 == 2500)
+        #expect(try JSON.parse("0.1").int64 == nil)
+        #expect(try JSON.parse("9223372036854775807") == .integer(.max))
+        #expect(try JSON.parse("9223372036854775808") == .number(9.223372036854775808e18))
+        #expect(try JSON.parse("-9223372036854775808") == .integer(.min))
+        #expect(try JSON.parse("99999999999999999999") == .number(1e20))
         // Serialization preserves the split on a round trip.
         #expect(JSON.serialize(.integer(8)) == "8")
         #expect(JSON.serialize(.number(8)) == "8.0")
@@ -336,7 +343,7 @@ struct JSONTests {
         for v: JSONValue in [.integer(8), .number(8), .number(1e16), .number(1e300), .number(-1e-300), .number(0.1),
                              .number(.leastNonzeroMagnitude), .number(1.7976931348623157e308), .number(-0.0), .number(123.456),
                              .integer(.max), .integer(.min), .integer(0), .integer(-1)] {
-            let back = try JSON.parse(JSON.serialize(v)).get()
+            let back = try JSON.parse(JSON.serialize(v))
             #expect(back == v, "\(JSON.serialize(v))")
             if case .number(let a) = v, case .number(let b) = back {
                 #expect(a.bitPattern == b.bitPattern, "exact double round trip for \(a)")
@@ -351,13 +358,13 @@ struct JSONTests {
         let s = "q\" b\\ s/ n\n r\r t\t b\u{08} f\u{0C} z\u{0} o\u{01} u\u{1F} d\u{7F}"
         let out = JSON.serialize(.string(s))
         #expect(out == #""q\" b\\ s/ n\n r\r t\t b\b f\f z\u0000 o\u0001 u\u001f d"# + "\u{7F}\"")
-        #expect(try JSON.parse(out).get() == .string(s))
+        #expect(try JSON.parse(out) == .string(s))
         // Every control character escapes and round-trips.
         var all = ""
         for c in 0..<0x20 { all.unicodeScalars.append(Unicode.Scalar(UInt8(c))) }
         let allOut = JSON.serialize(.string(all))
         #expect(!allOut.utf8.contains { $0 < 0x20 })
-        #expect(try JSON.parse(allOut).get() == .string(all))
+        #expect(try JSON.parse(allOut) == .string(all))
     }
 
     @Test("unicode is emitted as UTF-8 and round-trips")
@@ -365,10 +372,10 @@ struct JSONTests {
         let s = "Café ☕ 𝄞"
         #expect(JSON.serialize(.string(s)) == "\"Café ☕ 𝄞\"")
         #expect(Array(JSON.serialize(.string("é")).utf8) == [0x22, 0xC3, 0xA9, 0x22])
-        #expect(try JSON.parse(JSON.serialize(.string(s))).get() == .string(s))
-        #expect(try JSON.parse(#""Caf\u00e9 \u2615 \uD834\uDD1E""#).get() == .string(s))
+        #expect(try JSON.parse(JSON.serialize(.string(s))) == .string(s))
+        #expect(try JSON.parse(#""Caf\u00e9 \u2615 \uD834\uDD1E""#) == .string(s))
         // Keys too, mixed escapes and raw UTF-8.
-        let obj = try JSON.parse(#"{"clé\n☕":"x\u00e9y𝄞z"}"#).get()
+        let obj = try JSON.parse(#"{"clé\n☕":"x\u00e9y𝄞z"}"#)
         #expect(obj["clé\n☕"] == .string("xéy𝄞z"))
         #expect(JSON.serialize(obj) == #"{"clé\n☕":"xéy𝄞z"}"#)
     }
@@ -389,14 +396,14 @@ struct JSONTests {
         ]
         for v in values {
             let text = JSON.serialize(v)
-            let back = try JSON.parse(text).get()
+            let back = try JSON.parse(text)
             #expect(back == v, "\(text)")
             #expect(JSON.serialize(back) == text, "serialization is deterministic")
             // Also through the byte-level entry point and serialize(into:).
             var buf: [UInt8] = [0x41]
             JSON.serialize(v, into: &buf)
             #expect(Array(buf.dropFirst()) == Array(text.utf8))
-            let back2 = try JSON.parse(Array(text.utf8)).get()
+            let back2 = try JSON.parse(Array(text.utf8))
             #expect(back2 == v)
         }
     }
@@ -407,14 +414,14 @@ struct JSONTests {
         func objects(_ n: Int) -> String { String(repeating: "{\"a\":", count: n) + "0" + String(repeating: "}", count: n) }
 
         #expect(JSON.maxDepth == 64)
-        let ok = try JSON.parse(arrays(64)).get()
+        let ok = try JSON.parse(arrays(64))
         var depth = 0
         var cur = ok
         while let inner = cur.array { depth += 1; cur = inner.first ?? .null }
         #expect(depth == 64)
-        #expect((try? JSON.parse(objects(64)).get()) != nil)
+        #expect((try? JSON.parse(objects(64))) != nil)
         // Scalars inside 64 containers are fine.
-        #expect((try? JSON.parse(String(repeating: "[", count: 64) + "1" + String(repeating: "]", count: 64)).get()) != nil)
+        #expect((try? JSON.parse(String(repeating: "[", count: 64) + "1" + String(repeating: "]", count: 64))) != nil)
 
         for text in [arrays(65), objects(65), arrays(100_000), String(repeating: "[", count: 200_000),
                      String(repeating: "{\"a\":[", count: 50_000)] {
@@ -426,12 +433,12 @@ struct JSONTests {
         #expect(e.message == "nesting depth exceeds the limit of 64 at byte 64")
         // Mixed containers count together.
         let mixed = String(repeating: "[{\"k\":", count: 32) + "1" + String(repeating: "}]", count: 32)
-        #expect((try? JSON.parse(mixed).get()) != nil)
+        #expect((try? JSON.parse(mixed)) != nil)
         let mixedDeep = "[" + mixed + "]"
         #expect(jsonParseError(jsonBytes(mixedDeep))?.message.contains("depth") == true)
         // Depth is per nesting, not per total container count.
         let wide = "[" + Array(repeating: arrays(63), count: 1000).joined(separator: ",") + "]"
-        #expect((try? JSON.parse(wide).get()) != nil)
+        #expect((try? JSON.parse(wide)) != nil)
     }
 
     @Test("input size limit")
@@ -440,7 +447,7 @@ struct JSONTests {
         // Exactly 1 MiB is accepted.
         let exact = "\"" + String(repeating: "a", count: 1_048_576 - 2) + "\""
         #expect(exact.utf8.count == 1_048_576)
-        #expect(try JSON.parse(exact).get().string?.utf8.count == 1_048_574)
+        #expect(try JSON.parse(exact).string?.utf8.count == 1_048_574)
         // One byte more is rejected (even if it is only whitespace).
         let over = exact + " "
         let e = try #require(jsonParseError(jsonBytes(over)))
@@ -453,16 +460,16 @@ struct JSONTests {
         let storage = Array("[1,\"a\"]garbage".utf8)
         try storage.withUnsafeBufferPointer { (buf) throws -> Void in
             let prefix = UnsafeBufferPointer(rebasing: buf[0..<7])
-            #expect(try JSON.parse(prefix).get() == [1, "a"])
+            #expect(try JSON.parse(prefix) == [1, "a"])
             // Cutting inside a string / number must not read past the end.
             let cut = UnsafeBufferPointer(rebasing: buf[0..<5])
             #expect(jsonParseError(Array(cut))?.message.contains("unterminated string") == true)
-            if case .success = JSON.parse(cut) { Issue.record("accepted truncated buffer") }
+            if case .success = parsed(cut) { Issue.record("accepted truncated buffer") }
             let num = UnsafeBufferPointer(rebasing: buf[1..<2])
-            #expect(try JSON.parse(num).get() == .integer(1))
+            #expect(try JSON.parse(num) == .integer(1))
         }
         let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-        if case .failure(let e) = JSON.parse(empty) {
+        if case .failure(let e) = parsed(empty) {
             #expect(e.offset == 0)
         } else {
             Issue.record("accepted empty buffer")

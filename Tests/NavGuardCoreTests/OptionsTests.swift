@@ -39,7 +39,7 @@ private func table(_ decls: [ng_option_decl]) -> Result<OptionTable, EngineError
     do { return .success(try OptionTable(declList(decls))) } catch { return .failure(error) }
 }
 
-private func json(_ s: String) -> JSONValue { try! JSON.parse(s).get() }
+private func json(_ s: String) -> JSONValue { try! JSON.parse(s) }
 
 @Suite("guard options")
 struct OptionsTests {

@@ -256,7 +256,8 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
     }
 }
 
-/// The seed scenarios through the default chain's guards, in its order.
+/// The failure scenarios (double push, back during a transition, a cancelled
+/// swipe, a stuck transition...) through the default chain's guards, in its order.
 @Suite struct DefaultChainTests {
     static var chain: [GuardSpec] { [
         GuardSpec(ngg_global_ignore_descriptor()), GuardSpec(ngg_exclusive_touch_descriptor()),

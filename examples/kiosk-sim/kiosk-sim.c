@@ -1,6 +1,7 @@
 /*
- * kiosk-sim — NavGuard's seed failure scenarios played on a kiosk flow
- * Home -> Menu -> Item -> Checkout, with a manual clock, twice: UNGUARDED
+ * kiosk-sim — the failures NavGuard guards against (a double push, a back
+ * during a push, a cancelled swipe back, a stuck transition...) played on a
+ * kiosk flow Home -> Menu -> Item -> Checkout, with a manual clock, twice: UNGUARDED
  * (empty chain) and GUARDED (the default chain of built-in guard plugins,
  * ng_chain_configure(ctx, NULL)).
  *

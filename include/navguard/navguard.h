@@ -1260,8 +1260,9 @@ NG_API const char *ng_default_chain(void);
  * truncated) or `write`. With `ring_records` or `ring_ns` set, records are
  * kept in memory instead, the newest at most `ring_records` (default 100000)
  * and, with `ring_ns`, only those younger than that; ng_record_dump writes
- * them, and so does a watchdog report (its text then names the file: the
- * destination `path`, or `dump_dir`/navguard-<pid>-<ctx>-<n>.jsonl). */
+ * them, and so does every guard's report (the watchdog's or any other: its
+ * text then names the file: `dump_dir`/navguard-<pid>-<ctx>-<n>.jsonl; with
+ * `path`, the report names that file). */
 typedef struct ng_record_options {
     uint32_t size;
     const char *path;

@@ -1,5 +1,5 @@
-/* org.navguard.bar-should — seed 000 level (a): the navigation bar's
- * shouldPush/shouldPop refuse a new bar push or pop while a bar animation is
+/* org.navguard.bar-should — the navigation bar's own check, as UIKit's
+ * navigationBar:shouldPushItem:/shouldPopItem: make it: refuse a new bar push or pop while a bar animation is
  * in flight. The back button and an interactive-back begin are bar pops too,
  * so the implicit path is guarded exactly like an explicit pop. */
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 /* org.navguard.exclusive-touch — UIKit's exclusiveTouch and
- * multipleTouchEnabled rules (Apple's event-handling guide), seeds 000/004:
+ * multipleTouchEnabled rules (Apple's event-handling guide):
  *  - a touch on an exclusive view is delivered only if no other view is
  *    tracking a touch;
  *  - a touch on any view is withheld while an exclusive view tracks one;
  *  - with multiple touch off, a second concurrent touch on the same view is
  *    not delivered (and not passed to another view).
  * every_view_exclusive (default false) treats every view as exclusive, as
- * seed 000 does. Views the host did not register have UIKit's defaults. */
+ * an app that sets exclusiveTouch on every control does. Views the host did not register have UIKit's defaults. */
 #include <stdlib.h>
 #include "../common/ngg_util.h"
 #include "navguard_builtins.h"
@@ -14,7 +14,7 @@
 typedef struct { const ng_guard_host *host; bool every_view; } exclusive_touch;
 
 static const ng_option_decl options[] = {
-    NG_OPTION_BOOL("every_view_exclusive", "false", "treat every view as exclusive-touch (seed 000)"),
+    NG_OPTION_BOOL("every_view_exclusive", "false", "treat every view as exclusive-touch (as if every control set it)"),
     NG_OPTION_END,
 };
 

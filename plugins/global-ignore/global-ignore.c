@@ -1,4 +1,5 @@
-/* org.navguard.global-ignore — seed 000 level (c) and seed 003: all app input
+/* org.navguard.global-ignore — UIKit's ignoring of interaction events around
+ * a transition, made safe: all app input
  * of the types in `mask` (default touches + motion) is ignored from
  * will-show to did-show. It takes a hold for every screen transition
  * (hold_during_transitions, default true), tied to that transition

@@ -1,4 +1,4 @@
-/* org.navguard.transition — seed 000 level (b) and SafeUINavigationController:
+/* org.navguard.transition — one screen transition at a time:
  * while a transition is in flight (either track, or an interactive back),
  * a request of a kind listed in `queue` (default: push and replace-stack,
  * what programs request) is deferred and applied, one at a time and in

@@ -1,4 +1,4 @@
-/* org.navguard.watchdog — seed 000's self-healing timer and stuck-UI report.
+/* org.navguard.watchdog — the self-healing timer and the stuck-UI report.
  * It refuses nothing. When something outlives its limit it ends it:
  *  - a transition track in flight longer than transition_limit_ms is finished
  *    (transition_finish, NG_TRACK_ALL, marked FORCED);

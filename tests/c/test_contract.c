@@ -216,6 +216,44 @@ static void test_wake(void) {
     ng_context_destroy(ctx);
 }
 
+/* A guard's own thread calls the host table's wake: the host's on_wake runs
+ * on that thread, once until the owner's next tick. */
+static void *wg_create(const ng_guard_host *h, const char *c) { (void)c; return (void *)h; }
+static void wg_destroy(void *i) { (void)i; }
+static const ng_plugin_descriptor wake_guard = {
+    NG_PLUGIN_DESCRIPTOR_ABI, .id = "org.example.waker", .name = "waker", .version = "1",
+    .description = "wakes the host from its own thread", .create = wg_create, .destroy = wg_destroy,
+};
+static const ng_guard_host *g_wake_host;
+static pthread_t g_waker_thread;
+static void *waker_thread(void *arg) {
+    (void)arg;
+    g_waker_thread = pthread_self();
+    g_wake_host->wake(g_wake_host);
+    g_wake_host->wake(g_wake_host);
+    return NULL;
+}
+static void *wg_create_keep(const ng_guard_host *h, const char *c) { g_wake_host = h; return wg_create(h, c); }
+
+static void test_guard_wake(void) {
+    host h;
+    ng_context *ctx = make(&h, false);
+    ng_plugin_descriptor d = wake_guard;
+    d.create = wg_create_keep;
+    MUST(ctx, ng_chain_add(ctx, &d, NULL));
+    EXPECT(g_wake_host && g_wake_host->wake, "the host table has wake");
+    pthread_t t;
+    pthread_create(&t, NULL, waker_thread, NULL);
+    pthread_join(t, NULL);
+    EXPECT(atomic_load(&h.wakes) == 1, "a guard's wake calls on_wake, once until the next tick (%d)", atomic_load(&h.wakes));
+    EXPECT(pthread_equal(h.wake_thread, g_waker_thread), "on_wake runs on the guard's thread");
+    MUST(ctx, ng_tick(ctx));
+    pthread_create(&t, NULL, waker_thread, NULL);
+    pthread_join(t, NULL);
+    EXPECT(atomic_load(&h.wakes) == 2, "after a tick the guard's wake calls on_wake again (%d)", atomic_load(&h.wakes));
+    ng_context_destroy(ctx);
+}
+
 static void test_deadline(void) {
     host h;
     ng_context *ctx = make(&h, true);
@@ -401,6 +439,7 @@ static void test_names(void) {
 int main(void) {
     test_lost_release();
     test_wake();
+    test_guard_wake();
     test_deadline();
     test_stale();
     test_questions();

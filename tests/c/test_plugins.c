@@ -15,7 +15,7 @@
  *  - chain order matters: [transition(queue), bar-should] defers a push made
  *    during an animated push and applies it after the finish;
  *    [bar-should, transition(queue)] refuses it busy;
- *  - the seed scenarios end to end with the default chain: double push
+ *  - the failure scenarios end to end with the default chain: double push
  *    refused, back during a push refused, a cancelled swipe restores the
  *    stack, the watchdog recovers a stuck transition and reports, a posted
  *    request is deferred then applied, a touched control is cancelled when
@@ -701,7 +701,7 @@ static void test_order(void) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* The seed scenarios with the default chain                                 */
+/* The failure scenarios with the default chain                              */
 /* ------------------------------------------------------------------------ */
 
 static ng_context *default_ctx(recorder *r, int depth) {

@@ -68,7 +68,7 @@ func runChild(group name: String, _ input: ValidationInput) -> Int32 {
 /// load group has reported why when there is none).
 func loadedDescriptor(_ path: String) -> GuardDescriptor? {
     guard let d = openLoaded(path) else { return nil }
-    return try? GuardDescriptor.read(d).get()
+    return try? GuardDescriptor.read(d)
 }
 
 private func notLoadable(_ group: String) -> Int32 {

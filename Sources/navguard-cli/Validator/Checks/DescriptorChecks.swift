@@ -82,16 +82,14 @@ func descriptorChecks(_ path: String, _ d: UnsafePointer<ng_plugin_descriptor>) 
         return .warn("file \(base) is not \(file): a chain entry {\"id\": \"\(id)\"} would not find it on the search path (a {\"path\": ...} entry works)")
     }
     check("descriptor.options") {
-        switch GuardDescriptor.read(d) {
-        case .failure(let e): return .fail(e.message)
-        case .success(let g):
-            if !g.options.declared {
-                return .warn("no options declared (descriptor `options`, plugin ABI 1.1): the host cannot check its "
-                             + "configuration, and `navguard plugins info` cannot list it")
-            }
-            if g.options.options.isEmpty { return .pass("declares that it takes no options") }
-            return .pass("\(g.options.options.count) declared: " + g.options.options.map { "\($0.name) (\(OptionDecl.typeName($0.type)))" }.joined(separator: ", "))
+        let g: GuardDescriptor
+        do throws(EngineError) { g = try GuardDescriptor.read(d) } catch { return .fail(error.message) }
+        if !g.options.declared {
+            return .warn("no options declared (descriptor `options`, plugin ABI 1.1): the host cannot check its "
+                         + "configuration, and `navguard plugins info` cannot list it")
         }
+        if g.options.options.isEmpty { return .pass("declares that it takes no options") }
+        return .pass("\(g.options.options.count) declared: " + g.options.options.map { "\($0.name) (\(OptionDecl.typeName($0.type)))" }.joined(separator: ", "))
     }
 }
 

@@ -52,7 +52,7 @@ func optionChecks(_ input: ValidationInput, _ plugin: PluginUnderTest) {
         check("options.boundaries") { .pass("not applicable: the guard declares no options") }
         return
     }
-    let base: [(String, JSONValue)] = (try? JSON.parse(input.config).get())?.object ?? []
+    let base: [(String, JSONValue)] = (try? JSON.parse(input.config))?.object ?? []
     for o in table.options {
         check("options.\(o.name)") {
             let (valid, invalid) = boundaryValues(o)

@@ -215,7 +215,7 @@ typedef int32_t ng_event_type;
 #define NG_MASK_SCROLL    0x10u
 #define NG_MASK_HOVER     0x20u
 #define NG_MASK_ALL       0x3Fu
-#define NG_MASK_DEFAULT   0x03u   /* touches + motion, as seed 003 */
+#define NG_MASK_DEFAULT   0x03u   /* touches + motion */
 
 /* ------------------------------------------------------------------------ */
 /* Handles and records                                                       */

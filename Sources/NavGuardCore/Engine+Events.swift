@@ -1,34 +1,6 @@
 import CNavGuard
 
-/// The verdict on one event.
-public struct EventVerdict {
-    public var verdict: Int32        // NG_VERDICT_*
-    public var reason: Int32
-    public var target: UInt64
-    public var guardID: UnsafePointer<CChar>?
-    /// IGNORING: the hold that blocked it (its owner is `guardID`).
-    public var holdToken: UInt64 = 0
-    public var holdLabel: UnsafePointer<CChar>? = nil
-
-    @inline(__always)
-    static func deliver(_ target: UInt64) -> EventVerdict {
-        EventVerdict(verdict: NG_VERDICT_DELIVER, reason: NG_REASON_NONE, target: target, guardID: nil)
-    }
-
-    @inline(__always)
-    static func drop(_ reason: Int32, _ target: UInt64, _ guardID: UnsafePointer<CChar>? = nil) -> EventVerdict {
-        EventVerdict(verdict: NG_VERDICT_DROP, reason: reason, target: target, guardID: guardID)
-    }
-
-    /// Dropped because `hold` blocks the event's type: named after its owner.
-    static func ignoring(_ target: UInt64, by hold: Hold?) -> EventVerdict {
-        var v = EventVerdict.drop(NG_REASON_IGNORING, target, hold?.ownerID)
-        v.holdToken = hold?.token ?? 0
-        v.holdLabel = hold?.label.map { UnsafePointer($0.pointer) }
-        return v
-    }
-}
-
+// The engine's input side: events routed, touches tracked, views set.
 
 extension Engine {
     // MARK: Events
@@ -205,19 +177,19 @@ extension Engine {
 
     // MARK: Views
 
-    public func setView(_ spec: ViewSpec) throws(ViewTreeError) {
-        try views.set(spec)
+    public func setView(_ spec: ViewSpec) throws(EngineError) {
+        do throws(ViewTreeError) { try views.set(spec) } catch { throw error.engineError }
     }
 
     /// Remove a view and its subtree; touches bound to removed views are
     /// cancelled, except the one driving a swipe back (the host swaps the
     /// screens' views under the finger).
-    public func removeView(_ id: UInt64) throws(ViewTreeError) {
+    public func removeView(_ id: UInt64) throws(EngineError) {
         var gone: [UInt64] = []
         for t in touches.touches where t.state == NG_TOUCH_STATE_DELIVERED && transitions.swipe?.isDriving(t.id) != true {
             if t.view == id || views.isAncestor(id, of: t.view) { gone.append(t.id) }
         }
-        try views.remove(id)
+        do throws(ViewTreeError) { try views.remove(id) } catch { throw error.engineError }
         var cancelled = false
         for tid in gone {
             if let i = touches.index(of: tid), let info = touches.cancel(at: i) {

@@ -254,7 +254,7 @@ final class TraceLine {
         var checked = false
         while i < n {
             let b = src[i]
-            if b >= 0x20 && b < 0x7F && b != 0x22 && b != 0x5C {
+            if b < 0x80 && !JSONStringEscape.needsEscape(b) {
                 out[c] = b
                 c += 1
             } else if b >= 0x80 {
@@ -285,26 +285,14 @@ final class TraceLine {
         var i = i0
         while i < n {
             let b = src[i]
-            if b >= 0x20 && b != 0x22 && b != 0x5C && b != 0x7F { raw(b) } else { escape(b) }
+            if JSONStringEscape.needsEscape(b) { escape(b) } else { raw(b) }
             i += 1
         }
         raw(0x22)
         needComma = true
     }
 
-    private func escape(_ b: UInt8) {
-        switch b {
-        case 0x22: raw(0x5C); raw(0x22)
-        case 0x5C: raw(0x5C); raw(0x5C)
-        case 0x0A: raw(0x5C); raw(0x6E)
-        case 0x0D: raw(0x5C); raw(0x72)
-        case 0x09: raw(0x5C); raw(0x74)
-        default:
-            raw(0x5C); raw(0x75); raw(0x30); raw(0x30)
-            hexDigit(b >> 4)
-            hexDigit(b & 15)
-        }
-    }
+    private func escape(_ b: UInt8) { JSONStringEscape.escape(b) { raw($0) } }
 
     private func replacingInvalid(_ s: UnsafeRawBufferPointer) {
         var fixed: [UInt8] = []

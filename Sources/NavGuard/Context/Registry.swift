@@ -17,9 +17,9 @@ final class Registry: @unchecked Sendable {
     private let boxes: UnsafeMutablePointer<Atomic<UInt>>
     /// currentThread() of the owner thread; 0 while detached.
     private let owners: UnsafeMutablePointer<Atomic<UInt>>
-    /// Guards create, destroy, attach and posting (which must not race a destroy).
-    let lock = Lock()
-    private var state = State()
+    /// Free slots and generations; taken by create, destroy, attach and
+    /// posting (which must not race a destroy).
+    private let state = Mutex(State())
 
     struct State {
         var free: [Int] = Array((0..<Registry.capacity).reversed())
@@ -40,7 +40,7 @@ final class Registry: @unchecked Sendable {
     /// Register a box owned by the calling thread; nil when NG_MAX_CONTEXTS
     /// contexts are live.
     func insert(_ box: ContextBox) -> OpaquePointer? {
-        lock.withLock { () -> OpaquePointer? in
+        state.withLock { state -> OpaquePointer? in
             guard let slot = state.free.popLast() else { return nil }
             let gen = state.nextGeneration[slot]
             state.nextGeneration[slot] = gen >= (UInt64(1) << 47) ? 1 : gen + 1
@@ -97,7 +97,7 @@ final class Registry: @unchecked Sendable {
 
     /// The calling thread takes a detached context (or already owns it).
     func attach(_ handle: OpaquePointer?) -> ng_status {
-        lock.withLock { () -> ng_status in
+        state.withLock { _ -> ng_status in
             guard let (slot, gen) = decode(handle), generations[slot].load(ordering: .acquiring) == gen,
                   let p = UnsafeRawPointer(bitPattern: boxes[slot].load(ordering: .relaxed)),
                   !Unmanaged<ContextBox>.fromOpaque(p).takeUnretainedValue().closing else { return NG_E_HANDLE }
@@ -109,24 +109,24 @@ final class Registry: @unchecked Sendable {
 
     /// Run `body` with a live, not closing box while holding the registry
     /// lock, so that the context cannot be destroyed meanwhile (posting).
-    func withLocked<T>(_ handle: OpaquePointer?, _ body: (ContextBox?) -> T) -> T {
-        lock.withLock {
+    func withLocked<T>(_ handle: OpaquePointer?, _ body: (ContextBox?) throws(EngineError) -> T) throws(EngineError) -> T {
+        try state.withLock { _ throws(EngineError) -> T in
             guard let (slot, gen) = decode(handle), generations[slot].load(ordering: .acquiring) == gen,
-                  let p = UnsafeRawPointer(bitPattern: boxes[slot].load(ordering: .relaxed)) else { return body(nil) }
+                  let p = UnsafeRawPointer(bitPattern: boxes[slot].load(ordering: .relaxed)) else { return try body(nil) }
             let box = Unmanaged<ContextBox>.fromOpaque(p).takeUnretainedValue()
-            return body(box.closing ? nil : box)
+            return try body(box.closing ? nil : box)
         }
     }
 
     /// Mark a box closing: posts are refused from now on, while its owner
     /// still finishes the teardown (callbacks may read the context).
     func close(_ box: ContextBox) {
-        lock.withLock { box.closing = true }
+        state.withLock { _ in box.closing = true }
     }
 
     /// Unregister; returns the box (still retained: the caller releases it).
     func remove(_ box: ContextBox) -> Unmanaged<ContextBox> {
-        lock.withLock { () -> Unmanaged<ContextBox> in
+        state.withLock { state -> Unmanaged<ContextBox> in
             let slot = box.slot
             let p = UnsafeRawPointer(bitPattern: boxes[slot].load(ordering: .relaxed))!
             generations[slot].store(0, ordering: .releasing)

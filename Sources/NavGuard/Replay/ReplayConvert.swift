@@ -61,108 +61,96 @@ private func screenFrom(_ v: JSONValue, _ strings: inout CStrings) throws(FieldE
     return ng_screen(id: id, route: strings.make(route), identity: strings.make(v["identity"]?.string))
 }
 
-func withScreen(_ v: JSONValue, _ body: (ng_screen) -> ng_status) -> Result<ng_status, FieldError> {
+func withScreen(_ v: JSONValue, _ body: (ng_screen) -> ng_status) throws(FieldError) -> ng_status {
     var strings = CStrings()
     defer { strings.free() }
-    do { return .success(body(try screenFrom(v, &strings))) } catch { return .failure(error) }
+    return body(try screenFrom(v, &strings))
 }
 
-func withRequest(_ v: JSONValue, _ body: (UnsafePointer<ng_request>) -> ng_status) -> Result<ng_status, FieldError> {
+func withRequest(_ v: JSONValue, _ body: (UnsafePointer<ng_request>) -> ng_status) throws(FieldError) -> ng_status {
     var strings = CStrings()
     defer { strings.free() }
     guard let kind = enumValue(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT) else {
-        return .failure(FieldError(message: "a request with an unknown kind"))
+        throw FieldError(message: "a request with an unknown kind")
     }
     var r = ng_request()
     var screens: [ng_screen] = []
-    do {
-        r.size = UInt32(MemoryLayout<ng_request>.size)
-        r.kind = kind
-        r.flags = try integer(v["flags"], "flags")
-        r.source = try integer(v["source"], "source")
-        if let s = v["screen"] { r.screen = try screenFrom(s, &strings) }
-        r.target_id = try integer(v["target"], "target")
-        r.duration_ns = try integer(v["duration_ns"], "duration_ns")
-        r.driving_touch = try integer(v["touch"], "touch")
-        r.from_screen = try integer(v["from"], "from")
-        if kind == NG_REQ_PUSH { r.screen_flags = try integer(v["screen"]?["flags"], "screen.flags") }
-        for s in v["screens"]?.array ?? [] { screens.append(try screenFrom(s, &strings)) }
-    } catch {
-        return .failure(error)
-    }
-    return .success(screens.withUnsafeBufferPointer { buf in
+    r.size = UInt32(MemoryLayout<ng_request>.size)
+    r.kind = kind
+    r.flags = try integer(v["flags"], "flags")
+    r.source = try integer(v["source"], "source")
+    if let s = v["screen"] { r.screen = try screenFrom(s, &strings) }
+    r.target_id = try integer(v["target"], "target")
+    r.duration_ns = try integer(v["duration_ns"], "duration_ns")
+    r.driving_touch = try integer(v["touch"], "touch")
+    r.from_screen = try integer(v["from"], "from")
+    if kind == NG_REQ_PUSH { r.screen_flags = try integer(v["screen"]?["flags"], "screen.flags") }
+    for s in v["screens"]?.array ?? [] { screens.append(try screenFrom(s, &strings)) }
+    return screens.withUnsafeBufferPointer { buf in
         r.screens = buf.baseAddress
         r.screen_count = buf.count
         return withUnsafePointer(to: &r) { body($0) }
-    })
+    }
 }
 
-func eventFrom(_ v: JSONValue) -> Result<ng_event, FieldError> {
+func eventFrom(_ v: JSONValue) throws(FieldError) -> ng_event {
     guard let type = enumValue(v["type"], ng_event_type_name, 0..<NG_EVENT_TYPE_COUNT) else {
-        return .failure(FieldError(message: "an event with an unknown type"))
+        throw FieldError(message: "an event with an unknown type")
     }
     var e = ng_event()
     e.size = UInt32(MemoryLayout<ng_event>.size)
     e.type = type
-    do {
-        if type == NG_EVENT_TOUCH {
-            guard let phase = enumValue(v["phase"], ng_touch_phase_name, 0..<4) else {
-                return .failure(FieldError(message: "a touch event with an unknown phase"))
-            }
-            e.phase = phase
-        } else {
-            e.phase = try integer(v["phase"], "phase")
+    if type == NG_EVENT_TOUCH {
+        guard let phase = enumValue(v["phase"], ng_touch_phase_name, 0..<4) else {
+            throw FieldError(message: "a touch event with an unknown phase")
         }
-        e.touch_id = try integer(v["touch"], "touch")
-        e.x = try real(v["x"], "x")
-        e.y = try real(v["y"], "y")
-        e.flags = try integer(v["flags"], "flags")
-        e.target_view = try integer(v["target"], "target")
-        e.code = try integer(v["code"], "code")
-        e.timestamp_ns = try integer(v["ts"], "ts")
-    } catch {
-        return .failure(error)
+        e.phase = phase
+    } else {
+        e.phase = try integer(v["phase"], "phase")
     }
-    return .success(e)
+    e.touch_id = try integer(v["touch"], "touch")
+    e.x = try real(v["x"], "x")
+    e.y = try real(v["y"], "y")
+    e.flags = try integer(v["flags"], "flags")
+    e.target_view = try integer(v["target"], "target")
+    e.code = try integer(v["code"], "code")
+    e.timestamp_ns = try integer(v["ts"], "ts")
+    return e
 }
 
-func withView(_ v: JSONValue, _ body: (UnsafePointer<ng_view>) -> ng_status) -> Result<ng_status, FieldError> {
-    guard v["id"] != nil else { return .failure(FieldError(message: "a view without an id")) }
+func withView(_ v: JSONValue, _ body: (UnsafePointer<ng_view>) -> ng_status) throws(FieldError) -> ng_status {
+    guard v["id"] != nil else { throw FieldError(message: "a view without an id") }
     var c = ng_view()
     var points: [ng_point] = []
-    do {
-        let id = try integer(v["id"], "id", as: UInt64.self)
-        c.size = UInt32(MemoryLayout<ng_view>.size)
-        c.id = id
-        c.parent = try integer(v["parent"], "parent")
-        c.frame = ng_rect(x: try real(v["x"], "x"), y: try real(v["y"], "y"),
-                          width: try real(v["w"], "w"), height: try real(v["h"], "h"))
-        c.order = try integer(v["order"], "order")
-        c.flags = try integer(v["flags"], "flags")
-        c.alpha = try real(v["alpha"], "alpha", default: 1)
-        let shape = v["shape"]
-        guard let kind = shape?["kind"] == nil ? NG_SHAPE_BOUNDS : enumValue(shape?["kind"], ng_shape_kind_name, 0..<4) else {
-            return .failure(FieldError(message: "view \(id) has an unknown shape kind"))
-        }
-        c.shape.kind = kind
-        c.shape.top = try real(shape?["top"], "top")
-        c.shape.left = try real(shape?["left"], "left")
-        c.shape.bottom = try real(shape?["bottom"], "bottom")
-        c.shape.right = try real(shape?["right"], "right")
-        c.shape.cx = try real(shape?["cx"], "cx")
-        c.shape.cy = try real(shape?["cy"], "cy")
-        c.shape.radius = try real(shape?["r"], "r")
-        for p in shape?["points"]?.array ?? [] {
-            points.append(ng_point(x: try real(p[0], "points[][0]"), y: try real(p[1], "points[][1]")))
-        }
-    } catch {
-        return .failure(error)
+    let id = try integer(v["id"], "id", as: UInt64.self)
+    c.size = UInt32(MemoryLayout<ng_view>.size)
+    c.id = id
+    c.parent = try integer(v["parent"], "parent")
+    c.frame = ng_rect(x: try real(v["x"], "x"), y: try real(v["y"], "y"),
+                      width: try real(v["w"], "w"), height: try real(v["h"], "h"))
+    c.order = try integer(v["order"], "order")
+    c.flags = try integer(v["flags"], "flags")
+    c.alpha = try real(v["alpha"], "alpha", default: 1)
+    let shape = v["shape"]
+    guard let kind = shape?["kind"] == nil ? NG_SHAPE_BOUNDS : enumValue(shape?["kind"], ng_shape_kind_name, 0..<4) else {
+        throw FieldError(message: "view \(id) has an unknown shape kind")
     }
-    return .success(points.withUnsafeBufferPointer { buf in
+    c.shape.kind = kind
+    c.shape.top = try real(shape?["top"], "top")
+    c.shape.left = try real(shape?["left"], "left")
+    c.shape.bottom = try real(shape?["bottom"], "bottom")
+    c.shape.right = try real(shape?["right"], "right")
+    c.shape.cx = try real(shape?["cx"], "cx")
+    c.shape.cy = try real(shape?["cy"], "cy")
+    c.shape.radius = try real(shape?["r"], "r")
+    for p in shape?["points"]?.array ?? [] {
+        points.append(ng_point(x: try real(p[0], "points[][0]"), y: try real(p[1], "points[][1]")))
+    }
+    return points.withUnsafeBufferPointer { buf in
         c.shape.points = buf.baseAddress
         c.shape.point_count = buf.count
         return withUnsafePointer(to: &c) { body($0) }
-    })
+    }
 }
 
 extension Replayer {
@@ -188,10 +176,7 @@ extension Replayer {
         d.on_hold_end = { user, _, h in
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
             let x = h!.pointee
-            r.callback("hold_end") {
-                TraceWrite.holdEnd($0, token: x.token, label: x.label, mask: x.mask, reason: x.reason,
-                                   began: x.began_ns, ended: x.ended_ns)
-            }
+            r.callback("hold_end") { TraceWrite.holdEnd($0, x) }
         }
         d.on_report = { user, _, gid, text in
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
@@ -220,45 +205,7 @@ extension Replayer {
     }
 }
 
-@c @implementation
-public func ng_replay(_ trace: UnsafePointer<CChar>?, _ len: Int, _ options: UnsafePointer<ng_replay_options>?,
-                      _ out: UnsafeMutablePointer<ng_replay_result>?) -> ng_status {
-    guard let trace, let out else { return NG_E_NULL }
-    guard out.pointee.size >= UInt32(MemoryLayout<ng_replay_result>.size) else { return NG_E_SIZE }
-    var chain: String?
-    if let options {
-        var o = ng_replay_options()
-        guard copySized(options, into: &o) >= MemoryLayout<ng_replay_options>.size else { return NG_E_SIZE }
-        if let c = o.chain {
-            switch readStringUnbounded(c, "chain") {
-            case .success(let s): chain = s
-            case .failure(let e):
-                fillResult(out, ReplayOutcome(line: 0, report: "replay: \(e.message)\n"))
-                return e.status
-            }
-        }
-    }
-    let bytes = UnsafeRawBufferPointer(start: trace, count: len)
-    let parsed = Trace.read(bytes)
-    guard case .success(let t) = parsed else {
-        if case .failure(let e) = parsed {
-            fillResult(out, ReplayOutcome(line: e.line, report: "replay: \(e.message)\n"))
-            return e.status
-        }
-        return NG_E_PARSE
-    }
-    let replayer = Replayer(trace: t, chain: chain)
-    switch replayer.run() {
-    case .success(let o):
-        fillResult(out, o)
-        return NG_OK
-    case .failure(let e):
-        fillResult(out, ReplayOutcome(line: e.line, report: "replay: \(e.message)\n"))
-        return e.status
-    }
-}
-
-private func fillResult(_ out: UnsafeMutablePointer<ng_replay_result>, _ o: ReplayOutcome) {
+func fillResult(_ out: UnsafeMutablePointer<ng_replay_result>, _ o: ReplayOutcome) {
     out.pointee.identical = o.identical
     out.pointee.calls = UInt64(o.calls)
     out.pointee.callbacks = UInt64(o.callbacks)

@@ -36,6 +36,8 @@ final class Recorder {
     }
 
     let sink: Sink
+    /// The context recorded (its box outlives its recorder).
+    unowned(unsafe) let box: ContextBox
     private var frames: [Frame] = []
     private var depth = 0
     private let pending = TraceLine()
@@ -58,7 +60,8 @@ final class Recorder {
     /// The instant of the current outermost call (ring aging).
     private var now: Int64 = 0
 
-    init(sink: Sink, ringRecords: Int, ringNs: Int64, dumpDir: String?) {
+    init(box: ContextBox, sink: Sink, ringRecords: Int, ringNs: Int64, dumpDir: String?) {
+        self.box = box
         self.sink = sink
         self.ringNs = ringNs
         self.dumpDir = dumpDir
@@ -88,13 +91,13 @@ final class Recorder {
         }
     }
 
-    func writeHeader(_ box: ContextBox, start: Start) {
-        headerLine(box, start: start)
+    func writeHeader(start: Start) {
+        headerLine(start: start)
         if !isRing { emitRaw(line.view) }
     }
 
     /// The header into `line`.
-    private func headerLine(_ box: ContextBox, start: Start) {
+    private func headerLine(start: Start) {
         let e = box.engine
         line.reset()
         line.begin()
@@ -108,7 +111,7 @@ final class Recorder {
         line.field("default_duration_ns", e.defaultTransitionNs)
         line.field("start", literal: start.name)
         line.field("at_ns", e.now)
-        line.field("posted_base", box.postedIDBase)
+        line.field("posted_base", box.mailbox.base)
         if isRing {
             line.field("dropped", ring.dropped)
             if let first = ring.oldestTime { line.field("first_ns", first) }
@@ -138,7 +141,7 @@ final class Recorder {
                 w.field("next_hold_token", n.holdToken)
                 w.field("next_guard_request_id", n.guardRequestID)
                 w.field("next_question_id", n.questionID)
-                w.field("next_posted", box.nextPostedID.load(ordering: .relaxed))
+                w.field("next_posted", box.mailbox.counter)
                 w.object("live") { w in
                     w.field("holds", e.holdCount)
                     w.field("touches", e.touchCount)
@@ -332,8 +335,8 @@ final class Recorder {
     }
 
     /// The ring as a trace: a header with "start":"ring", then the records.
-    func ringTrace(_ box: ContextBox) -> [UInt8] {
-        headerLine(box, start: .ring)
+    func ringTrace() -> [UInt8] {
+        headerLine(start: .ring)
         var text = line.bytes
         ring.copy(into: &text)
         return text
@@ -342,10 +345,26 @@ final class Recorder {
     var ringCount: Int { ring.count }
 
     /// The next automatic dump's file name.
-    func nextDumpPath(slot: Int) -> String {
+    private func nextDumpPath() -> String {
         dumps += 1
         let dir = dumpDir ?? "."
-        return "\(dir)/navguard-\(getpid())-\(slot)-\(dumps).jsonl"
+        return "\(dir)/navguard-\(getpid())-\(box.slot)-\(dumps).jsonl"
+    }
+
+    /// Where the record of what led to a guard's report is, for the host's
+    /// on_report: a ring is dumped to a new file for it; a file or writer
+    /// is flushed.
+    func noteForReport() -> String {
+        guard isRing else {
+            flush()
+            return path.map { "flight recorder: the whole session is in \($0)" }
+                ?? "flight recorder: the whole session went to the host's writer"
+        }
+        let file = nextDumpPath()
+        if let err = writeFile(file, ringTrace()) {
+            return "flight recorder: could not dump the last \(ringCount) records: \(err)"
+        }
+        return "flight recorder: the last \(ringCount) records are in \(file)"
     }
 
     func close() {
@@ -512,14 +531,13 @@ enum TraceWrite {
         if let guardID { w.field("guard", guardID) }
     }
 
-    static func holdEnd(_ w: TraceLine, token: UInt64, label: UnsafePointer<CChar>?, mask: UInt32, reason: Int32,
-                        began: Int64, ended: Int64) {
-        w.field("token", token)
-        w.field("label", label)
-        w.field("mask", mask)
-        w.field("reason", reason, names: ng_hold_end_reason_name)
-        w.field("began", began)
-        w.field("ended", ended)
+    static func holdEnd(_ w: TraceLine, _ h: ng_hold_info) {
+        w.field("token", h.token)
+        w.field("label", h.label)
+        w.field("mask", h.mask)
+        w.field("reason", h.reason, names: ng_hold_end_reason_name)
+        w.field("began", h.began_ns)
+        w.field("ended", h.ended_ns)
     }
 
     static func report(_ w: TraceLine, guardID: UnsafePointer<CChar>?, text: UnsafePointer<CChar>?) {

@@ -33,7 +33,7 @@ public struct Trace {
 
     /// Read a trace; a malformed line is an error naming it, except a last
     /// line cut off without its newline, which ends the trace.
-    public static func read(_ bytes: UnsafeRawBufferPointer) -> Result<Trace, TraceError> {
+    public static func read(_ bytes: UnsafeRawBufferPointer) throws(TraceError) -> Trace {
         var lines: [(start: Int, end: Int)] = []
         var start = 0
         for i in 0..<bytes.count where bytes[i] == 0x0A {
@@ -42,7 +42,7 @@ public struct Trace {
         }
         let cutTail = start < bytes.count
         if cutTail { lines.append((start, bytes.count)) }
-        guard !lines.isEmpty else { return .failure(TraceError(status: NG_E_PARSE, line: 1, message: "the trace is empty")) }
+        guard !lines.isEmpty else { throw TraceError(status: NG_E_PARSE, line: 1, message: "the trace is empty") }
         var header: JSONValue = .null
         var records: [TraceRecord] = []
         records.reserveCapacity(lines.count)
@@ -51,58 +51,56 @@ public struct Trace {
             let number = n + 1
             let slice = UnsafeRawBufferPointer(rebasing: bytes[l.start..<l.end])
             if slice.isEmpty { continue }
-            let parsed = JSON.parse(slice.bindMemory(to: UInt8.self))
-            guard case .success(let v) = parsed, case .object = v else {
+            var parsed: JSONValue?
+            var why = "not a JSON object"
+            do throws(JSONError) { parsed = try JSON.parse(slice.bindMemory(to: UInt8.self)) } catch { why = error.message }
+            guard let v = parsed, case .object = v else {
                 if number == lines.count && cutTail && number > 1 {
                     truncated = number
                     break
                 }
-                let why: String
-                if case .failure(let e) = parsed { why = e.message } else { why = "not a JSON object" }
-                return .failure(TraceError(status: NG_E_PARSE, line: number,
-                                           message: number == 1 ? "not a NavGuard trace (the first line is not a JSON header): \(why)"
-                                                                : "line \(number) is not a trace record: \(why)"))
+                throw TraceError(status: NG_E_PARSE, line: number,
+                                 message: number == 1 ? "not a NavGuard trace (the first line is not a JSON header): \(why)"
+                                                      : "line \(number) is not a trace record: \(why)")
             }
             if number == 1 {
                 guard let given = v["navguard_trace"] else {
-                    return .failure(TraceError(status: NG_E_PARSE, line: 1, message: "not a NavGuard trace (no \"navguard_trace\" in the first line)"))
+                    throw TraceError(status: NG_E_PARSE, line: 1, message: "not a NavGuard trace (no \"navguard_trace\" in the first line)")
                 }
                 guard let version = given.int64, version >= 1 else {
-                    return .failure(TraceError(status: NG_E_PARSE, line: 1,
-                                               message: "\"navguard_trace\" is \(clip(JSON.serialize(given))): a trace format version is a whole number from 1"))
+                    throw TraceError(status: NG_E_PARSE, line: 1,
+                                     message: "\"navguard_trace\" is \(clip(JSON.serialize(given))): a trace format version is a whole number from 1")
                 }
                 guard version <= Trace.version else {
-                    return .failure(TraceError(status: NG_E_RANGE, line: 1,
-                                               message: "trace format version \(version); this library reads version \(Trace.version) (a newer NavGuard wrote it)"))
+                    throw TraceError(status: NG_E_RANGE, line: 1,
+                                     message: "trace format version \(version); this library reads version \(Trace.version) (a newer NavGuard wrote it)")
                 }
                 // The header's times: replay sets its clock from them and
                 // reports times relative to at_ns.
                 for key in ["at_ns", "manual_start_ns", "default_duration_ns"] {
-                    do { _ = try nanoseconds(v[key], key) } catch {
-                        return .failure(TraceError(status: NG_E_PARSE, line: 1, message: "line 1: \(error.message)"))
-                    }
+                    do throws(FieldError) { _ = try nanoseconds(v[key], key) } catch { throw error.error(line: 1) }
                 }
                 // Posted ids count up from posted_base (2^52; NavGuard 0.2's
                 // began at 2^63): above that, counting on could overflow.
                 if let base = v["posted_base"] {
                     guard let b = base.uint64, b >= 1, b <= 1 << 63 else {
-                        return .failure(TraceError(status: NG_E_PARSE, line: 1,
-                                                   message: "line 1: \"posted_base\" is \(clip(JSON.serialize(base))), not an integer in 1...2^63"))
+                        throw TraceError(status: NG_E_PARSE, line: 1,
+                                         message: "line 1: \"posted_base\" is \(clip(JSON.serialize(base))), not an integer in 1...2^63")
                     }
                 }
                 header = v
                 continue
             }
             guard let k = v["k"]?.string, ["call", "ret", "cb", "posted"].contains(k) else {
-                return .failure(TraceError(status: NG_E_PARSE, line: number, message: "line \(number) has no known record kind \"k\""))
+                throw TraceError(status: NG_E_PARSE, line: number, message: "line \(number) has no known record kind \"k\"")
             }
             if k != "posted" && v["fn"]?.string == nil {
-                return .failure(TraceError(status: NG_E_PARSE, line: number, message: "line \(number) has no \"fn\""))
+                throw TraceError(status: NG_E_PARSE, line: number, message: "line \(number) has no \"fn\"")
             }
             records.append(TraceRecord(line: number, value: v,
                                        text: String(decoding: slice, as: UTF8.self)))
         }
-        return .success(Trace(header: header, records: records, truncatedLine: truncated))
+        return Trace(header: header, records: records, truncatedLine: truncated)
     }
 }
 
@@ -159,17 +157,17 @@ final class Replayer {
 
     // MARK: Running
 
-    func run() -> Result<ReplayOutcome, TraceError> {
+    func run() throws(TraceError) -> ReplayOutcome {
         let h = trace.header
         let start = h["start"]?.string ?? "create"
         if start == "ring" {
-            return .failure(TraceError(status: NG_E_STATE, line: 1, message: "this trace is a ring dump: it holds only the newest records, not the state they began from, so it cannot be replayed (navguard timeline draws it)"))
+            throw TraceError(status: NG_E_STATE, line: 1, message: "this trace is a ring dump: it holds only the newest records, not the state they began from, so it cannot be replayed (navguard timeline draws it)")
         }
         if start == "mid-session", let live = h["state"]?["live"] {
             var busy: [String] = []
             for (k, v) in live.object ?? [] where (v.int64 ?? 0) != 0 { busy.append("\(v.int64!) \(k)") }
             if !busy.isEmpty {
-                return .failure(TraceError(status: NG_E_STATE, line: 1, message: "recording began mid-session with live state (\(busy.joined(separator: ", "))), which replay cannot recreate; start recording right after ng_context_create"))
+                throw TraceError(status: NG_E_STATE, line: 1, message: "recording began mid-session with live state (\(busy.joined(separator: ", "))), which replay cannot recreate; start recording right after ng_context_create")
             }
         }
         var o = ng_options()
@@ -185,7 +183,7 @@ final class Replayer {
         var c: OpaquePointer?
         let st = ng_context_create(&o, &c)
         guard st == NG_OK, let c else {
-            return .failure(TraceError(status: st, line: 1, message: "cannot create the replay context: \(String(cString: ng_strstatus(st)))"))
+            throw TraceError(status: st, line: 1, message: "cannot create the replay context: \(String(cString: ng_strstatus(st)))")
         }
         ctx = c
         defer {
@@ -196,23 +194,23 @@ final class Replayer {
         // posted_base: its posted ids began at 2^63).
         let postedBase = h["posted_base"]?.uint64 ?? (1 << 63)
         var status = NG_OK
-        registry.owned(c, &status)?._withUnsafeGuaranteedRef { $0.postedIDBase = postedBase }
+        registry.owned(c, &status)?._withUnsafeGuaranteedRef { $0.mailbox.base = postedBase }
         if let chain = chainOverride {
             let s = chain.withCString { ng_chain_configure(ctx, $0) }
             if s != NG_OK {
-                return .failure(TraceError(status: s, line: 0, message: "the chain to replay against: \(String(cString: ng_errmsg(ctx)))"))
+                throw TraceError(status: s, line: 0, message: "the chain to replay against: \(String(cString: ng_errmsg(ctx)))")
             }
             notes.append("chain: \(chain.count > 120 ? String(chain.prefix(117)) + "..." : chain) (instead of the recorded one)")
         }
         if start == "mid-session", let state = h["state"] {
-            if let e = restoreState(state) { return .failure(e) }
+            try restoreState(state)
         }
         while cursor < trace.records.count && !diverged {
             let r = trace.records[cursor]
             guard r.kind == "call" else {
-                return .failure(TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): a \(r.kind) record outside any call"))
+                throw TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): a \(r.kind) record outside any call")
             }
-            if let e = replayCall(depth: 0) { return .failure(e) }
+            try replayCall(depth: 0)
         }
         if !diverged {
             outcome.identical = true
@@ -220,24 +218,23 @@ final class Replayer {
             if let t = trace.truncatedLine { text += " (the trace was cut off at line \(t); replayed up to there)" }
             outcome.report = ([text] + notes.map { "note: \($0)" }).joined(separator: "\n") + "\n"
         }
-        return .success(outcome)
+        return outcome
     }
 
     /// Replay the call at `cursor` (and, inside its callbacks, the calls made
-    /// from them). Returns an error that stops the replay, or nil (a
-    /// divergence sets `diverged`).
-    func replayCall(depth: Int) -> TraceError? {
+    /// from them). Throws what stops the replay; a divergence sets
+    /// `diverged`.
+    func replayCall(depth: Int) throws(TraceError) {
         let r = trace.records[cursor]
         cursor += 1
-        if r.value["rejected"]?.bool == true { return nil }
+        if r.value["rejected"]?.bool == true { return }
         let fn = r.fn
         if depth == 0, r.value["t"] != nil {
-            let t: Int64
-            do { t = try nanoseconds(r.value["t"], "t") } catch { return error.error(line: r.line) }
+            let t = try reading(r.line) { () throws(FieldError) in try nanoseconds(r.value["t"], "t") }
             var now: Int64 = 0
             _ = ng_now(ctx, &now)
             if t < now {
-                return TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): time goes backwards (\(t) after \(now))")
+                throw TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): time goes backwards (\(t) after \(now))")
             }
             if t > now { _ = ng_clock_set(ctx, t) }
         }
@@ -254,25 +251,19 @@ final class Replayer {
                 let p = trace.records[cursor]
                 cursor += 1
                 guard let req = p.value["req"] else {
-                    return TraceError(status: NG_E_PARSE, line: p.line, message: "line \(p.line): a posted record without \"req\"")
+                    throw TraceError(status: NG_E_PARSE, line: p.line, message: "line \(p.line): a posted record without \"req\"")
                 }
                 var id: UInt64 = 0
-                let st = withRequest(req) { ng_request_post(ctx, $0, &id) }
-                guard case .success(let s) = st else { return st.error(line: p.line) }
-                let recordedID: UInt64
-                do { recordedID = try integer(p.value["id"], "id") } catch { return error.error(line: p.line) }
+                let s = try reading(p.line) { () throws(FieldError) in try withRequest(req) { ng_request_post(ctx, $0, &id) } }
+                let recordedID: UInt64 = try reading(p.line) { () throws(FieldError) in try integer(p.value["id"], "id") }
                 if s != NG_OK || id != recordedID {
                     diverge(at: p, recorded: p.text, now: "ng_request_post -> \(String(cString: ng_strstatus(s))), id \(id)")
-                    return nil
+                    return
                 }
             }
         }
-        let result: Result<JSONValue, TraceError> = perform(r)
-        guard case .success(let ret) = result else {
-            if case .failure(let e) = result { return e }
-            return nil
-        }
-        if diverged { return nil }
+        let ret = try perform(r)
+        if diverged { return }
         // Compare the result: on the call's line, or on its `ret` line after
         // its callbacks.
         let recorded: JSONValue?
@@ -283,29 +274,29 @@ final class Replayer {
         } else {
             skipTimingLines()
             guard cursor < trace.records.count else {
-                if trace.truncatedLine != nil { return nil }
-                return TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): the \(fn) call has no ret line")
+                if trace.truncatedLine != nil { return }
+                throw TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): the \(fn) call has no ret line")
             }
             let next = trace.records[cursor]
             guard next.kind == "ret" else {
                 diverge(at: next, recorded: next.text, now: "the \(fn) call returned \(JSON.serialize(ret)) (the recording has more callbacks first)")
-                return nil
+                return
             }
             cursor += 1
             recorded = next.value["ret"]
             at = next
         }
-        if fn == "chain" && chainOverride != nil { return nil }
+        if fn == "chain" && chainOverride != nil { return }
         if fn == "chain", let recorded {
             if recorded.chainResult != ret {
                 diverge(at: at, recorded: JSON.serialize(recorded.chainResult), now: JSON.serialize(ret))
             }
-            return nil
+            return
         }
         if let recorded, !sameResult(recorded, ret) {
             diverge(at: at, recorded: JSON.serialize(recorded), now: JSON.serialize(ret))
         }
-        return nil
+        return
     }
 
     /// The results compared: everything but the error text (it may name
@@ -328,8 +319,7 @@ final class Replayer {
         line.field("fn", literal: fn)
         body(line)
         line.end()
-        let now = JSON.parse(line.bytes)
-        guard case .success(let nowValue) = now else { return }
+        guard let nowValue = try? JSON.parse(line.bytes) else { return }
         skipTimingLines()
         guard cursor < trace.records.count else {
             if trace.truncatedLine != nil { return }
@@ -345,10 +335,10 @@ final class Replayer {
         outcome.callbacks += 1
         // Calls the host made from inside this callback.
         while !diverged && cursor < trace.records.count && trace.records[cursor].kind == "call" {
-            if let e = replayCall(depth: 1) {
+            do { try replayCall(depth: 1) } catch {
                 diverged = true
-                outcome.line = e.line
-                outcome.report = "replay: \(e.message)\n"
+                outcome.line = error.line
+                outcome.report = "replay: \(error.message)\n"
                 return
             }
         }
@@ -404,7 +394,7 @@ final class Replayer {
 
     // MARK: State of a mid-session trace
 
-    func restoreState(_ state: JSONValue) -> TraceError? {
+    func restoreState(_ state: JSONValue) throws(TraceError) {
         // Ids and tokens continue from where the recording was. Every id
         // NavGuard hands out is below 2^53: a counter above it is refused
         // (counting on from it could overflow).
@@ -413,30 +403,27 @@ final class Replayer {
             guard n <= 1 << 53 else { throw FieldError(message: "\"state.\(key)\" is \(n), above 2^53") }
             return n
         }
-        let counters: Engine.Counters, posted: UInt64
-        do {
-            counters = Engine.Counters(requestID: try counter("next_request_id", 1), holdToken: try counter("next_hold_token", 1),
-                                       guardRequestID: try counter("next_guard_request_id", Limits.guardRequestIDBase),
-                                       questionID: try counter("next_question_id", 1))
-            posted = try counter("next_posted", 0)
-        } catch {
-            return error.error(line: 1)
+        let counters = try reading(1) { () throws(FieldError) in
+            Engine.Counters(requestID: try counter("next_request_id", 1), holdToken: try counter("next_hold_token", 1),
+                            guardRequestID: try counter("next_guard_request_id", Limits.guardRequestIDBase),
+                            questionID: try counter("next_question_id", 1))
         }
+        let posted = try reading(1) { () throws(FieldError) in try counter("next_posted", 0) }
         var st = NG_OK
         if let box = registry.owned(ctx, &st) {
             box._withUnsafeGuaranteedRef { b in
                 b.engine.counters = counters
-                b.nextPostedID.store(posted, ordering: .relaxed)
+                b.mailbox.counter = posted
             }
         }
         if chainOverride == nil, let guards = state["chain"]?.array, !guards.isEmpty {
-            if let e = configure(guards, line: 1) { return e }
+            try configure(guards, line: 1)
         }
         if let stack = state["stack"]?.array, !stack.isEmpty {
             let text = JSON.serialize(.object([("navguard_snapshot", .integer(1)), ("screens", .array(stack))]))
             let st = text.withCString { ng_stack_restore(ctx, $0, strlen($0)) }
             if st != NG_OK {
-                return TraceError(status: st, line: 1, message: "the recorded stack: \(String(cString: ng_errmsg(ctx)))")
+                throw TraceError(status: st, line: 1, message: "the recorded stack: \(String(cString: ng_errmsg(ctx)))")
             }
         }
         if let views = state["views"]?.array {
@@ -451,45 +438,42 @@ final class Replayer {
                     first = v.replacing("parent", with: .integer(0))
                     later.append(v)
                 }
-                switch withView(first, { ng_view_set(ctx, $0) }) {
-                case .success(let st) where st == NG_OK: made.insert(v["id"]?.uint64 ?? 0)
-                case .success(let st):
-                    return TraceError(status: st, line: 1, message: "a recorded view: \(String(cString: ng_errmsg(ctx)))")
-                case .failure(let e): return e.error(line: 1)
+                let st = try reading(1) { () throws(FieldError) in try withView(first, { ng_view_set(ctx, $0) }) }
+                guard st == NG_OK else {
+                    throw TraceError(status: st, line: 1, message: "a recorded view: \(String(cString: ng_errmsg(ctx)))")
                 }
+                made.insert(v["id"]?.uint64 ?? 0)
             }
             for v in later {
-                _ = withView(v, { ng_view_set(ctx, $0) })
+                _ = try? withView(v, { ng_view_set(ctx, $0) })
             }
         }
-        return nil
     }
 
     // MARK: Chains
 
     /// Add recorded guards: each by its id on the search path here, else at
     /// its recorded path.
-    func configure(_ guards: [JSONValue], line: Int) -> TraceError? {
+    func configure(_ guards: [JSONValue], line: Int) throws(TraceError) {
         var entries: [JSONValue] = []
         for g in guards {
             guard let id = g["id"]?.string, !id.utf8.contains(0), pluginFileName(forID: id) != nil,
                   id.withCString({ Engine.validateID($0) }) == nil else {
-                return TraceError(status: NG_E_PARSE, line: line, message: "line \(line): a guard without a valid id")
+                throw TraceError(status: NG_E_PARSE, line: line, message: "line \(line): a guard without a valid id")
             }
             var entry: [(String, JSONValue)] = []
-            switch locate(id) {
-            case .success:
+            do throws(EngineError) {
+                _ = try locate(id)
                 entry.append(("id", .string(id)))
-            case .failure(let e):
-                if let p = g["path"]?.string, access(p, R_OK) == 0 {
-                    entry.append(("path", .string(p)))
-                    entry.append(("id", .string(id)))
-                    notes.append("\(id) is not on the plugin search path here; loaded from its recorded path \(p)")
-                } else {
-                    return TraceError(status: NG_E_LOAD, line: line, message: "line \(line): the recorded guard \(id) cannot be found here: \(e.message)")
+            } catch {
+                guard let p = g["path"]?.string, access(p, R_OK) == 0 else {
+                    throw TraceError(status: NG_E_LOAD, line: line, message: "line \(line): the recorded guard \(id) cannot be found here: \(error.message)")
                 }
+                entry.append(("path", .string(p)))
+                entry.append(("id", .string(id)))
+                notes.append("\(id) is not on the plugin search path here; loaded from its recorded path \(p)")
             }
-            if let text = g["config"]?.string, case .success(let cfg) = JSON.parse(text) {
+            if let text = g["config"]?.string, let cfg = try? JSON.parse(text) {
                 entry.append(("config", cfg))
             }
             entries.append(.object(entry))
@@ -504,21 +488,20 @@ final class Replayer {
             var s = NG_OK
             for e in entries where s == NG_OK {
                 let path: String
-                if let p = e["path"]?.string { path = p } else if let id = e["id"]?.string, case .success(let p) = locate(id) { path = p } else { path = "" }
+                if let p = e["path"]?.string { path = p } else if let id = e["id"]?.string, let p = try? locate(id) { path = p } else { path = "" }
                 let cfg = e["config"].map { JSON.serialize($0) } ?? "{}"
                 s = path.withCString { p in cfg.withCString { c in ng_plugin_load(ctx, p, c) } }
             }
             st = s
         }
         if st != NG_OK {
-            return TraceError(status: st, line: line, message: "line \(line): the recorded chain could not be built here: \(String(cString: ng_errmsg(ctx)))")
+            throw TraceError(status: st, line: line, message: "line \(line): the recorded chain could not be built here: \(String(cString: ng_errmsg(ctx)))")
         }
         // Different versions are worth saying; they are not a divergence.
         for (k, g) in guards.enumerated() {
             guard let recorded = g["version"]?.string, let here = guardVersion(at: before + k), here != recorded else { continue }
             notes.append("\(g["id"]?.string ?? "?") is version \(here) here, \(recorded) in the trace")
         }
-        return nil
     }
 
     func guardCount() -> Int {
@@ -538,46 +521,37 @@ final class Replayer {
     // MARK: Calls
 
     /// Make the recorded call; its result as the recorder writes it.
-    func perform(_ r: TraceRecord) -> Result<JSONValue, TraceError> {
+    func perform(_ r: TraceRecord) throws(TraceError) -> JSONValue {
         let v = r.value
         let ret = TraceLine()
         var st: ng_status = NG_OK
-        func fail(_ m: String) -> Result<JSONValue, TraceError> {
-            .failure(TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): \(m)"))
+        func fail(_ m: String) -> TraceError {
+            TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): \(m)")
         }
+        /// The record's fields, read: a bad one is refused with the line.
+        func read<T>(_ body: () throws(FieldError) -> T) throws(TraceError) -> T { try reading(r.line, body) }
         switch r.fn {
         case "root":
-            guard let s = v["screen"] else { return fail("root without \"screen\"") }
-            switch withScreen(s, { var x = $0; return ng_stack_set_root(ctx, &x) }) {
-            case .success(let x): st = x
-            case .failure(let e): return .failure(e.error(line: r.line))
-            }
+            guard let s = v["screen"] else { throw fail("root without \"screen\"") }
+            st = try read { () throws(FieldError) in try withScreen(s, { var x = $0; return ng_stack_set_root(ctx, &x) }) }
         case "submit":
-            guard var req = v["req"] else { return fail("submit without \"req\"") }
+            guard var req = v["req"] else { throw fail("submit without \"req\"") }
             if let why = v["invalid"]?.string {
                 pendingInvalid = why
                 req = req.replacing("flags", with: .integer((req["flags"]?.int64 ?? 0) | 0x4000_0000))
             }
             var out = ng_request_result()
             out.size = UInt32(MemoryLayout<ng_request_result>.size)
-            let made = withRequest(req, { ng_request_submit(ctx, $0, &out) })
+            defer { pendingInvalid = nil }
+            st = try read { () throws(FieldError) in try withRequest(req, { ng_request_submit(ctx, $0, &out) }) }
             // Queued (made inside a callback): its outcome comes later, by id.
             if let why = pendingInvalid, out.request_id != 0 { invalidByID[out.request_id] = why }
-            pendingInvalid = nil
-            switch made {
-            case .success(let x): st = x
-            case .failure(let e): return .failure(e.error(line: r.line))
-            }
             if st == NG_OK {
                 TraceWrite.submitResult(ret, status: out.status, id: out.request_id, reason: out.reason, guardID: out.guard_id)
             }
         case "event":
-            guard let ev = v["ev"] else { return fail("event without \"ev\"") }
-            var e: ng_event
-            switch eventFrom(ev) {
-            case .success(let x): e = x
-            case .failure(let err): return .failure(err.error(line: r.line))
-            }
+            guard let ev = v["ev"] else { throw fail("event without \"ev\"") }
+            var e = try read { () throws(FieldError) in try eventFrom(ev) }
             var out = ng_event_result()
             out.size = UInt32(MemoryLayout<ng_event_result>.size)
             st = ng_event_submit(ctx, &e, &out)
@@ -585,22 +559,14 @@ final class Replayer {
                 TraceWrite.eventResult(ret, verdict: out.verdict, reason: out.reason, view: out.target_view, guardID: out.guard_id)
             }
         case "view_set":
-            guard let view = v["view"] else { return fail("view_set without \"view\"") }
-            switch withView(view, { ng_view_set(ctx, $0) }) {
-            case .success(let x): st = x
-            case .failure(let e): return .failure(e.error(line: r.line))
-            }
+            guard let view = v["view"] else { throw fail("view_set without \"view\"") }
+            st = try read { () throws(FieldError) in try withView(view, { ng_view_set(ctx, $0) }) }
         case "view_remove":
-            do { st = ng_view_remove(ctx, try integer(v["id"], "id")) } catch { return .failure(error.error(line: r.line)) }
+            st = ng_view_remove(ctx, try read { () throws(FieldError) in try integer(v["id"], "id") })
         case "hold_begin":
             var token: UInt64 = 0
-            let mask: UInt32, maxNs: Int64
-            do {
-                mask = try integer(v["mask"], "mask")
-                maxNs = try integer(v["max_ns"], "max_ns")
-            } catch {
-                return .failure(error.error(line: r.line))
-            }
+            let mask: UInt32 = try read { () throws(FieldError) in try integer(v["mask"], "mask") }
+            let maxNs: Int64 = try read { () throws(FieldError) in try integer(v["max_ns"], "max_ns") }
             if let label = v["label"]?.string {
                 st = label.withCString { ng_hold_begin(ctx, $0, mask, maxNs, &token) }
             } else {
@@ -608,26 +574,27 @@ final class Replayer {
             }
             if st == NG_OK { ret.field("token", token) }
         case "hold_end":
-            do { st = ng_hold_end(ctx, try integer(v["token"], "token")) } catch { return .failure(error.error(line: r.line)) }
+            st = ng_hold_end(ctx, try read { () throws(FieldError) in try integer(v["token"], "token") })
         case "finish":
-            guard let track = enumValue(v["track"], ng_track_name, 0..<3) else { return fail("finish without a track") }
+            guard let track = enumValue(v["track"], ng_track_name, 0..<3) else { throw fail("finish without a track") }
             st = ng_transition_finish(ctx, track)
         case "interactive_update":
-            do { st = ng_interactive_update(ctx, try real(v["progress"], "progress")) } catch { return .failure(error.error(line: r.line)) }
+            st = ng_interactive_update(ctx, try read { () throws(FieldError) in try real(v["progress"], "progress") })
         case "interactive_cancel": st = ng_interactive_cancel(ctx)
         case "interactive_release": st = ng_interactive_release(ctx, v["finish"]?.bool ?? false)
         case "interactive_complete": st = ng_interactive_complete(ctx)
         case "screen_flags":
-            do { st = ng_screen_set_flags(ctx, try integer(v["id"], "id"), try integer(v["flags"], "flags")) } catch {
-                return .failure(error.error(line: r.line))
+            let (id, flags): (UInt64, UInt32) = try read { () throws(FieldError) in
+                (try integer(v["id"], "id"), try integer(v["flags"], "flags"))
             }
+            st = ng_screen_set_flags(ctx, id, flags)
         case "question_answer":
-            guard let answer = enumValue(v["answer"], ng_answer_name, 0..<4) else { return fail("question_answer without an answer") }
-            do { st = ng_question_answer(ctx, try integer(v["id"], "id"), answer) } catch { return .failure(error.error(line: r.line)) }
+            guard let answer = enumValue(v["answer"], ng_answer_name, 0..<4) else { throw fail("question_answer without an answer") }
+            st = ng_question_answer(ctx, try read { () throws(FieldError) in try integer(v["id"], "id") }, answer)
         case "restore":
             var bytes: [UInt8]
             if let hex = v["snapshot_hex"]?.string {
-                guard let b = bytesFromHex(hex) else { return fail("snapshot_hex is not hex") }
+                guard let b = bytesFromHex(hex) else { throw fail("snapshot_hex is not hex") }
                 bytes = b
             } else {
                 bytes = Array((v["snapshot"]?.string ?? "").utf8)
@@ -640,31 +607,30 @@ final class Replayer {
         case "tick": st = ng_tick(ctx)
         // Replay runs on a manual clock; a recorded monotonic one refused these.
         case "clock_set", "clock_advance":
-            let ns: Int64
-            do { ns = try integer(v["ns"], "ns") } catch { return .failure(error.error(line: r.line)) }
+            let ns: Int64 = try read { () throws(FieldError) in try integer(v["ns"], "ns") }
             if monotonic { st = NG_E_STATE } else { st = r.fn == "clock_set" ? ng_clock_set(ctx, ns) : ng_clock_advance(ctx, ns) }
         case "chain":
-            if chainOverride != nil { return .success(.null) }
+            if chainOverride != nil { return .null }
             // Guards added are the call's result: find its ret.
             let recordedRet = v["ret"] ?? retOf(callAt: cursor - 1)
             let recordedSt = recordedRet?["st"]?.string
             if recordedSt == "NG_OK", let guards = recordedRet?["guards"]?.array {
                 let before = guardCount()
-                if let e = configure(guards, line: r.line) { return .failure(e) }
+                try configure(guards, line: r.line)
                 var ids: [JSONValue] = []
                 for i in before..<guardCount() {
                     var id: UnsafePointer<CChar>?
                     _ = ng_chain_get_id(ctx, i, &id)
                     ids.append(id.map { .string(String(cString: $0)) } ?? .null)
                 }
-                return .success(.object([("st", .string("NG_OK")), ("guards", .array(ids))]))
+                return .object([("st", .string("NG_OK")), ("guards", .array(ids))])
             }
             // A chain call that failed: make it again as it was made; a
             // descriptor the host passed (ng_chain_add) is not here to pass.
             if v["via"]?.string == "ng_chain_add" {
                 notes.append("line \(r.line): a failed ng_chain_add is not replayed (its descriptor was the host's)")
                 skipRecords(ofCallAt: cursor - 1)
-                return .success(recordedRet?.chainResult ?? .null)
+                return recordedRet?.chainResult ?? .null
             }
             let config = v["config"]?.string
             switch v["via"]?.string {
@@ -677,22 +643,21 @@ final class Replayer {
             default:
                 if let config { st = config.withCString { ng_chain_configure(ctx, $0) } } else { st = ng_chain_configure(ctx, nil) }
             }
-            return .success(.object([("st", .string(statusName(st)))]))
+            return .object([("st", .string(statusName(st)))])
         case "destroy":
             // Callbacks during the teardown are compared like any others.
             st = ng_context_destroy(ctx)
             ctx = nil
         default:
-            return fail("unknown call \"\(r.fn)\"")
+            throw fail("unknown call \"\(r.fn)\"")
         }
         let full = TraceLine()
         full.begin()
         full.field("st", status: st)
         full.members(ret)
         full.end()
-        switch JSON.parse(full.bytes) {
-        case .success(let x): return .success(x)
-        case .failure(let e): return .failure(TraceError(status: NG_E_PARSE, line: r.line, message: e.message))
+        do throws(JSONError) { return try JSON.parse(full.bytes) } catch {
+            throw TraceError(status: NG_E_PARSE, line: r.line, message: error.message)
         }
     }
 
@@ -797,9 +762,7 @@ struct FieldError: Error {
     func error(line: Int) -> TraceError { TraceError(status: NG_E_PARSE, line: line, message: "line \(line): \(message)") }
 }
 
-extension Result where Failure == FieldError {
-    func error(line: Int) -> TraceError? {
-        if case .failure(let e) = self { return e.error(line: line) }
-        return nil
-    }
+/// A record's fields read by `body`: a bad one is refused naming the line.
+func reading<T>(_ line: Int, _ body: () throws(FieldError) -> T) throws(TraceError) -> T {
+    do { return try body() } catch { throw error.error(line: line) }
 }

@@ -22,65 +22,61 @@ extension Engine {
     }
 
     /// Parse a snapshot into screens without touching the stack.
-    public static func parseSnapshot(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<[Screen], EngineError> {
+    public static func parseSnapshot(_ bytes: UnsafeBufferPointer<UInt8>) throws(EngineError) -> [Screen] {
         let value: JSONValue
-        switch JSON.parse(bytes) {
-        case .success(let v): value = v
-        case .failure(let e): return .failure(EngineError(NG_E_PARSE, "snapshot is not valid JSON: \(e.message)"))
+        do throws(JSONError) { value = try JSON.parse(bytes) } catch {
+            throw EngineError(NG_E_PARSE, "snapshot is not valid JSON: \(error.message)")
         }
-        guard case .object = value else { return .failure(EngineError(NG_E_PARSE, "snapshot must be a JSON object")) }
+        guard case .object = value else { throw EngineError(NG_E_PARSE, "snapshot must be a JSON object") }
         guard let v = value["navguard_snapshot"]?.int64 else {
-            return .failure(EngineError(NG_E_PARSE, "snapshot lacks \"navguard_snapshot\": 1"))
+            throw EngineError(NG_E_PARSE, "snapshot lacks \"navguard_snapshot\": 1")
         }
         guard v == snapshotVersion else {
-            return .failure(EngineError(NG_E_RANGE, "snapshot version \(v) is not supported (expected \(snapshotVersion))"))
+            throw EngineError(NG_E_RANGE, "snapshot version \(v) is not supported (expected \(snapshotVersion))")
         }
         guard let list = value["screens"]?.array else {
-            return .failure(EngineError(NG_E_PARSE, "snapshot lacks a \"screens\" array"))
+            throw EngineError(NG_E_PARSE, "snapshot lacks a \"screens\" array")
         }
         var out: [Screen] = []
         out.reserveCapacity(list.count)
         for (i, item) in list.enumerated() {
-            guard case .object = item else { return .failure(EngineError(NG_E_PARSE, "screens[\(i)] is not an object")) }
+            guard case .object = item else { throw EngineError(NG_E_PARSE, "screens[\(i)] is not an object") }
             // Ids above 2^63-1 are written as their two's-complement Int64.
             guard let idv = item["id"]?.int64, idv != 0 else {
-                return .failure(EngineError(NG_E_RANGE, "screens[\(i)].id must be a non-zero integer"))
+                throw EngineError(NG_E_RANGE, "screens[\(i)].id must be a non-zero integer")
             }
             guard let route = item["route"]?.string else {
-                return .failure(EngineError(NG_E_PARSE, "screens[\(i)].route must be a string"))
+                throw EngineError(NG_E_PARSE, "screens[\(i)].route must be a string")
             }
             // A present identity must be a string (absent or null: the route).
             let idItem = item["identity"]
             if let idItem, !idItem.isNull, idItem.string == nil {
-                return .failure(EngineError(NG_E_PARSE, "screens[\(i)].identity must be a string"))
+                throw EngineError(NG_E_PARSE, "screens[\(i)].identity must be a string")
             }
             let identity = idItem?.string ?? route
             // Routes and identities are handed out as C strings: no NUL inside.
             if route.utf8.contains(0) || identity.utf8.contains(0) {
-                return .failure(EngineError(NG_E_RANGE, "screens[\(i)] has a NUL character in its route or identity"))
+                throw EngineError(NG_E_RANGE, "screens[\(i)] has a NUL character in its route or identity")
             }
             if route.utf8.count > Limits.maxString || identity.utf8.count > Limits.maxString {
-                return .failure(EngineError(NG_E_RANGE, "screens[\(i)] has a string longer than \(Limits.maxString) bytes"))
+                throw EngineError(NG_E_RANGE, "screens[\(i)] has a string longer than \(Limits.maxString) bytes")
             }
-            if route.isEmpty { return .failure(EngineError(NG_E_RANGE, "screens[\(i)].route is empty")) }
+            if route.isEmpty { throw EngineError(NG_E_RANGE, "screens[\(i)].route is empty") }
             var flags: UInt32 = 0
             if let f = item["flags"], !f.isNull {
                 guard let v = f.int64, let u = UInt32(exactly: v), screenFlagsProblem(u) == nil else {
-                    return .failure(EngineError(NG_E_RANGE, "screens[\(i)].flags must be NG_SCREENF_* bits"))
+                    throw EngineError(NG_E_RANGE, "screens[\(i)].flags must be NG_SCREENF_* bits")
                 }
                 flags = u
             }
             out.append(Screen(id: UInt64(bitPattern: idv), route: route, identity: identity, flags: flags))
         }
-        if let m = ScreenStack.problem(out) { return .failure(EngineError(NG_E_RANGE, "snapshot: \(m)")) }
-        return .success(out)
+        if let m = ScreenStack.problem(out) { throw EngineError(NG_E_RANGE, "snapshot: \(m)") }
+        return out
     }
 
     /// Restore a snapshot; malformed input leaves the stack unchanged.
     public func restore(snapshot bytes: UnsafeBufferPointer<UInt8>) throws(EngineError) {
-        switch Engine.parseSnapshot(bytes) {
-        case .success(let screens): try restore(screens)
-        case .failure(let e): throw e
-        }
+        try restore(try Engine.parseSnapshot(bytes))
     }
 }

@@ -38,23 +38,25 @@ private func withActingSlot<T>(_ h: UnsafePointer<ng_guard_host>?, _ refused: (I
 @inline(__always)
 private func refusal(_ status: Int32) -> Int32 { status }
 
-/// Copy a guard-supplied string after checking it (readCString); nil with a
-/// status on failure. With an engine, a recently used string is reused.
-private func guardString(_ p: UnsafePointer<CChar>?, allowNull: Bool, limit: Int = Limits.maxString,
-                         intern engine: Engine? = nil) -> (CStr?, Int32) {
-    do throws(EngineError) { return (try readCString(p, "", allowNull: allowNull, limit: limit, intern: engine), NG_OK) }
-    catch { return (nil, error.status) }
-}
-
-/// The configured value of a key, else its declared default.
-private func configValue(_ s: GuardSlot, _ key: UnsafePointer<CChar>?) -> (JSONValue?, Int32) {
-    guard let key else { return (nil, NG_E_NULL) }
-    guard let v = s.options.value(String(cString: key), in: s.config) else { return (nil, NG_E_NOT_FOUND) }
-    return (v, NG_OK)
-}
-
+/// The one way a host-table function answers: what `body` throws becomes
+/// its status (a guard gets no message: the status is its answer).
 private func status(_ body: () throws(EngineError) -> Void) -> Int32 {
     do { try body(); return NG_OK } catch { return error.status }
+}
+
+extension EngineError {
+    /// A refusal a host-table function answers with its status alone.
+    static func refusal(_ status: Int32) -> EngineError { EngineError(status, "") }
+}
+
+/// The configured value of a key, else its declared default, converted by
+/// `as` (nil: the value is of another type, NG_E_RANGE).
+private func configValue<T>(_ s: GuardSlot, _ key: UnsafePointer<CChar>?,
+                            as convert: (JSONValue) -> T?) throws(EngineError) -> T {
+    guard let key else { throw .refusal(NG_E_NULL) }
+    guard let v = s.options.value(String(cString: key), in: s.config) else { throw .refusal(NG_E_NOT_FOUND) }
+    guard let t = convert(v) else { throw .refusal(NG_E_RANGE) }
+    return t
 }
 
 
@@ -130,9 +132,8 @@ extension Engine {
         h.pointee.hold_begin = { h, label, mask, duration, out in
             withActingSlot(h, refusal) { s, e in
                 guard let out else { return NG_E_NULL }
-                let (l, st) = guardString(label, allowNull: true, intern: e)
-                if st != NG_OK { return st }
                 return status { () throws(EngineError) in
+                    let l = try readCString(label, "label", allowNull: true, intern: e)
                     out.pointee = try e.beginHold(label: l, mask: mask, maxDurationNs: duration, by: .guardSlot(s.index))
                 }
             }
@@ -159,23 +160,27 @@ extension Engine {
         }
         h.pointee.deferred_drop = { h, id, reason, message in
             withActingSlot(h, refusal) { s, e in
-                let (m, st) = guardString(message, allowNull: true)
-                if st != NG_OK { return st }
-                return e.deferredDrop(id, slot: s.index, reason: reason, message: m) ? NG_OK : NG_E_NOT_FOUND
+                status { () throws(EngineError) in
+                    let m = try readCString(message, "message", allowNull: true)
+                    guard e.deferredDrop(id, slot: s.index, reason: reason, message: m) else { throw .refusal(NG_E_NOT_FOUND) }
+                }
             }
         }
         h.pointee.report = { h, text in
             withActingSlot(h, refusal) { s, e in
-                let (t, st) = guardString(text, allowNull: false, limit: Limits.maxReport)
-                guard st == NG_OK, let t else { return st }
-                e.post(.report(guardID: s.guardID, text: t))
-                return NG_OK
+                status { () throws(EngineError) in
+                    let t = try readCString(text, "text", limit: Limits.maxReport)!
+                    e.post(.report(guardID: s.guardID, text: t))
+                }
             }
         }
         h.pointee.log = { h, severity, message in
             withActingSlot(h, { _ in }) { s, e in
-                let (m, st) = guardString(message, allowNull: false)
-                let text = m ?? CStr(st == NG_E_NULL ? "(null log message)" : "(log message was not valid UTF-8 or too long)")
+                // A message that cannot be read is logged as what was wrong with it.
+                let text: CStr
+                do throws(EngineError) { text = try readCString(message, "message")! } catch {
+                    text = CStr(error.status == NG_E_NULL ? "(null log message)" : "(log message was not valid UTF-8 or too long)")
+                }
                 let sev = severity < NG_LOG_DEBUG || severity > NG_LOG_ERROR ? NG_LOG_ERROR : severity
                 if s.creating && sev >= NG_LOG_WARN { s.createReason = text.string }
                 e.post(.log(guardID: s.guardID, severity: sev, message: text))
@@ -187,64 +192,48 @@ extension Engine {
         h.pointee.config_int = { h, key, out in
             withSlot(h, refusal) { s, e in
                 guard let out else { return NG_E_NULL }
-                let (v, st) = configValue(s, key)
-                guard let v else { return st }
-                guard let i = v.int64 else { return NG_E_RANGE }
-                out.pointee = i
-                return NG_OK
+                return status { () throws(EngineError) in out.pointee = try configValue(s, key) { $0.int64 } }
             }
         }
         h.pointee.config_bool = { h, key, out in
             withSlot(h, refusal) { s, e in
                 guard let out else { return NG_E_NULL }
-                let (v, st) = configValue(s, key)
-                guard let v else { return st }
-                guard let b = v.bool else { return NG_E_RANGE }
-                out.pointee = b
-                return NG_OK
+                return status { () throws(EngineError) in out.pointee = try configValue(s, key) { $0.bool } }
             }
         }
         h.pointee.config_double = { h, key, out in
             withSlot(h, refusal) { s, e in
                 guard let out else { return NG_E_NULL }
-                let (v, st) = configValue(s, key)
-                guard let v else { return st }
-                guard let d = v.double else { return NG_E_RANGE }
-                out.pointee = d
-                return NG_OK
+                return status { () throws(EngineError) in out.pointee = try configValue(s, key) { $0.double } }
             }
         }
         h.pointee.config_string = { h, key, out in
             withSlot(h, refusal) { s, e in
                 guard let out, let key else { return NG_E_NULL }
-                let (v, st) = configValue(s, key)
-                guard let v else { return st }
-                guard let str = v.string else { return NG_E_RANGE }
-                out.pointee = s.cached(String(cString: key), str)
-                return NG_OK
+                return status { () throws(EngineError) in
+                    out.pointee = s.cached(String(cString: key), try configValue(s, key) { $0.string })
+                }
             }
         }
         h.pointee.config_list_count = { h, key, out in
             withSlot(h, refusal) { s, e in
                 guard let out else { return NG_E_NULL }
-                let (v, st) = configValue(s, key)
-                guard let v else { return st }
-                guard let a = v.array, a.allSatisfy({ $0.string != nil }) else { return NG_E_RANGE }
-                out.pointee = a.count
-                return NG_OK
+                return status { () throws(EngineError) in
+                    let a = try configValue(s, key) { v in v.array.flatMap { a in a.allSatisfy { $0.string != nil } ? a : nil } }
+                    out.pointee = a.count
+                }
             }
         }
         h.pointee.config_list_get = { h, key, index, out in
             withSlot(h, refusal) { s, e in
                 guard let out, let key else { return NG_E_NULL }
-                let (v, st) = configValue(s, key)
-                guard let v else { return st }
-                guard let a = v.array else { return NG_E_RANGE }
-                // size_t arrives as Int: SIZE_MAX is negative here.
-                guard index >= 0, index < a.count else { return NG_E_NOT_FOUND }
-                guard let str = a[index].string else { return NG_E_RANGE }
-                out.pointee = s.cached("\(String(cString: key))[\(index)]", str)
-                return NG_OK
+                return status { () throws(EngineError) in
+                    let a = try configValue(s, key) { $0.array }
+                    // size_t arrives as Int: SIZE_MAX is negative here.
+                    guard index >= 0, index < a.count else { throw .refusal(NG_E_NOT_FOUND) }
+                    guard let str = a[index].string else { throw .refusal(NG_E_RANGE) }
+                    out.pointee = s.cached("\(String(cString: key))[\(index)]", str)
+                }
             }
         }
     }
@@ -287,9 +276,8 @@ extension Engine {
         h.pointee.hold_begin_transition = { h, label, mask, out in
             withActingSlot(h, refusal) { s, e in
                 guard let out else { return NG_E_NULL }
-                let (l, st) = guardString(label, allowNull: true, intern: e)
-                if st != NG_OK { return st }
                 return status { () throws(EngineError) in
+                    let l = try readCString(label, "label", allowNull: true, intern: e)
                     out.pointee = try e.beginHold(label: l, mask: mask, maxDurationNs: 0, by: .guardSlot(s.index),
                                                   tiedToTransition: true)
                 }

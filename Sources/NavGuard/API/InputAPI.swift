@@ -1,0 +1,125 @@
+import CNavGuard
+import NavGuardCore
+
+// navguard.h, "Input: events, views and hit testing": events and live
+// touches (the views are ViewsAPI.swift).
+
+let knownEventFlags = UInt32(NG_EVF_HAS_TARGET)
+
+/// Check an event the host filled; nil when it is well-formed.
+@inline(__always)
+func eventProblem(_ e: ng_event) -> String? {
+    guard e.type >= 0 && e.type < NG_EVENT_TYPE_COUNT else { return "event type \(e.type) is out of range" }
+    if e.type == NG_EVENT_TOUCH && (e.phase < NG_TOUCH_BEGAN || e.phase > NG_TOUCH_CANCELLED) {
+        return "touch phase \(e.phase) is out of range"
+    }
+    if e.flags & ~knownEventFlags != 0 { return "unknown event flags" }
+    if e.flags & knownEventFlags != 0 && e.target_view == 0 { return "NG_EVF_HAS_TARGET with target_view 0" }
+    // Infinite as much as NaN: a point at infinity is no place a host can act on.
+    if !e.x.isFinite || !e.y.isFinite { return "event point (\(e.x), \(e.y)) is not finite" }
+    if e.timestamp_ns < 0 { return "negative timestamp_ns \(e.timestamp_ns)" }
+    return nil
+}
+
+/// Continuous input (moved touches, hover, scroll, motion) makes no
+/// deadline earlier: on_deadline is not asked after it, which keeps the
+/// event path as cheap as without the callback.
+@inline(__always)
+func isContinuous(_ e: ng_event) -> Bool {
+    e.type == NG_EVENT_TOUCH ? e.phase == NG_TOUCH_MOVED : (e.type != NG_EVENT_KEY && e.type != NG_EVENT_REMOTE)
+}
+
+@c @implementation
+public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_event>?, _ out: UnsafeMutablePointer<ng_event_result>?) -> ng_status {
+    withContext(ctx, record: "event", deadline: false) { box throws(EngineError) in
+        do throws(EngineError) {
+            guard let event else { throw .null("event") }
+            if let out { try box.checkSize(out.pointee.size, NG_EVENT_RESULT_MIN_SIZE, "ng_event_result") }
+            let declared = Int(event.pointee.size)
+            let full = MemoryLayout<ng_event>.size
+            let ts = event.pointee.timestamp_ns
+            if declared == full && (ts == 0 || ts >= box.lastEventNs) {
+                // The common case: the host's event is used in place, no copy.
+                if let p = eventProblem(event.pointee) { throw EngineError(NG_E_RANGE, p) }
+                if ts != 0 { box.lastEventNs = ts }
+                return route(box, event, out)
+            }
+            guard declared >= Int(NG_EVENT_MIN_SIZE) else {
+                throw EngineError(NG_E_SIZE, "ng_event.size is \(declared); set it to sizeof(ng_event)")
+            }
+            var e = ng_event()
+            _ = copySized(event, into: &e)
+            e.size = UInt32(full)
+            if let p = eventProblem(e) { throw EngineError(NG_E_RANGE, p) }
+            // Two input sources' clocks may disagree: time never goes back.
+            if e.timestamp_ns != 0 {
+                e.timestamp_ns = max(e.timestamp_ns, box.lastEventNs)
+                box.lastEventNs = e.timestamp_ns
+            }
+            withUnsafePointer(to: &e) { route(box, $0, out) }
+        } catch {
+            refused(out)
+            throw error
+        }
+    }
+}
+
+/// An event refused with a status was not submitted: `out` (a host's
+/// documented submit loop reads it) says DROP, never the zeroed DELIVER.
+@inline(never)
+private func refused(_ out: UnsafeMutablePointer<ng_event_result>?) {
+    guard let out, Int(out.pointee.size) >= Int(NG_EVENT_RESULT_MIN_SIZE) else { return }
+    var r = ng_event_result()
+    r.verdict = NG_VERDICT_DROP
+    r.reason = NG_REASON_INVALID
+    writeSized(r, to: out)
+}
+
+@inline(__always)
+private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: UnsafeMutablePointer<ng_event_result>?) {
+    if let rec = box.recorder { rec.args(box.engine.now) { w in w.object("ev") { TraceWrite.event($0, event.pointee) } } }
+    let v = box.engine.submitEvent(event)
+    if let rec = box.recorder {
+        rec.result { TraceWrite.eventResult($0, verdict: v.verdict, reason: v.reason, view: v.target, guardID: v.guardID) }
+    }
+    if let out {
+        if out.pointee.size >= UInt32(MemoryLayout<ng_event_result>.size) {
+            out.pointee.verdict = v.verdict
+            out.pointee.reason = v.reason
+            out.pointee.target_view = v.target
+            out.pointee.guard_id = v.guardID
+            out.pointee.hold_token = v.holdToken
+            out.pointee.hold_label = v.holdLabel
+        } else {
+            var r = ng_event_result()
+            r.verdict = v.verdict
+            r.reason = v.reason
+            r.target_view = v.target
+            r.guard_id = v.guardID
+            r.hold_token = v.holdToken
+            r.hold_label = v.holdLabel
+            writeSized(r, to: out)
+        }
+    }
+    if !isContinuous(event.pointee) { box.bridge.reportDeadline() }
+}
+
+@c @implementation
+public func ng_touch_count(_ ctx: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> ng_status {
+    withContext(ctx) { box throws(EngineError) in
+        guard let out else { throw .null("out_count") }
+        out.pointee = box.engine.touchCount
+    }
+}
+
+@c @implementation
+public func ng_touch_get(_ ctx: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<ng_touch_info>?) -> ng_status {
+    withContext(ctx) { box throws(EngineError) in
+        guard let out else { throw .null("out") }
+        try box.checkSize(out.pointee.size, NG_TOUCH_INFO_MIN_SIZE, "ng_touch_info")
+        guard let t = box.engine.touch(at: index) else {
+            throw EngineError(NG_E_NOT_FOUND, "index \(index) is outside the live touches")
+        }
+        writeSized(t, to: out)
+    }
+}

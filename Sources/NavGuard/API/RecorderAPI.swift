@@ -1,0 +1,64 @@
+import CNavGuard
+import Glibc
+import NavGuardCore
+
+// navguard.h, "Flight recorder and replay": recording a context (Recorder/
+// is how). Replaying: ReplayAPI.swift.
+
+@c @implementation
+public func ng_record_start(_ ctx: OpaquePointer?, _ options: UnsafePointer<ng_record_options>?) -> ng_status {
+    withContext(ctx) { box throws(EngineError) in
+        guard let options else { throw .null("options") }
+        var o = ng_record_options()
+        guard copySized(options, into: &o) >= MemoryLayout<ng_record_options>.size else {
+            throw EngineError(NG_E_SIZE, "ng_record_options.size is not sizeof(ng_record_options) (NG_RECORD_OPTIONS_INIT)")
+        }
+        if box.engine.isInsideCallback { throw EngineError(NG_E_CALLBACK, "recording cannot start inside a callback") }
+        guard box.recorder == nil else { throw EngineError(NG_E_STATE, "the context is already recording (ng_record_stop first)") }
+        let ring = o.ring_records > 0 || o.ring_ns > 0
+        guard o.ring_ns >= 0 else { throw EngineError(NG_E_RANGE, "ring_ns is negative") }
+        let destinations = (o.path != nil ? 1 : 0) + (o.write != nil ? 1 : 0) + (ring ? 1 : 0)
+        guard destinations == 1 else {
+            throw EngineError(NG_E_RANGE, destinations == 0
+                ? "no destination: set path, write, or ring_records/ring_ns"
+                : "more than one destination: set exactly one of path, write, ring_records/ring_ns")
+        }
+        let dumpDir = try readCString(o.dump_dir, "dump_dir", allowNull: true)?.string
+        let sink: Recorder.Sink
+        if o.path != nil {
+            let path = try readCString(o.path, "path")!.string
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw EngineError(NG_E_LOAD, "cannot create \(path): \(String(cString: strerror(errno)))") }
+            sink = .file(fd: fd, path: path)
+        } else if let w = o.write {
+            sink = .writer(write: w, user: o.user)
+        } else {
+            sink = .ring
+        }
+        let rec = Recorder(box: box, sink: sink, ringRecords: ring ? Int(o.ring_records > 0 ? o.ring_records : 100_000) : 0,
+                           ringNs: o.ring_ns, dumpDir: dumpDir)
+        rec.writeHeader(start: box.isFresh ? .create : .midSession)
+        box.recorder = rec
+        rec.flush()
+    }
+}
+
+@c @implementation
+public func ng_record_stop(_ ctx: OpaquePointer?) -> ng_status {
+    withContext(ctx) { box throws(EngineError) in
+        if box.engine.isInsideCallback { throw EngineError(NG_E_CALLBACK, "recording cannot stop inside a callback") }
+        guard box.recorder != nil else { throw EngineError(NG_E_STATE, "the context is not recording") }
+        box.stopRecording()
+    }
+}
+
+@c @implementation
+public func ng_record_dump(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> ng_status {
+    withContext(ctx) { box throws(EngineError) in
+        guard let rec = box.recorder else { throw EngineError(NG_E_STATE, "the context is not recording") }
+        guard rec.isRing else { return rec.flush() }
+        guard let path else { throw EngineError(NG_E_NULL, "path is NULL (a ring is dumped to a file)") }
+        let p = try readCString(path, "path")!.string
+        if let err = writeFile(p, rec.ringTrace()) { throw EngineError(NG_E_LOAD, err) }
+    }
+}

@@ -1,0 +1,118 @@
+import CNavGuard
+import Glibc
+import NavGuardCore
+
+/// What the host hears: the engine's callbacks handed to the C delegate, the
+/// deadline and wake-up the host's loop runs on, and the flight recorder,
+/// which writes down every callback before the host sees it.
+///
+/// Owner thread only, except `wake`.
+final class DelegateBridge: EngineObserver {
+    let delegate: ng_delegate
+    unowned(unsafe) let engine: Engine
+    var handle: OpaquePointer?
+    /// The flight recorder, while recording.
+    var recorder: Recorder?
+    /// The deadline last given to the host's on_deadline.
+    private var reportedDeadline = Limits.noDeadline
+
+    init(engine: Engine, delegate: ng_delegate) {
+        self.engine = engine
+        self.delegate = delegate
+    }
+
+    // MARK: The host's loop
+
+    /// At the end of a call that changed state: tell the host's on_deadline
+    /// when the next deadline moved (not from inside a callback: the outer
+    /// call tells it once, at its end).
+    @inline(__always)
+    func reportDeadline() {
+        guard let f = delegate.on_deadline, !engine.isInsideCallback else { return }
+        let d = engine.nextDeadline()
+        guard d != reportedDeadline else { return }
+        reportedDeadline = d
+        engine.callback { f(delegate.user, handle, d) }
+    }
+
+    /// [any-thread] The host's on_wake, called by the thread that claimed the
+    /// wake-up (Mailbox).
+    func wake() {
+        delegate.on_wake?(delegate.user, handle)
+    }
+
+    // MARK: EngineObserver
+
+    func engineOutcome(_ o: OutcomeRecord) {
+        recorder?.callback("outcome") { TraceWrite.outcome($0, o) }
+        guard let f = delegate.on_outcome else { return }
+        var c = o.cValue
+        f(delegate.user, handle, &c)
+    }
+
+    func engineTransition(_ event: ng_transition_event) {
+        recorder?.callback("transition") { TraceWrite.transition($0, event) }
+        guard let f = delegate.on_transition else { return }
+        var e = event
+        f(delegate.user, handle, &e)
+    }
+
+    func engineHoldEnded(_ h: HoldEndRecord) {
+        var c = h.cValue
+        recorder?.callback("hold_end") { TraceWrite.holdEnd($0, c) }
+        guard let f = delegate.on_hold_end else { return }
+        f(delegate.user, handle, &c)
+    }
+
+    func engineTouchCancelled(_ touch: ng_touch_info) {
+        recorder?.callback("touch_cancel") { TraceWrite.touchCancel($0, touch) }
+        guard let f = delegate.on_touch_cancel else { return }
+        var t = touch
+        f(delegate.user, handle, &t)
+    }
+
+    func engineQuestion(_ q: ng_question) {
+        recorder?.callback("question") { TraceWrite.question($0, q) }
+        guard let f = delegate.on_question else { return }
+        var c = q
+        f(delegate.user, handle, &c)
+    }
+
+    func engineQuestionEnded(_ q: ng_question, answer: Int32) {
+        recorder?.callback("question_end") { TraceWrite.questionEnd($0, q, answer: answer) }
+        guard let f = delegate.on_question_end else { return }
+        var c = q
+        f(delegate.user, handle, &c, answer)
+    }
+
+    /// A guard's report: something went wrong. The host gets the guard's
+    /// text and, after it, the library's notes: slow votes since the last
+    /// report, and where the flight recorder keeps what led to it (a ring is
+    /// dumped to a file for it). The trace keeps the guard's text only: the
+    /// notes depend on timing and files, which replay does not reproduce.
+    func engineReport(guardID: UnsafePointer<CChar>?, text: CStr) {
+        recorder?.callback("report") { TraceWrite.report($0, guardID: guardID, text: UnsafePointer(text.pointer)) }
+        var notes: [String] = []
+        if let slow = engine.takeSlowVoteNote() { notes.append(slow) }
+        if let rec = recorder { notes.append(rec.noteForReport()) }
+        guard !notes.isEmpty else {
+            delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(text.pointer))
+            return
+        }
+        let full = CStr(text.string + (text.string.hasSuffix("\n") ? "" : "\n") + notes.joined(separator: "\n") + "\n")
+        delegate.on_report?(delegate.user, handle, guardID, UnsafePointer(full.pointer))
+    }
+
+    func engineLog(severity: Int32, guardID: UnsafePointer<CChar>?, message: CStr) {
+        recorder?.callback("log") {
+            TraceWrite.log($0, severity: severity, guardID: guardID, message: UnsafePointer(message.pointer))
+        }
+        delegate.on_log?(delegate.user, handle, severity, guardID, UnsafePointer(message.pointer))
+    }
+
+    /// Told through on_log when the recorder stops by itself.
+    func logError(_ message: String) {
+        let m = CStr(message)
+        delegate.on_log?(delegate.user, handle, NG_LOG_ERROR, nil, UnsafePointer(m.pointer))
+    }
+}
