@@ -188,7 +188,7 @@ package: package-tools build
 	lintian "$(BUILD_DIR)"/packages/*.deb
 	@ls -l "$(BUILD_DIR)"/packages/*.deb
 
-# NavGuard where no Swift is (tests/dist/test-dist.sh): the packages
+# NavGuard where no Swift is (ctest/dist/test-dist.sh): the packages
 # installed with dpkg into a minimal Debian 12 root (debootstrap, cached in
 # $(BUILD_DIR)/dist), a C host and the C guard template built there with gcc
 # and run, without /proc mounted and with it. Needs root (chroot); .ci/run
@@ -196,7 +196,7 @@ package: package-tools build
 test-dist: package
 	@if [ "$$(id -u)" != 0 ]; then \
 	  echo "error: make test-dist needs root (debootstrap, chroot): run: sudo make test-dist" >&2; exit 1; fi
-	tests/dist/test-dist.sh "$(BUILD_DIR)" "$(BUILD_DIR)/packages"
+	ctest/dist/test-dist.sh "$(BUILD_DIR)" "$(BUILD_DIR)/packages"
 
 # kiosk-sim is built from the staged install only: its header, its library
 # (rpath into the stage) and its pkg-config file; never from the source tree.
@@ -218,7 +218,7 @@ demo:
 # target navguard-api-docs; doxygen comes with package-tools).
 # docs/guards.md is generated: `navguard plugins docs` reads every built-in's
 # declarations from the build tree's plugin directory. docs/timeline.svg is
-# `navguard timeline` on the kiosk session tests/c/trace_host.c records.
+# `navguard timeline` on the kiosk session ctest/c/trace_host.c records.
 docs: package-tools build
 	$(CMAKE) --build $(BUILD_DIR) --target navguard-api-docs
 	@echo "API reference: $(BUILD_DIR)/docs/html/index.html"

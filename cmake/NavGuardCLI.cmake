@@ -20,8 +20,8 @@
 #                            and a validator self-test on a deliberately broken
 #                            plugin (a crash must be reported, not crash us);
 #   navguard_cli_timeline_*  `navguard timeline` on traces recorded by
-#                            tests/c/trace_host.c, checked by
-#                            tests/cli/check_timeline.py.
+#                            ctest/c/trace_host.c, checked by
+#                            ctest/cli/check_timeline.py.
 #
 # A plugin target may set the property NAVGUARD_VALIDATE_CONFIG to the guard
 # configuration (JSON) its hook checks should use, and NAVGUARD_VALIDATE_TEST
@@ -231,7 +231,7 @@ add_test(NAME navguard_docs_guards COMMAND ${CMAKE_COMMAND}
 # check_timeline.py draws it and checks the Chrome trace and the page, for the
 # whole trace, a ring dump, the trace with its last line cut in half, and
 # malformed input (exit 2, the line named).
-add_executable(trace_host ${PROJECT_SOURCE_DIR}/tests/c/trace_host.c)
+add_executable(trace_host ${PROJECT_SOURCE_DIR}/ctest/c/trace_host.c)
 set_target_properties(trace_host PROPERTIES
   C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/navguard-cli-tests)
@@ -241,7 +241,7 @@ find_program(NAVGUARD_PYTHON python3)
 foreach(case full ring truncated malformed)
   if(NAVGUARD_PYTHON)
     add_test(NAME navguard_cli_timeline_${case}
-      COMMAND ${NAVGUARD_PYTHON} ${PROJECT_SOURCE_DIR}/tests/cli/check_timeline.py
+      COMMAND ${NAVGUARD_PYTHON} ${PROJECT_SOURCE_DIR}/ctest/cli/check_timeline.py
               --cli ${NAVGUARD_CLI_BINARY} --host $<TARGET_FILE:trace_host>
               --work ${CMAKE_BINARY_DIR}/navguard-cli-tests/timeline-${case} ${case})
     set_tests_properties(navguard_cli_timeline_${case} PROPERTIES

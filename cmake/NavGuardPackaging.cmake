@@ -20,7 +20,7 @@
 # project's (navguard.h), the Debian revision NAVGUARD_DEB_REVISION. After
 # CPack, Installed-Size is computed again (packaging/debian/installed-size.cmake:
 # CPack 3.25 counts a symlink as a copy of its target). The ctest
-# package_deb builds them again and checks them (tests/install/CheckPackages.cmake).
+# package_deb builds them again and checks them (ctest/install/CheckPackages.cmake).
 #
 # The runtime package is named after the SONAME, as Debian's shared-library
 # policy asks: a new major version gets a new package (libnavguard1) that can

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """navguard_cli_timeline_*: `navguard timeline` on traces that trace_host
-(tests/c/trace_host.c) records, judged from what it writes. Standard library
+(ctest/c/trace_host.c) records, judged from what it writes. Standard library
 only.
 
   check_timeline.py --cli NAVGUARD --host TRACE_HOST --work DIR CASE

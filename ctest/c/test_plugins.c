@@ -7,7 +7,7 @@
  *    directory, a non-ELF file, an empty file -> NG_E_LOAD; a shared library
  *    without ng_plugin_entry (libc.so.6) -> NG_E_ENTRY; a duplicate id, a
  *    create() failure -> NG_E_GUARD; a malformed configuration -> NG_E_PARSE;
- *    and, with the broken plugins of tests/c/plugins/: other ABI major, newer
+ *    and, with the broken plugins of ctest/c/plugins/: other ABI major, newer
  *    minor -> NG_E_ABI, entry returning NULL -> NG_E_ENTRY, bad id ->
  *    NG_E_GUARD, missing dependency -> NG_E_LOAD;
  *  - ng_chain_configure: the default chain in NG_DEFAULT_CHAIN_ORDER order,
