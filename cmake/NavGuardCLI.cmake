@@ -20,8 +20,8 @@
 #                            and a validator self-test on a deliberately broken
 #                            plugin (a crash must be reported, not crash us);
 #   navguard_cli_timeline_*  `navguard timeline` on traces recorded by
-#                            tests/c/trace_host.c, checked by
-#                            tests/cli/check_timeline.py.
+#                            ctest/c/trace_host.c, checked by
+#                            ctest/cli/check_timeline.py.
 #
 # A plugin target may set the property NAVGUARD_VALIDATE_CONFIG to the guard
 # configuration (JSON) its hook checks should use, and NAVGUARD_VALIDATE_TEST
@@ -108,6 +108,32 @@ add_test(NAME navguard_cli_plugins_list_missing
 set_tests_properties(navguard_cli_plugins_list_missing PROPERTIES
   ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR}"
   WILL_FAIL ON)
+
+# Every --config is JSON text or @FILE (Sources/navguard-cli/JSONArgument.swift);
+# a file named without @ is read too when it exists. A name that is neither
+# is reported as a file that cannot be opened, by list and replay alike.
+file(WRITE ${CMAKE_BINARY_DIR}/navguard-cli-tests/two-guards.json
+  "{\"guards\": [{\"id\": \"org.navguard.throttle\"}, {\"id\": \"org.navguard.dedupe\"}]}\n")
+foreach(form at bare)
+  set(_navguard_arg ${CMAKE_BINARY_DIR}/navguard-cli-tests/two-guards.json)
+  if(form STREQUAL "at")
+    set(_navguard_arg @${_navguard_arg})
+  endif()
+  add_test(NAME navguard_cli_config_${form}_file
+    COMMAND ${NAVGUARD_CLI_BINARY} plugins list --config ${_navguard_arg})
+  set_tests_properties(navguard_cli_config_${form}_file PROPERTIES
+    ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR}"
+    PASS_REGULAR_EXPRESSION "chain: [^\n]*/two-guards\.json\n.*0 +org\.navguard\.throttle .*1 +org\.navguard\.dedupe .*2 guards in the chain")
+endforeach()
+add_test(NAME navguard_cli_config_misspelt
+  COMMAND ${NAVGUARD_CLI_BINARY} plugins list --config ${CMAKE_BINARY_DIR}/navguard-cli-tests/tow-guards.json)
+set_tests_properties(navguard_cli_config_misspelt PROPERTIES
+  PASS_REGULAR_EXPRESSION "^navguard plugins list: --config: cannot open [^\n]*/tow-guards\.json: No such file or directory, and it is not JSON text either\n$")
+add_test(NAME navguard_cli_replay_config_unreadable
+  COMMAND ${NAVGUARD_CLI_BINARY} replay ${CMAKE_BINARY_DIR}/navguard-cli-tests/two-guards.json
+          --config @${CMAKE_BINARY_DIR}/navguard-cli-tests/missing.json)
+set_tests_properties(navguard_cli_replay_config_unreadable PROPERTIES
+  PASS_REGULAR_EXPRESSION "^navguard replay: --config: cannot open [^\n]*/missing\.json: No such file or directory\n$")
 
 # bin/navguard is self-contained: no libnavguard, no Swift runtime library
 # NEEDED, no RUNPATH (this file in script mode, below).
@@ -231,7 +257,7 @@ add_test(NAME navguard_docs_guards COMMAND ${CMAKE_COMMAND}
 # check_timeline.py draws it and checks the Chrome trace and the page, for the
 # whole trace, a ring dump, the trace with its last line cut in half, and
 # malformed input (exit 2, the line named).
-add_executable(trace_host ${PROJECT_SOURCE_DIR}/tests/c/trace_host.c)
+add_executable(trace_host ${PROJECT_SOURCE_DIR}/ctest/c/trace_host.c)
 set_target_properties(trace_host PROPERTIES
   C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/navguard-cli-tests)
@@ -241,7 +267,7 @@ find_program(NAVGUARD_PYTHON python3)
 foreach(case full ring truncated malformed incident fleet stats)
   if(NAVGUARD_PYTHON)
     add_test(NAME navguard_cli_timeline_${case}
-      COMMAND ${NAVGUARD_PYTHON} ${PROJECT_SOURCE_DIR}/tests/cli/check_timeline.py
+      COMMAND ${NAVGUARD_PYTHON} ${PROJECT_SOURCE_DIR}/ctest/cli/check_timeline.py
               --cli ${NAVGUARD_CLI_BINARY} --host $<TARGET_FILE:trace_host>
               --work ${CMAKE_BINARY_DIR}/navguard-cli-tests/timeline-${case} ${case})
     set_tests_properties(navguard_cli_timeline_${case} PROPERTIES

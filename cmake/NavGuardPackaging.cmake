@@ -7,8 +7,9 @@
 #   libnavguard-dev  dev      include/navguard, <libdir>/libnavguard.so,
 #                             <libdir>/pkgconfig/navguard.pc, <libdir>/cmake/NavGuard
 #                             (guard helpers included), share/navguard (SDL2
-#                             adapter, Swift plugin kit and its Package.swift),
-#                             share/doc/navguard/html (the API reference)
+#                             and Qt 6 adapters, Swift plugin kit and its
+#                             Package.swift), share/doc/navguard/html (the API
+#                             reference)
 #   navguard-tools   tools    bin/navguard
 #
 # `make package` (cpack in the build directory) writes them to
@@ -19,7 +20,7 @@
 # project's (navguard.h), the Debian revision NAVGUARD_DEB_REVISION. After
 # CPack, Installed-Size is computed again (packaging/debian/installed-size.cmake:
 # CPack 3.25 counts a symlink as a copy of its target). The ctest
-# package_deb builds them again and checks them (tests/install/CheckPackages.cmake).
+# package_deb builds them again and checks them (ctest/install/CheckPackages.cmake).
 #
 # The runtime package is named after the SONAME, as Debian's shared-library
 # policy asks: a new major version gets a new package (libnavguard1) that can
@@ -89,9 +90,12 @@ set(CPACK_DEBIAN_DEV_DESCRIPTION "navigation and input guard library (developmen
 ${navguard_deb_about}
 
 This package has the C headers, pkg-config and CMake files
-(find_package(NavGuard)), the SDL2 adapter's sources, and what writing a
-guard plugin needs: the CMake helpers navguard_add_guard and
+(find_package(NavGuard)), the SDL2 and Qt 6 adapters' sources, and what
+writing a guard plugin needs: the CMake helpers navguard_add_guard and
 navguard_add_swift_guard and the Swift plugin kit's sources.")
+# The adapters are sources a host compiles with its own toolkit: suggested,
+# never depended on, so the -dev package pulls in neither SDL2 nor Qt.
+set(CPACK_DEBIAN_DEV_PACKAGE_SUGGESTS "libsdl2-dev, qt6-declarative-dev")
 
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME navguard-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)

@@ -1,5 +1,4 @@
 import ArgumentParser
-import FoundationEssentials
 import NavGuard
 
 struct Stats: ParsableCommand {
@@ -56,10 +55,8 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         let bytes: [UInt8]
-        switch readFile(dump) {
-        case .success(let b): bytes = b
-        case .failure(let e):
-            printError("navguard convert: \(e.message)")
+        do throws(FileError) { bytes = try readFile(dump) } catch {
+            printError("navguard convert: \(error.message)")
             throw ExitCode(2)
         }
         var text = bytes
@@ -76,8 +73,8 @@ struct Convert: ParsableCommand {
         }
         if let note { printError("navguard convert: \(dump): \(note)") }
         if let output {
-            do { try Data(text).write(to: URL(fileURLWithPath: output)) } catch {
-                printError("navguard convert: cannot write \(output): \(error)")
+            do throws(FileError) { try writeFile(output, String(decoding: text, as: UTF8.self)) } catch {
+                printError("navguard convert: \(error.message)")
                 throw ExitCode(1)
             }
         } else {

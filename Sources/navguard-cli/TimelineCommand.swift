@@ -1,5 +1,4 @@
 import ArgumentParser
-import FoundationEssentials
 import NavGuard
 
 struct Timeline: ParsableCommand {
@@ -75,10 +74,8 @@ struct Timeline: ParsableCommand {
                            (base + ".html", TimelinePage.html(models, fleet: fleet, pictures: pictures))]
         }
         for f in files {
-            do {
-                try Data(f.text.utf8).write(to: URL(fileURLWithPath: f.path))
-            } catch {
-                printError("navguard timeline: cannot write \(f.path): \(error)")
+            do throws(FileError) { try writeFile(f.path, f.text) } catch {
+                printError("navguard timeline: \(error.message)")
                 throw ExitCode(1)
             }
         }
@@ -95,10 +92,8 @@ struct Timeline: ParsableCommand {
 /// command's exit 2 with the reason on stderr.
 func readTrace(_ path: String, command: String) throws -> Trace {
     let bytes: [UInt8]
-    switch readFile(path) {
-    case .success(let b): bytes = b
-    case .failure(let e):
-        printError("navguard \(command): \(e.message)")
+    do throws(FileError) { bytes = try readFile(path) } catch {
+        printError("navguard \(command): \(error.message)")
         throw ExitCode(2)
     }
     do throws(TraceError) {

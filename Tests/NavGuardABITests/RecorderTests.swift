@@ -1,7 +1,7 @@
 // The flight recorder and replay through the C API: what a trace holds,
 // replays that match and replays that do not, the ring, the host's writer,
 // and traces that are cut, corrupted, hand-edited or from a newer version.
-// (Replays against plugin files are in tests/c/test_record.c: the Swift
+// (Replays against plugin files are in ctest/c/test_record.c: the Swift
 // tests have no plugin directory.)
 import CNavGuard
 import Glibc

@@ -66,7 +66,7 @@ struct TraceFormatTests {
     @Test("every call, result and callback: written by its definition, read back by the same")
     func everyRecord() {
         // A request with every field.
-        var r = Request(kind: NG_REQ_REPLACE_STACK, flags: 1, source: 7)
+        var r = Request(kind: .replaceStack, flags: 1, source: 7)
         r.screens = [Screen(id: 2, route: "menu"), Screen(id: 3, route: "item \"x\"", identity: "i", flags: 1)]
         r.targetID = 9
         r.durationNs = 5
@@ -138,7 +138,7 @@ struct TraceFormatTests {
         #expect(TraceResult(json: failed).status == "NG_E_RANGE" && TraceResult(json: failed).err == "why")
 
         // Callbacks.
-        let o = formatted({ TraceOutcome.encode(&$0, OutcomeRecord(requestID: 9, kind: NG_REQ_PUSH, outcome: NG_OUTCOME_DROPPED, reason: NG_REASON_BUSY,
+        let o = formatted({ TraceOutcome.encode(&$0, OutcomeRecord(requestID: 9, kind: .push, outcome: .dropped, reason: .busy,
                                                                    source: 2, guardID: staticC("g"), message: CStr("m"))) }) {
             TraceCallback.format(.outcome, &$0, $1)
         }

@@ -18,7 +18,7 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
         do throws(EngineError) { r = try Request(c, declared: declared, intern: box.engine) } catch {
             // Malformed content is refused, but still gets an id and an
             // outcome; the call succeeds and ng_errmsg says why.
-            r = Request(kind: c.kind, flags: c.flags, source: c.source)
+            r = Request(kind: RequestKind(rawValue: c.kind), flags: c.flags, source: c.source)
             r.invalidMessage = error.message
         }
         submitRequest(box, r, out)
@@ -33,12 +33,12 @@ func submitRequest(_ box: ContextBox, _ r: Request, _ out: UnsafeMutablePointer<
     box.recordArgs { SubmitCall.encode(&$0, r) }
     let res = box.engine.submit(r)
     if let m = res.message { box.setError(m.string) }
-    box.recordResult(.submit(status: res.status, id: res.requestID, reason: res.reason, guardID: res.guardID))
+    box.recordResult(.submit(status: res.status.rawValue, id: res.requestID, reason: res.reason.rawValue, guardID: res.guardID))
     if let out {
         var o = ng_request_result()
-        o.status = res.status
+        o.status = res.status.rawValue
         o.request_id = res.requestID
-        o.reason = res.reason
+        o.reason = res.reason.rawValue
         o.guard_id = res.guardID
         writeSized(o, to: out)
     }

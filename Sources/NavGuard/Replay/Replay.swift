@@ -513,7 +513,7 @@ final class Replayer {
     /// through the same funnel as ng_request_submit.
     func submitMalformed(_ req: TraceRequest, _ why: String, _ out: UnsafeMutablePointer<ng_request_result>) -> ng_status {
         withContext(ctx, record: .submit) { box throws(EngineError) in
-            var r = Request(kind: req.kind, flags: req.flags, source: req.source)
+            var r = Request(kind: RequestKind(rawValue: req.kind), flags: req.flags, source: req.source)
             r.invalidMessage = why
             submitRequest(box, r, out)
         }

@@ -15,7 +15,8 @@ extension Replayer {
         d.on_outcome = { user, _, o in
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
             let c = o!.pointee
-            let rec = OutcomeRecord(requestID: c.request_id, kind: c.kind, outcome: c.outcome, reason: c.reason,
+            let rec = OutcomeRecord(requestID: c.request_id, kind: RequestKind(rawValue: c.kind),
+                                    outcome: Outcome(rawValue: c.outcome), reason: Reason(rawValue: c.reason),
                                     source: c.source, guardID: c.guard_id, message: c.message.map { CStr(String(cString: $0)) })
             r.callback(.outcome) { TraceOutcome.encode(&$0, rec) }
         }

@@ -84,9 +84,9 @@ public struct TraceOutcome {
 
     static func encode(_ w: inout RecordWriter, _ o: OutcomeRecord) {
         w.u64(o.requestID)
-        w.i32(o.kind)
-        w.i32(o.outcome)
-        w.i32(o.reason)
+        w.i32(o.kind.rawValue)
+        w.i32(o.outcome.rawValue)
+        w.i32(o.reason.rawValue)
         w.u32(o.source)
         w.text(o.guardID)
         w.text(o.message)

@@ -171,7 +171,7 @@ public struct TraceRequest {
     public var kindName: String { enumName(kind, ng_request_kind_name) }
 
     static func encode(_ w: inout RecordWriter, _ r: Request) {
-        w.i32(r.kind)
+        w.i32(r.kind.rawValue)
         w.u32(r.flags)
         w.u32(r.source)
         w.bool(r.screen != nil)

@@ -72,11 +72,11 @@ enum TraceCheckpoint {
             w.i32(t.state)
             w.i64(t.began_ns)
         }
-        let tracks = (e.trackView(NG_TRACK_SCREEN) != nil ? 1 : 0) + (e.trackView(NG_TRACK_BAR) != nil ? 1 : 0)
+        let tracks = (e.trackView(.screen) != nil ? 1 : 0) + (e.trackView(.bar) != nil ? 1 : 0)
         w.u32(UInt32(tracks))
-        for track in [NG_TRACK_SCREEN, NG_TRACK_BAR] {
+        for track in [Track.screen, Track.bar] {
             guard let t = e.trackView(track), let ends = e.trackEnds(track) else { continue }
-            w.i32(track)
+            w.i32(track.rawValue)
             w.u64(t.request_id)
             w.i32(t.kind)
             w.u32(t.flags)
@@ -422,7 +422,7 @@ public struct TraceHeader {
                 w.object("live") { w in
                     w.field("holds", e.holdCount)
                     w.field("touches", e.touchCount)
-                    w.field("transitions", (e.inFlight(NG_TRACK_SCREEN) != 0 || e.inFlight(NG_TRACK_BAR) != 0) ? 1 : 0)
+                    w.field("transitions", (e.inFlight(.screen) != 0 || e.inFlight(.bar) != 0) ? 1 : 0)
                     w.field("deferred", e.deferredCount)
                     w.field("questions", e.openQuestion == nil ? 0 : 1)
                 }

@@ -3,14 +3,14 @@
 # with debootstrap (cached as a tarball in the build directory), NavGuard's
 # .deb packages installed into it with dpkg, and inside it (chroot, /proc not
 # mounted, then mounted):
-#   - gcc builds a C host (tests/dist/host.c) against the installed -dev
+#   - gcc builds a C host (ctest/dist/host.c) against the installed -dev
 #     package with pkg-config, and the C guard template
 #     (examples/plugins/c-minimal/minimal.c) with only <navguard/plugin.h>;
 #   - the host runs the default chain plus the template guard;
 #   - the installed navguard tool validates the template guard;
 #   - ldd resolves every dependency, and no Swift runtime exists in the root.
 #
-# Usage: tests/dist/test-dist.sh BUILD_DIR PACKAGE_DIR
+# Usage: ctest/dist/test-dist.sh BUILD_DIR PACKAGE_DIR
 set -euo pipefail
 
 build=$(realpath "${1:?build directory}")
@@ -60,7 +60,7 @@ if find "$root" -xdev \( -name 'libswift*' -o -name 'libFoundation*' -o -name 's
     fail "a Swift runtime file is in the root: $(find "$root" -xdev -name 'libswift*' | head -3)"
 fi
 
-cp "$src/tests/dist/host.c" "$src/examples/plugins/c-minimal/minimal.c" "$root/tmp/work/"
+cp "$src/ctest/dist/host.c" "$src/examples/plugins/c-minimal/minimal.c" "$root/tmp/work/"
 inside() {
     chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp /bin/sh -ec "cd /tmp/work; $1"
 }

@@ -2,7 +2,7 @@
 #       -DGENERATOR=<gen> -P CheckRelocated.cmake
 # Installs BUILD_DIR to WORK/first, copies the tree to WORK/moved and removes
 # the original, so nothing can still point at it; then builds
-# tests/install/config_host.c against the copy twice and runs it: with
+# ctest/install/config_host.c against the copy twice and runs it: with
 # pkg-config (PKG_CONFIG_PATH=WORK/moved/lib/pkgconfig, an rpath to the
 # library's directory) and with find_package (CMAKE_PREFIX_PATH=WORK/moved).
 # Each run must pass its checks and report the plugin directory of the copy.

@@ -20,7 +20,7 @@
 #    the ldconfig trigger;
 #  - lintian reports no error;
 #  - unpacked together, they build the C guard template (find_package) and
-#    their navguard tool validates it, and a C host (tests/dist/host.c) linked
+#    their navguard tool validates it, and a C host (ctest/dist/host.c) linked
 #    to their library runs the default chain: the library finds the guards
 #    beside itself, in MULTIARCH/navguard/plugins.
 cmake_minimum_required(VERSION 3.25)
@@ -174,7 +174,7 @@ message(STATUS "built and validated the C template against the unpacked packages
 # tells it where: no NAVGUARD_PLUGIN_DIR, no NAVGUARD_PLUGIN_PATH).
 set(libdir ${OUT}/root/usr/${MULTIARCH})
 run("the host against the packages" ${CC} -std=c11 -Wall -Wextra -o ${OUT}/host
-  ${SOURCE_DIR}/tests/dist/host.c -I${OUT}/root/usr/include -L${libdir} -lnavguard -Wl,-rpath,${libdir})
+  ${SOURCE_DIR}/ctest/dist/host.c -I${OUT}/root/usr/include -L${libdir} -lnavguard -Wl,-rpath,${libdir})
 run("the host" ${CMAKE_COMMAND} -E env --unset=NAVGUARD_PLUGIN_DIR --unset=NAVGUARD_PLUGIN_PATH ${OUT}/host)
 if(NOT out MATCHES "plugins in ${libdir}/navguard/plugins\n" OR NOT out MATCHES "chain: [1-9][0-9]* guards" OR NOT out MATCHES "host: ok")
   string(APPEND errors "  the packaged library did not load the default chain from ${libdir}/navguard/plugins:\n${out}\n")

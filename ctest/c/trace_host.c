@@ -1,6 +1,6 @@
 /* trace_host: a kiosk session (Home -> Menu -> Item -> Checkout) recorded by
  * the flight recorder on a manual clock, for the `navguard timeline` tests
- * (tests/cli/check_timeline.py, cmake/NavGuardCLI.cmake) and for
+ * (ctest/cli/check_timeline.py, cmake/NavGuardCLI.cmake) and for
  * docs/timeline.svg:
  *
  *   trace_host OUT.jsonl [--ring N] [--unfinished]
