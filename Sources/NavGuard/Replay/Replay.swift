@@ -178,8 +178,8 @@ final class Replayer {
         }
         if fn == .chain && chainOverride != nil { return }
         if fn == .chain {
-            if recorded.json.chainResult != ret {
-                diverge(at: at, recorded: JSON.serialize(recorded.json.chainResult), now: JSON.serialize(ret))
+            if recorded.chainComparison != ret {
+                diverge(at: at, recorded: JSON.serialize(recorded.chainComparison), now: JSON.serialize(ret))
             }
             return
         }
@@ -300,7 +300,14 @@ final class Replayer {
             try configure(state.chain, line: 1)
         }
         if !state.stack.isEmpty {
-            let text = JSON.serialize(.object([("navguard_snapshot", .integer(1)), ("screens", .array(state.json["stack"]?.array ?? []))]))
+            // A stack snapshot (ng_stack_restore's own format) of the recorded screens.
+            let screens: [JSONValue] = state.stack.map { s in
+                var m: [(String, JSONValue)] = [("id", .integer(Int64(bitPattern: s.id))), ("route", .string(s.route))]
+                if let i = s.identity { m.append(("identity", .string(i))) }
+                if s.flags != 0 { m.append(("flags", .integer(Int64(s.flags)))) }
+                return .object(m)
+            }
+            let text = JSON.serialize(.object([("navguard_snapshot", .integer(1)), ("screens", .array(screens))]))
             let st = text.withCString { ng_stack_restore(ctx, $0, strlen($0)) }
             if st != NG_OK {
                 throw TraceError(status: st, line: 1, message: "the recorded stack: \(String(cString: ng_errmsg(ctx)))")
@@ -466,23 +473,23 @@ final class Replayer {
             if chainOverride != nil { return .null }
             // Guards added are the call's result: find its ret.
             let recordedRet = inlineRet ?? retOf(callAt: cursor - 1)
-            if let recordedRet, recordedRet.ok, recordedRet.json["guards"] != nil {
+            if let recordedRet, recordedRet.ok, recordedRet.listsGuards {
                 let before = guardCount()
                 try configure(recordedRet.guards, line: r.line)
-                var ids: [JSONValue] = []
+                var ids: [String?] = []
                 for i in before..<guardCount() {
                     var id: UnsafePointer<CChar>?
                     _ = ng_chain_get_id(ctx, i, &id)
-                    ids.append(id.map { .string(String(cString: $0)) } ?? .null)
+                    ids.append(id.map { String(cString: $0) })
                 }
-                return .object([("st", .string("NG_OK")), ("guards", .array(ids))])
+                return TraceResult.chainComparison(status: "NG_OK", guardIDs: ids)
             }
             // A chain call that failed: make it again as it was made; a
             // descriptor the host passed (ng_chain_add) is not here to pass.
             if via == "ng_chain_add" {
                 notes.append("line \(r.line): a failed ng_chain_add is not replayed (its descriptor was the host's)")
                 skipRecords(ofCallAt: cursor - 1)
-                return recordedRet?.json.chainResult ?? .null
+                return recordedRet?.chainComparison ?? .null
             }
             switch via {
             case "ng_plugin_load":
@@ -493,17 +500,15 @@ final class Replayer {
             default:
                 if let config { st = config.withCString { ng_chain_configure(ctx, $0) } } else { st = ng_chain_configure(ctx, nil) }
             }
-            return .object([("st", .string(statusName(st)))])
+            return TraceResult.chainComparison(status: statusName(st), guardIDs: nil)
         case .destroy:
             // Callbacks during the teardown are compared like any others.
             st = ng_context_destroy(ctx)
             ctx = nil
         }
         let line = TraceLine()
-        line.begin()
-        withEncoded({ CallResult.encode(&$0, status: st, result, err: nil, engine: nil) }) { CallResult.format(&$0, line) }
-        line.end()
-        do throws(JSONError) { return try JSON.parse(line.bytes)["ret"] ?? .null } catch {
+        withEncoded({ CallResult.encode(&$0, status: st, result, err: nil, engine: nil) }) { CallResult.formatObject(&$0, line) }
+        do throws(JSONError) { return try JSON.parse(line.bytes) } catch {
             throw TraceError(status: NG_E_PARSE, line: r.line, message: error.message)
         }
     }
@@ -550,16 +555,6 @@ final class Replayer {
             i += 1
         }
         return nil
-    }
-}
-
-extension JSONValue {
-    /// A chain call's result as replay compares it: the status and the ids
-    /// of the guards added (paths, versions and files differ between machines).
-    var chainResult: JSONValue {
-        var m: [(String, JSONValue)] = [("st", self["st"] ?? .null)]
-        if let g = self["guards"]?.array { m.append(("guards", .array(g.map { $0["id"] ?? .null }))) }
-        return .object(m)
     }
 }
 

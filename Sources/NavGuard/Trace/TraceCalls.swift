@@ -343,6 +343,11 @@ enum CallResult {
     /// `"ret":{"st":...,<results>,"err":...}`.
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.key("ret")
+        formatObject(&r, w)
+    }
+
+    /// The `ret` object alone (replay compares what happens now with it).
+    static func formatObject(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
         let status = r.i32()
         w.field("st", status: status)
@@ -393,8 +398,9 @@ public struct TraceResult {
     public var guardID: String?
     /// ng_hold_begin.
     public var token: UInt64 = 0
-    /// A chain change: the guards added.
+    /// A chain change: the guards added, when the result lists them.
     public var guards: [TraceGuard] = []
+    public var listsGuards = false
     /// As written (replay compares results as the recorder writes them).
     public var json: JSONValue
 
@@ -413,5 +419,18 @@ public struct TraceResult {
         guardID = v["guard"]?.string
         token = v["token"]?.uint64 ?? 0
         guards = (v["guards"]?.array ?? []).map { TraceGuard(json: $0) }
+        listsGuards = v["guards"] != nil
+    }
+
+    /// A chain call's result as replay compares it: the status and the ids
+    /// of the guards added (paths, versions and files differ between machines).
+    public var chainComparison: JSONValue {
+        TraceResult.chainComparison(status: json["st"]?.string, guardIDs: listsGuards ? guards.map { $0.id.isEmpty ? nil : $0.id } : nil)
+    }
+
+    static func chainComparison(status: String?, guardIDs: [String?]?) -> JSONValue {
+        var m: [(String, JSONValue)] = [("st", status.map { .string($0) } ?? .null)]
+        if let g = guardIDs { m.append(("guards", .array(g.map { $0.map { .string($0) } ?? .null }))) }
+        return .object(m)
     }
 }

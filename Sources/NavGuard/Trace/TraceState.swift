@@ -380,6 +380,9 @@ public struct TraceHeader {
         state = nil
     }
 
+    /// Whether the header carries a state (mid-session, a ring's checkpoint).
+    public var hasState: Bool { json["state"] != nil }
+
     /// The header's state, read (nil when it has none).
     public func readState() throws(FieldError) -> TraceState? {
         guard let s = json["state"] else { return nil }

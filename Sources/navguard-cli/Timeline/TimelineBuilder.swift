@@ -658,7 +658,7 @@ struct TimelineBuilder {
             model.notes.append("Ring dump: this shows only the newest \(kept) records"
                                + (h.dropped > 0 ? "; \(h.dropped) older records were dropped, so what came before is not here"
                                                 : "")
-                               + (h.json["state"] != nil ? " (the state at its first record is known: screens are named, what was live is drawn from the start)." : "."))
+                               + (h.hasState ? " (the state at its first record is known: screens are named, what was live is drawn from the start)." : "."))
         } else if model.start == "mid-session" {
             let live = ((try? h.readState()) ?? nil)?.live.filter { $0.count > 0 }.map { n, k in
                 "\(k) " + (k == 1 && n.hasSuffix("s") ? String(n.dropLast()) : n)
