@@ -217,8 +217,8 @@ static bool dump_one(ngc_ring *r, int sig, uintptr_t me) {
     put64(header + 56, r->posted_base);
     put64(header + 64, r->window_records);
     put64(header + 72, (uint64_t)r->window_ns);
-    put64(header + 80, (uint64_t)r->last_ns);
-    put64(header + 88, r->dropped_lines);
+    put64(header + 80, (uint64_t)__atomic_load_n(&r->last_ns, __ATOMIC_RELAXED));
+    put64(header + 88, __atomic_load_n(&r->dropped_lines, __ATOMIC_RELAXED));
     put32(header + 96, (uint32_t)r->manual_clock);
     put32(header + 100, 1);                      /* the records' layout */
     put64(header + 104, first + second);

@@ -185,7 +185,7 @@ final class Recorder {
         let t = engine.now
         let i = depth - 1
         frames[i].argsWritten = true
-        if i == 0 { ring.pointee.last_ns = t }
+        if i == 0 { ngc_ring_set_last_ns(ring, t) }
         frames[i].record = write(.call, frames[i].fn.rawValue, flags: i == 0 && stale ? RecordFlags.stale : 0) { w in
             w.i64(t)
             body(&w)
@@ -367,7 +367,7 @@ final class Recorder {
     private func dropOldest() {
         let h = RecordHeader.load(base + head, available: capacity - head)
         let size = h.map { Int($0.size) } ?? (capacity - head)
-        if let h, RecordFormat.isLine(h.kind) { ring.pointee.dropped_lines &+= 1 }
+        if let h, RecordFormat.isLine(h.kind) { ngc_ring_count_dropped(ring) }
         head += size
         used -= size
         if head >= capacity { head = 0 }

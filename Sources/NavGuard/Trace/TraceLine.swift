@@ -16,6 +16,8 @@ final class TraceLine {
     private(set) var count = 0
     private var capacity: Int
     private var needComma = false
+    /// The headers' names, at hand (a global would be checked at every use).
+    private let names = traceNames
 
     init(capacity: Int = 512) {
         self.capacity = capacity
@@ -151,7 +153,7 @@ final class TraceLine {
     @inline(__always)
     func field(_ k: StaticString, _ v: Int32, _ table: NameTable) {
         key(k)
-        if let n = traceNames.name(table, v) { quoted(n) } else { int(Int64(v)) }
+        if let n = names.name(table, v) { quoted(n) } else { int(Int64(v)) }
     }
 
     /// Bytes known to need no escape (a name from the headers), in quotes.
@@ -207,7 +209,7 @@ final class TraceLine {
     @inline(__always)
     func field(_ k: StaticString, status: ng_status) {
         key(k)
-        if let n = traceNames.status(status) { return quoted(n) }
+        if let n = names.status(status) { return quoted(n) }
         // "NG_E_RANGE": the name part of ng_strstatus's text.
         let text = ng_strstatus(status)!
         var n = 0
@@ -244,7 +246,7 @@ final class TraceLine {
         let n = TraceLine.digitCount(value)
         var x = value
         var i = count + n
-        let pairs = traceNames.pairs
+        let pairs = names.pairs
         while x >= 100 {
             let r = Int(x % 100)
             x /= 100
