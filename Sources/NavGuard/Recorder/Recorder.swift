@@ -310,9 +310,7 @@ final class Recorder {
         let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
         let h = RecordHeader(size: UInt32(size), kind: UInt8(truncatingIfNeeded: word >> 32), code: UInt8(truncatingIfNeeded: word >> 40),
                              flags: UInt16(truncatingIfNeeded: word >> 48) | RecordFlags.hasRet, seq: 0)
-        let seqNo = UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         ngc_store_word(p, h.word.littleEndian)
-        p.storeBytes(of: (h.size ^ seqNo ^ RecordHeader.magic).littleEndian, toByteOffset: 12, as: UInt32.self)
         return true
     }
 

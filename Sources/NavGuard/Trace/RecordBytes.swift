@@ -33,7 +33,10 @@ enum RecordKind: UInt8 {
 ///     u8  code   CallFn or CallbackFn (0 for the rest)
 ///     u16 flags  RecordFlags
 ///     u32 seq    counts records from 1 (a reader checks they follow)
-///     u32 check  size ^ seq ^ RecordHeader.magic (a torn header fails it)
+///     u32 check  seq ^ kind ^ code << 8 ^ RecordHeader.magic (a torn or
+///                stray header fails it; size and flags are left out: a
+///                call's record grows its ret by rewriting the first 8 bytes
+///                alone, in one store)
 struct RecordHeader {
     static let size = 16
     static let magic: UInt32 = 0x4E47_4258   // "NGBX"
@@ -50,8 +53,10 @@ struct RecordHeader {
     func store(to p: UnsafeMutableRawPointer) {
         p.storeBytes(of: word.littleEndian, as: UInt64.self)
         p.storeBytes(of: seq.littleEndian, toByteOffset: 8, as: UInt32.self)
-        p.storeBytes(of: (size ^ seq ^ RecordHeader.magic).littleEndian, toByteOffset: 12, as: UInt32.self)
+        p.storeBytes(of: check.littleEndian, toByteOffset: 12, as: UInt32.self)
     }
+
+    var check: UInt32 { seq ^ UInt32(kind) ^ UInt32(code) << 8 ^ RecordHeader.magic }
 
     /// The header at `p` when it is whole and consistent, else nil.
     static func load(_ p: UnsafeRawPointer, available: Int) -> RecordHeader? {
@@ -68,7 +73,7 @@ struct RecordHeader {
         var full = h
         full.seq = UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         let check = UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
-        guard check == h.size ^ full.seq ^ RecordHeader.magic else { return nil }
+        guard check == full.check else { return nil }
         return full
     }
 }
