@@ -1334,7 +1334,7 @@ NG_API ng_status ng_record_stop(ng_context *ctx);
  * NG_E_UTF8, NG_E_TOO_LONG, NG_E_THREAD. */
 NG_API ng_status ng_record_dump(ng_context *ctx, const char *path);
 
-/* [any thread, async-signal-safe] Write the ring of every context recording
+/* [any-thread, async-signal-safe] Write the ring of every context recording
  * with NG_RECORD_CRASH_DUMP to its crash dump file (see
  * NG_RECORD_CRASH_DUMP): for a host's own crash handler, which calls it
  * before its own work (with NG_RECORD_CRASH_NO_HANDLER, NavGuard's handler
