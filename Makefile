@@ -16,6 +16,9 @@
 #                        (debootstrap + chroot, as root): a C host and a C guard
 #                        built there with gcc and run, with and without /proc
 #   make bench           build, then run every benchmark in build/bench/
+#   make bench-compare   the benchmarks of build/ (Embedded Swift) and of an
+#                        ordinary Swift build (build-ordinary/) run alternately,
+#                        medians side by side
 #   make docs            rewrite docs/guards.md from the built-in guards' declared
 #                        options (a ctest fails when it is out of date), and
 #                        docs/timeline.svg (navguard timeline on a recorded session);
@@ -61,7 +64,7 @@ FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/
 FUZZ_FLAGS   ?=
 FUZZ_OUT     := $(FUZZ_DIR)/fuzz
 
-.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window bench fuzz docs clean
+.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window bench bench-compare fuzz docs clean
 
 all: build
 
@@ -251,6 +254,20 @@ bench:
 	if [ -z "$$benches" ]; then echo "error: no benchmark executables in $(BUILD_DIR)/bench/" >&2; exit 1; fi; \
 	for b in $$benches; do echo "== $$b"; "$$b"; done
 
+# The Embedded Swift build's benchmarks beside the ordinary Swift build's
+# (-DNAVGUARD_SWIFT_EMBEDDED=OFF in $(ORDINARY_DIR), without the CLI), every
+# benchmark of both run alternately in one session, BENCH_ROUNDS times each,
+# medians side by side (tools/bench-compare.py).
+ORDINARY_DIR ?= $(BUILD_DIR)-ordinary
+BENCH_ROUNDS ?= 2
+bench-compare: test-tools
+	$(MAKE) --no-print-directory build
+	$(CMAKE) -S . -B $(ORDINARY_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DNAVGUARD_SWIFT_EMBEDDED=OFF -DNAVGUARD_BUILD_CLI=OFF
+	$(CMAKE) --build $(ORDINARY_DIR)
+	python3 tools/bench-compare.py --rounds $(BENCH_ROUNDS) \
+	  embedded="$(BUILD_DIR)/bench" ordinary="$(ORDINARY_DIR)/bench"
+
 # The harness (fuzz/fuzz_api.c) runs call sequences against an ASan and
 # coverage instrumented copy of libnavguard; new inputs go to
 # $(FUZZ_OUT)/corpus, crashes and hangs to $(FUZZ_OUT)/artifacts/ (replay one
@@ -268,5 +285,5 @@ fuzz: tools
 	  $(FUZZ_OUT)/corpus fuzz/corpus
 
 clean:
-	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(SANITIZE_DIR) .build-cmake-helper .build-asan .build-tsan
+	rm -rf $(BUILD_DIR) $(ORDINARY_DIR) $(FUZZ_DIR) $(SANITIZE_DIR) .build-cmake-helper .build-asan .build-tsan
 	-$(SWIFT) package clean

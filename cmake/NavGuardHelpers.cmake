@@ -20,8 +20,11 @@ endfunction()
 
 # navguard_swift_target(<target>)
 # A Swift module of this build: refuses a target not in the language mode
-# SwiftPM uses (NAVGUARD_SWIFT_LANGUAGE_MODE, cmake/NavGuardSwift.cmake), and
-# works around CMake 3.25's Ninja rules for Swift (_navguard_swift_ninja,
+# SwiftPM uses (NAVGUARD_SWIFT_LANGUAGE_MODE, cmake/NavGuardSwift.cmake),
+# compiles it (and links it, if it is a shared library) with Embedded Swift
+# or, with -DNAVGUARD_SWIFT_EMBEDDED=OFF, ordinary Swift
+# (navguard_embedded_swift, cmake/NavGuardEmbeddedSwift.cmake), and works
+# around CMake 3.25's Ninja rules for Swift (_navguard_swift_ninja,
 # cmake/NavGuardGuards.cmake).
 function(navguard_swift_target target)
   get_target_property(mode ${target} Swift_LANGUAGE_VERSION)
@@ -29,6 +32,7 @@ function(navguard_swift_target target)
     message(FATAL_ERROR "${target}: Swift_LANGUAGE_VERSION is '${mode}', not ${NAVGUARD_SWIFT_LANGUAGE_MODE} "
       "as in Package.swift (define Swift targets after include(NavGuardSwift))")
   endif()
+  navguard_embedded_swift(${target})
   _navguard_swift_ninja(${target})
 endfunction()
 

@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 /// Builds one JSON line of a trace (docs/trace-format.md) into a byte buffer
