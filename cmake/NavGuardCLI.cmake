@@ -109,6 +109,32 @@ set_tests_properties(navguard_cli_plugins_list_missing PROPERTIES
   ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR}"
   WILL_FAIL ON)
 
+# Every --config is JSON text or @FILE (Sources/navguard-cli/JSONArgument.swift);
+# a file named without @ is read too when it exists. A name that is neither
+# is reported as a file that cannot be opened, by list and replay alike.
+file(WRITE ${CMAKE_BINARY_DIR}/navguard-cli-tests/two-guards.json
+  "{\"guards\": [{\"id\": \"org.navguard.throttle\"}, {\"id\": \"org.navguard.dedupe\"}]}\n")
+foreach(form at bare)
+  set(_navguard_arg ${CMAKE_BINARY_DIR}/navguard-cli-tests/two-guards.json)
+  if(form STREQUAL "at")
+    set(_navguard_arg @${_navguard_arg})
+  endif()
+  add_test(NAME navguard_cli_config_${form}_file
+    COMMAND ${NAVGUARD_CLI_BINARY} plugins list --config ${_navguard_arg})
+  set_tests_properties(navguard_cli_config_${form}_file PROPERTIES
+    ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR}"
+    PASS_REGULAR_EXPRESSION "chain: [^\n]*/two-guards\.json\n.*0 +org\.navguard\.throttle .*1 +org\.navguard\.dedupe .*2 guards in the chain")
+endforeach()
+add_test(NAME navguard_cli_config_misspelt
+  COMMAND ${NAVGUARD_CLI_BINARY} plugins list --config ${CMAKE_BINARY_DIR}/navguard-cli-tests/tow-guards.json)
+set_tests_properties(navguard_cli_config_misspelt PROPERTIES
+  PASS_REGULAR_EXPRESSION "^navguard plugins list: --config: cannot open [^\n]*/tow-guards\.json: No such file or directory, and it is not JSON text either\n$")
+add_test(NAME navguard_cli_replay_config_unreadable
+  COMMAND ${NAVGUARD_CLI_BINARY} replay ${CMAKE_BINARY_DIR}/navguard-cli-tests/two-guards.json
+          --config @${CMAKE_BINARY_DIR}/navguard-cli-tests/missing.json)
+set_tests_properties(navguard_cli_replay_config_unreadable PROPERTIES
+  PASS_REGULAR_EXPRESSION "^navguard replay: --config: cannot open [^\n]*/missing\.json: No such file or directory\n$")
+
 # bin/navguard is self-contained: no libnavguard, no Swift runtime library
 # NEEDED, no RUNPATH (this file in script mode, below).
 add_test(NAME navguard_cli_self_contained COMMAND ${CMAKE_COMMAND}

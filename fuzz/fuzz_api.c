@@ -36,6 +36,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <navguard/navguard.h>
 #include <navguard/plugin.h>
+/* NGF_STATUSES_<function>: generated at build time from the "Returns ..."
+ * list of each function's comment in navguard.h (fuzz/status_masks.py), so
+ * this harness and the header cannot drift apart. */
+#include "ng_status_masks.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -114,32 +118,9 @@ static const char *stname(ng_status st) {
 #undef STATUS_NAME
 }
 
-/* Statuses each function may return (navguard.h). */
-#define S(x) (1u << (x))
-#define A_BASE      (S(NG_OK) | S(NG_E_HANDLE) | S(NG_E_THREAD))
-#define A_CREATE    (S(NG_OK) | S(NG_E_NULL) | S(NG_E_SIZE) | S(NG_E_RANGE) | S(NG_E_NO_MEMORY))
-#define A_DESTROY   (A_BASE | S(NG_E_CALLBACK))
-#define A_SET_ROOT  (A_BASE | S(NG_E_NULL) | S(NG_E_RANGE) | S(NG_E_UTF8) | S(NG_E_TOO_LONG) | S(NG_E_STATE) | S(NG_E_CALLBACK))
-#define A_COUNT     (A_BASE | S(NG_E_NULL))
-#define A_GET       (A_BASE | S(NG_E_NULL) | S(NG_E_SIZE) | S(NG_E_NOT_FOUND))
-#define A_SNAPSHOT  (A_BASE | S(NG_E_NULL) | S(NG_E_NO_MEMORY))
-#define A_RESTORE   (A_BASE | S(NG_E_NULL) | S(NG_E_PARSE) | S(NG_E_RANGE) | S(NG_E_STATE) | S(NG_E_CALLBACK))
-#define A_SUBMIT    (A_BASE | S(NG_E_NULL) | S(NG_E_SIZE) | S(NG_E_STATE))
-#define A_POST      (S(NG_OK) | S(NG_E_HANDLE) | S(NG_E_NULL) | S(NG_E_SIZE) | S(NG_E_RANGE) | S(NG_E_UTF8) | S(NG_E_TOO_LONG) | S(NG_E_NO_MEMORY))
-#define A_FINISH    (A_BASE | S(NG_E_RANGE) | S(NG_E_NOT_FOUND) | S(NG_E_STATE))
-#define A_ICANCEL   (A_BASE | S(NG_E_NOT_FOUND) | S(NG_E_STATE))
-#define A_INFLIGHT  (A_BASE | S(NG_E_NULL) | S(NG_E_RANGE))
-#define A_TRACK_GET (A_BASE | S(NG_E_NULL) | S(NG_E_SIZE) | S(NG_E_RANGE) | S(NG_E_NOT_FOUND))
-#define A_HOLD_BEGIN (A_BASE | S(NG_E_NULL) | S(NG_E_RANGE) | S(NG_E_UTF8) | S(NG_E_TOO_LONG) | S(NG_E_NO_MEMORY) | S(NG_E_STATE))
-#define A_HOLD_END  (A_BASE | S(NG_E_NOT_FOUND))
-#define A_TICK      (A_BASE | S(NG_E_CALLBACK))
-#define A_CLOCK     (A_BASE | S(NG_E_STATE) | S(NG_E_RANGE))
-#define A_EVENT     (A_BASE | S(NG_E_NULL) | S(NG_E_SIZE) | S(NG_E_RANGE))
-#define A_VIEW_SET  (A_BASE | S(NG_E_NULL) | S(NG_E_SIZE) | S(NG_E_RANGE) | S(NG_E_NOT_FOUND) | S(NG_E_STATE) | S(NG_E_NO_MEMORY))
-#define A_HIT       (A_BASE | S(NG_E_NULL) | S(NG_E_RANGE))
-#define A_CHAIN_ADD (A_BASE | S(NG_E_NULL) | S(NG_E_ABI) | S(NG_E_GUARD) | S(NG_E_PARSE) | S(NG_E_UTF8) | S(NG_E_TOO_LONG) | S(NG_E_NO_MEMORY) | S(NG_E_CALLBACK))
-#define A_PLUGIN    (A_BASE | S(NG_E_NULL) | S(NG_E_UTF8) | S(NG_E_TOO_LONG) | S(NG_E_LOAD) | S(NG_E_ENTRY) | S(NG_E_ABI) | S(NG_E_GUARD) | S(NG_E_PARSE) | S(NG_E_NO_MEMORY) | S(NG_E_CALLBACK))
-#define A_CONFIGURE (A_PLUGIN | S(NG_E_STATE))
+/* The statuses each function may return are NGF_STATUSES_<function>
+ * (ng_status_masks.h, above): CALL checks every call against them. */
+#define S(x) NGF_STATUS_BIT(x)
 
 /* NGF_STATS=1: count the statuses each function returned and the callbacks,
  * printed at exit (what the corpus exercises). */
@@ -183,7 +164,9 @@ static ng_status chk_status(ng_status st, uint32_t allowed, const char *call, in
     if (g_stats) stat_status(call, st);
     return st;
 }
-#define CALL(allowed, expr) chk_status((expr), (allowed), #expr, __LINE__)
+/* CALL(ng_f, args...) calls ng_f(args...) and checks its status against
+ * what navguard.h documents for ng_f. */
+#define CALL(fn, ...) chk_status(fn(__VA_ARGS__), NGF_STATUSES_##fn, #fn "(" #__VA_ARGS__ ")", __LINE__)
 
 /* ------------------------------------------------------------------------ */
 /* Input reader                                                              */
@@ -563,12 +546,12 @@ static void touch_gc(fzc *c) {
 /* The library's live-touch state for an id: -1 when not live. */
 static int lib_touch_state(fzc *c, uint64_t id) {
     size_t n = 0;
-    CALL(A_COUNT, ng_touch_count(c->h, &n));
+    CALL(ng_touch_count, c->h, &n);
     for (size_t i = 0; i < n; i++) {
         ng_touch_info t;
         memset(&t, 0, sizeof t);
         t.size = sizeof t;
-        CALL(A_GET, ng_touch_get(c->h, i, &t));
+        CALL(ng_touch_get, c->h, i, &t);
         if (t.touch_id == id) return t.state;
     }
     return -1;
@@ -648,7 +631,7 @@ static void nested(fzc *c, int kind) {
 
 static void cb_check_stack(fzc *c) {
     size_t n = 0;
-    ng_status st = CALL(A_COUNT, ng_stack_count(c->h, &n));
+    ng_status st = CALL(ng_stack_count, c->h, &n);
     if (c->destroying) {
         CHECK(st == NG_OK, "ng_stack_count in a callback during destroy returned %s (the handle stays valid)", stname(st));
         return;
@@ -1054,16 +1037,13 @@ static void fg_on_tick(void *inst, int64_t now) {
 
 static int64_t fg_next_deadline(void *inst) { return ((fguard *)inst)->deadline; }
 
-static const void *fg_get_extension(void *inst, const char *id) {
-    (void)inst;
-    (void)id;
-    return NULL;
-}
 
-#define FUZZ_DESCRIPTOR(ident)                                                                         \
-    { NG_PLUGIN_ABI_MAJOR, NG_PLUGIN_ABI_MINOR, sizeof(ng_plugin_descriptor), ident, "fuzz", "1.0",   \
-      "a guard driven by the fuzz input", fg_create, fg_destroy, fg_on_request, fg_on_event,          \
-      fg_on_outcome, fg_on_transition, fg_on_hold, fg_on_tick, fg_next_deadline, fg_get_extension, NULL }
+#define FUZZ_DESCRIPTOR(ident)                                                                      \
+    { NG_PLUGIN_DESCRIPTOR_ABI, .id = ident, .name = "fuzz", .version = "1.0",                        \
+      .description = "a guard driven by the fuzz input", .create = fg_create, .destroy = fg_destroy,  \
+      .on_request = fg_on_request, .on_event = fg_on_event, .on_outcome = fg_on_outcome,            \
+      .on_transition = fg_on_transition, .on_hold = fg_on_hold, .on_tick = fg_on_tick,              \
+      .next_deadline = fg_next_deadline }
 
 static const ng_plugin_descriptor g_fuzz_desc[3] = {
     FUZZ_DESCRIPTOR("org.navguard.fuzz.a"),
@@ -1157,7 +1137,7 @@ static ng_delegate full_delegate(fzc *c) {
 
 static size_t chain_count(fzc *c) {
     size_t n = 0;
-    CALL(A_COUNT, ng_chain_count(c->h, &n));
+    CALL(ng_chain_count, c->h, &n);
     CHECK(n <= NG_MAX_GUARDS, "chain has %zu guards", n);
     return n;
 }
@@ -1165,7 +1145,7 @@ static size_t chain_count(fzc *c) {
 static void configure_chain(fzc *c, int variant /* -1: default chain (NULL) */) {
     size_t before = chain_count(c);
     const char *json = variant < 0 ? NULL : g_chain_variants[variant];
-    ng_status st = CALL(A_CONFIGURE, ng_chain_configure(c->h, json));
+    ng_status st = CALL(ng_chain_configure, c->h, json);
     TR("ng_chain_configure(ctx#%d, %s) -> %s", c->serial, variant < 0 ? "NULL (default chain)" : "variant", stname(st));
     check_errmsg(c->h);
     size_t after = chain_count(c);
@@ -1207,14 +1187,14 @@ static fzc *ctx_new(const ng_options *base) {
     c->serial = g_nctx;
     ng_options o = *base;
     o.delegate = full_delegate(c);
-    ng_status st = CALL(A_CREATE, ng_context_create(&o, &c->h));
+    ng_status st = CALL(ng_context_create, &o, &c->h);
     CHECK(st == NG_OK, "ng_context_create with valid options returned %s", stname(st));
     CHECK(c->h != NULL, "ng_context_create returned NG_OK and a NULL context");
     c->now = o.manual_start_ns;
     ng_record_options ro = NG_RECORD_OPTIONS_INIT;
     ro.write = trace_write;
     ro.user = c;
-    st = CALL(S(NG_OK), ng_record_start(c->h, &ro));
+    st = CALL(ng_record_start, c->h, &ro);
     CHECK(st == NG_OK, "ng_record_start on a new context returned %s", stname(st));
     g_ctx[g_nctx++] = c;
     TR("ng_context_create(manual, start %" PRId64 ", duration %" PRId64 ") -> ctx#%d", o.manual_start_ns,
@@ -1224,7 +1204,7 @@ static fzc *ctx_new(const ng_options *base) {
 
 static void set_root_default(fzc *c) {
     ng_screen root = { 1, "home", NULL };
-    ng_status st = CALL(A_SET_ROOT, ng_stack_set_root(c->h, &root));
+    ng_status st = CALL(ng_stack_set_root, c->h, &root);
     CHECK(st == NG_OK, "ng_stack_set_root on a new context returned %s", stname(st));
     c->root_set = true;
 }
@@ -1235,24 +1215,24 @@ static void checkpoint(fzc *c) {
     if (!ctx_usable(c) || c->cb_depth > 0) return;
     check_errmsg(c->h);
     size_t n = 0;
-    CHECK(CALL(A_COUNT, ng_stack_count(c->h, &n)) == NG_OK, "ng_stack_count failed");
+    CHECK(CALL(ng_stack_count, c->h, &n) == NG_OK, "ng_stack_count failed");
     if (c->root_set) CHECK(n >= 1, "ng_stack_count is %zu after the root was set", n);
     else CHECK(n == 0, "ng_stack_count is %zu before any root", n);
     CHECK(n <= NG_MAX_STACK, "stack of %zu screens", n);
     int64_t now = 0;
-    CHECK(CALL(A_COUNT, ng_now(c->h, &now)) == NG_OK, "ng_now failed");
+    CHECK(CALL(ng_now, c->h, &now) == NG_OK, "ng_now failed");
     CHECK(now == c->now, "ng_now is %" PRId64 ", the host set %" PRId64, now, c->now);
     for (int t = 0; t < 2; t++) {
         bool busy = false;
         uint64_t id = 7;
-        CHECK(CALL(A_INFLIGHT, ng_transition_in_flight(c->h, t, &busy, &id)) == NG_OK, "ng_transition_in_flight");
+        CHECK(CALL(ng_transition_in_flight, c->h, t, &busy, &id) == NG_OK, "ng_transition_in_flight");
         CHECK(busy == (id != 0), "ng_transition_in_flight: busy %d with id %" PRIu64, busy, id);
         CHECK(id == c->inflight[t], "track %d: ng_transition_in_flight says request %" PRIu64
               ", the delegate was told %" PRIu64 " (WILL without DID, or DID without WILL)", t, id, c->inflight[t]);
     }
     /* live touches: the library's table equals the host's view */
     size_t tc = 0;
-    CHECK(CALL(A_COUNT, ng_touch_count(c->h, &tc)) == NG_OK, "ng_touch_count");
+    CHECK(CALL(ng_touch_count, c->h, &tc) == NG_OK, "ng_touch_count");
     size_t model_live = 0;
     for (size_t i = 0; i < c->ntouches; i++) {
         touch_rec *t = &c->touches[i];
@@ -1267,7 +1247,7 @@ static void checkpoint(fzc *c) {
         ng_touch_info ti;
         memset(&ti, 0, sizeof ti);
         ti.size = sizeof ti;
-        CHECK(CALL(A_GET, ng_touch_get(c->h, i, &ti)) == NG_OK, "ng_touch_get(%zu)", i);
+        CHECK(CALL(ng_touch_get, c->h, i, &ti) == NG_OK, "ng_touch_get(%zu)", i);
         touch_rec *t = touch_find(c, ti.touch_id);
         CHECK(t, "library has live touch %" PRIu64 " the host never saw begin", ti.touch_id);
         int want = t->state == T_DELIVERED ? NG_TOUCH_STATE_DELIVERED : NG_TOUCH_STATE_WITHHELD;
@@ -1276,7 +1256,7 @@ static void checkpoint(fzc *c) {
     }
     /* hit testing answers a registered view or none */
     uint64_t v = 0;
-    CHECK(CALL(A_HIT, ng_hit_test(c->h, 5.0, 5.0, &v)) == NG_OK, "ng_hit_test");
+    CHECK(CALL(ng_hit_test, c->h, 5.0, 5.0, &v) == NG_OK, "ng_hit_test");
     if (!c->views_unreliable) CHECK(v == 0 || view_find(c, v), "ng_hit_test hit view %" PRIu64 ", not in the tree", v);
 }
 
@@ -1288,7 +1268,7 @@ static void check_replay(fzc *c) {
     ng_replay_result res = NG_REPLAY_RESULT_INIT;
     ng_status st;
     if (c->fuzz_guards == 0) {
-        st = ng_replay(c->trace, c->tlen, NULL, &res);
+        st = CALL(ng_replay, c->trace, c->tlen, NULL, &res);
         TR("ng_replay(trace of ctx#%d, %zu bytes) -> %s%s", c->serial, c->tlen, stname(st),
            res.identical ? " identical" : "");
         CHECK(st == NG_OK && res.identical, "the trace of context #%d does not replay (%s): %s", c->serial, stname(st),
@@ -1302,7 +1282,7 @@ static void check_replay(fzc *c) {
     size_t cut = c->tlen * 3 / 4, flip = c->tlen / 3;
     if (flip < cut) c->trace[flip] ^= 0x5A;
     ng_replay_result bad = NG_REPLAY_RESULT_INIT;
-    st = ng_replay(c->trace, cut, NULL, &bad);
+    st = CALL(ng_replay, c->trace, cut, NULL, &bad);
     CHECK(st == NG_OK || st == NG_E_PARSE || st == NG_E_RANGE || st == NG_E_STATE || st == NG_E_LOAD ||
           st == NG_E_GUARD || st == NG_E_ABI || st == NG_E_ENTRY,
           "ng_replay of a damaged trace returned %s", stname(st));
@@ -1347,7 +1327,7 @@ static ng_status destroy_ctx(fzc *c) {
     bool expect_ok = c->cb_depth == 0 && !c->destroying && !c->dead;
     bool was_destroying = c->destroying;
     if (expect_ok) c->destroying = true;
-    ng_status st = CALL(A_DESTROY, ng_context_destroy(c->h));
+    ng_status st = CALL(ng_context_destroy, c->h);
     TR("ng_context_destroy(ctx#%d) -> %s", c->serial, stname(st));
     if (c->dead) {
         CHECK(st == NG_E_HANDLE, "ng_context_destroy on a destroyed context returned %s", stname(st));
@@ -1486,7 +1466,7 @@ static void op_submit(fzc *self, rd *r) {
     bool null_req = r8(r) >= 250;
     fzc *c = t.c;
     int depth_before = c ? c->cb_depth : 0;
-    ng_status st = CALL(A_SUBMIT, ng_request_submit(t.h, null_req ? NULL : &b.req, out));
+    ng_status st = CALL(ng_request_submit, t.h, null_req ? NULL : &b.req, out);
     TR("ng_request_submit(ctx#%d%s, kind %" PRId32 ", flags 0x%" PRIx32 ", size %" PRIu32 ", out size %d) -> %s id %" PRIu64
        " status %s", c ? c->serial : -1, t.bad ? " BAD" : "", b.req.kind, b.req.flags, b.req.size,
        out ? (int)out->size : -1, stname(st), out && out->size >= 16 ? res.request_id : 0,
@@ -1547,7 +1527,7 @@ static void op_post(fzc *self, rd *r) {
     uint64_t id = 0;
     bool want_id = r8(r) < 220;
     bool null_req = r8(r) >= 250;
-    ng_status st = CALL(A_POST, ng_request_post(t.h, null_req ? NULL : &b.req, want_id ? &id : NULL));
+    ng_status st = CALL(ng_request_post, t.h, null_req ? NULL : &b.req, want_id ? &id : NULL);
     TR("ng_request_post(ctx#%d%s, kind %" PRId32 ") -> %s id %" PRIu64, t.c ? t.c->serial : -1, t.bad ? " BAD" : "",
        b.req.kind, stname(st), id);
     EXPECT_HANDLE(t, st, "ng_request_post");
@@ -1567,7 +1547,7 @@ static void op_post(fzc *self, rd *r) {
     }
     if (c->cb_depth == 0) {
         int64_t d = 0;
-        CHECK(CALL(A_COUNT, ng_next_deadline(c->h, &d)) == NG_OK, "ng_next_deadline");
+        CHECK(CALL(ng_next_deadline, c->h, &d) == NG_OK, "ng_next_deadline");
         CHECK(d <= c->now, "a request is posted but ng_next_deadline is %" PRId64 " > now %" PRId64, d, c->now);
     }
 }
@@ -1607,7 +1587,7 @@ static void op_finish(fzc *self, rd *r) {
                                                 : (track >= 0 && track < 2 && c->inflight[track]));
     uint64_t was[2] = { c ? c->inflight[0] : 0, c ? c->inflight[1] : 0 };
     bool to_cancel = exact && model_released(c) == 2;
-    ng_status st = CALL(A_FINISH, ng_transition_finish(t.h, track));
+    ng_status st = CALL(ng_transition_finish, t.h, track);
     TR("ng_transition_finish(ctx#%d%s, track %" PRId32 ") -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", track, stname(st));
     EXPECT_HANDLE(t, st, "ng_transition_finish");
     if (t.bad) return;
@@ -1640,8 +1620,8 @@ static void op_interactive(fzc *self, rd *r) {
         /* release (finish or cancel), or complete */
         bool complete = which >= 236, finish = which & 1;
         uint64_t id = c && model_interactive(c) ? (c->inflight[0] ? c->inflight[0] : c->inflight[1]) : 0;
-        if (complete) st = CALL(A_ICANCEL, ng_interactive_complete(t.h));
-        else st = CALL(A_ICANCEL, ng_interactive_release(t.h, finish));
+        if (complete) st = CALL(ng_interactive_complete, t.h);
+        else st = CALL(ng_interactive_release, t.h, finish);
         TR("ng_interactive_%s(ctx#%d%s%s) -> %s", complete ? "complete" : "release", c ? c->serial : -1,
            t.bad ? " BAD" : "", complete ? "" : finish ? ", finish" : ", cancel", stname(st));
         EXPECT_HANDLE(t, st, "ng_interactive_release/complete");
@@ -1660,10 +1640,10 @@ static void op_interactive(fzc *self, rd *r) {
         return;
     }
     if (cancel) {
-        st = CALL(A_ICANCEL, ng_interactive_cancel(t.h));
+        st = CALL(ng_interactive_cancel, t.h);
         TR("ng_interactive_cancel(ctx#%d%s) -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", stname(st));
     } else {
-        st = CALL(A_FINISH, ng_interactive_update(t.h, p));
+        st = CALL(ng_interactive_update, t.h, p);
         TR("ng_interactive_update(ctx#%d%s, %g) -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", p, stname(st));
     }
     EXPECT_HANDLE(t, st, "ng_interactive_*");
@@ -1692,7 +1672,7 @@ static void op_hold_begin(fzc *self, rd *r) {
     uint64_t tok = 0;
     fzc *c = t.c;
     size_t known_holds = c ? c->nholds : 0;
-    ng_status st = CALL(A_HOLD_BEGIN, ng_hold_begin(t.h, label, mask, dur, null_out ? NULL : &tok));
+    ng_status st = CALL(ng_hold_begin, t.h, label, mask, dur, null_out ? NULL : &tok);
     TR("ng_hold_begin(ctx#%d%s, mask 0x%" PRIx32 ", %" PRId64 " ns) -> %s token %" PRIu64, c ? c->serial : -1,
        t.bad ? " BAD" : "", mask, dur, stname(st), tok);
     EXPECT_HANDLE(t, st, "ng_hold_begin");
@@ -1722,7 +1702,7 @@ static void op_hold_end(fzc *self, rd *r) {
     hold_rec *h = c ? hold_get(c, tok, false) : NULL;
     bool exact = !t.bad && c->cb_depth == 0 && h && h->host;
     bool live = h && !h->ended;
-    ng_status st = CALL(A_HOLD_END, ng_hold_end(t.h, tok));
+    ng_status st = CALL(ng_hold_end, t.h, tok);
     TR("ng_hold_end(ctx#%d%s, %" PRIu64 ") -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", tok, stname(st));
     EXPECT_HANDLE(t, st, "ng_hold_end");
     if (t.bad) return;
@@ -1737,7 +1717,7 @@ static void op_hold_end(fzc *self, rd *r) {
 
 /* Tick until nothing is due; a context that stays due is wedged. */
 static void tick_ctx(fzc *c, ng_context *h, bool bad) {
-    ng_status st = CALL(A_TICK, ng_tick(h));
+    ng_status st = CALL(ng_tick, h);
     TR("ng_tick(ctx#%d%s) -> %s", c ? c->serial : -1, bad ? " BAD" : "", stname(st));
     if (bad) { CHECK(st == NG_E_HANDLE, "ng_tick on a bad handle returned %s", stname(st)); return; }
     if (c->cb_depth > 0) { CHECK(st == NG_E_CALLBACK, "ng_tick inside a callback returned %s", stname(st)); return; }
@@ -1745,11 +1725,11 @@ static void tick_ctx(fzc *c, ng_context *h, bool bad) {
     for (int round = 0;; round++) {
         if (!ctx_usable(c)) return;      /* destroyed by a nested call */
         int64_t d = 0;
-        CHECK(CALL(A_COUNT, ng_next_deadline(c->h, &d)) == NG_OK, "ng_next_deadline");
+        CHECK(CALL(ng_next_deadline, c->h, &d) == NG_OK, "ng_next_deadline");
         if (d == NG_NO_DEADLINE || d > c->now) return;
         CHECK(round < 64, "wedged: after %d ticks at now=%" PRId64 " ng_next_deadline is still %" PRId64
               " (work due that ng_tick never does)", round + 1, c->now, d);
-        st = CALL(A_TICK, ng_tick(c->h));
+        st = CALL(ng_tick, c->h);
         CHECK(st == NG_OK, "ng_tick returned %s", stname(st));
     }
 }
@@ -1764,7 +1744,7 @@ static void op_time(fzc *self, rd *r) {
             int64_t rel = (int64_t)(int8_t)r8(r);
             v = (rel > 0 && c->now > INT64_MAX - rel) ? INT64_MAX : c->now + rel;
         }
-        ng_status st = what == 0 ? CALL(A_CLOCK, ng_clock_advance(t.h, v)) : CALL(A_CLOCK, ng_clock_set(t.h, v));
+        ng_status st = what == 0 ? CALL(ng_clock_advance, t.h, v) : CALL(ng_clock_set, t.h, v);
         TR("ng_clock_%s(ctx#%d%s, %" PRId64 ") -> %s", what == 0 ? "advance" : "set", c ? c->serial : -1,
            t.bad ? " BAD" : "", v, stname(st));
         EXPECT_HANDLE(t, st, "ng_clock_*");
@@ -1786,9 +1766,9 @@ static void op_time(fzc *self, rd *r) {
     } else {
         int64_t d = 0, now = 0;
         bool null_out = r8(r) >= 240;
-        ng_status st = CALL(A_COUNT, ng_next_deadline(t.h, null_out ? NULL : &d));
+        ng_status st = CALL(ng_next_deadline, t.h, null_out ? NULL : &d);
         EXPECT_HANDLE(t, st, "ng_next_deadline");
-        ng_status st2 = CALL(A_COUNT, ng_now(t.h, null_out ? NULL : &now));
+        ng_status st2 = CALL(ng_now, t.h, null_out ? NULL : &now);
         EXPECT_HANDLE(t, st2, "ng_now");
         if (!t.bad && null_out) CHECK(st == NG_E_NULL && st2 == NG_E_NULL, "NULL out_ns not refused");
         if (!t.bad && !null_out) CHECK(now == c->now, "ng_now %" PRId64 " != %" PRId64, now, c->now);
@@ -1847,7 +1827,7 @@ static void submit_event(target t, ng_event *e, bool null_ev, ng_event_result *o
         CHECK(c->nbusy < (int)(sizeof c->busy_touch / sizeof c->busy_touch[0]), "too many nested events");
         c->busy_touch[c->nbusy++] = e->touch_id;
     }
-    ng_status st = CALL(A_EVENT, ng_event_submit(t.h, null_ev ? NULL : e, out));
+    ng_status st = CALL(ng_event_submit, t.h, null_ev ? NULL : e, out);
     if (is_touch) c->nbusy--;
     bool known = st == NG_OK && out && out->size >= 8;
     TR("ng_event_submit(ctx#%d%s, type %" PRId32 ", phase %" PRId32 ", touch %" PRIu64 ", flags 0x%" PRIx32
@@ -2047,7 +2027,7 @@ static void op_view_set(fzc *self, rd *r) {
         v.size = sizes[z % 4];
     }
     bool null_v = r8(r) >= 252;
-    ng_status st = CALL(A_VIEW_SET, ng_view_set(t.h, null_v ? NULL : &v));
+    ng_status st = CALL(ng_view_set, t.h, null_v ? NULL : &v);
     TR("ng_view_set(ctx#%d%s, id %" PRIu64 ", parent %" PRIu64 ", frame %g,%g %gx%g, shape %" PRId32 ", %zu pts) -> %s",
        c ? c->serial : -1, t.bad ? " BAD" : "", v.id, v.parent, v.frame.x, v.frame.y, v.frame.width, v.frame.height,
        v.shape.kind, v.shape.point_count, stname(st));
@@ -2082,7 +2062,7 @@ static void op_view_remove(fzc *self, rd *r) {
     target t = pick(self, r);
     fzc *c = t.c;
     uint64_t id = r_view_id(r);
-    ng_status st = CALL(A_HOLD_END, ng_view_remove(t.h, id));
+    ng_status st = CALL(ng_view_remove, t.h, id);
     TR("ng_view_remove(ctx#%d%s, %" PRIu64 ") -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", id, stname(st));
     EXPECT_HANDLE(t, st, "ng_view_remove");
     if (t.bad || !ctx_usable(c) || c->views_unreliable) return;
@@ -2097,7 +2077,7 @@ static void op_hit_test(fzc *self, rd *r) {
     double x = r_double(r), y = r_double(r);
     uint64_t v = 0;
     bool null_out = r8(r) >= 245;
-    ng_status st = CALL(A_HIT, ng_hit_test(t.h, x, y, null_out ? NULL : &v));
+    ng_status st = CALL(ng_hit_test, t.h, x, y, null_out ? NULL : &v);
     TR("ng_hit_test(ctx#%d%s, %g, %g) -> %s %" PRIu64, t.c ? t.c->serial : -1, t.bad ? " BAD" : "", x, y, stname(st), v);
     EXPECT_HANDLE(t, st, "ng_hit_test");
     if (t.bad) return;
@@ -2119,7 +2099,7 @@ static void op_set_root(fzc *self, rd *r) {
     ng_screen s = { r_screen_id(r), r_str(r, &a), r8(r) % 3 ? NULL : r_str(r, &a) };
     bool null_root = r8(r) >= 240;
     fzc *c = t.c;
-    ng_status st = CALL(A_SET_ROOT, ng_stack_set_root(t.h, null_root ? NULL : &s));
+    ng_status st = CALL(ng_stack_set_root, t.h, null_root ? NULL : &s);
     TR("ng_stack_set_root(ctx#%d%s, id %" PRIu64 ") -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", s.id, stname(st));
     EXPECT_HANDLE(t, st, "ng_stack_set_root");
     if (t.bad) return;
@@ -2142,20 +2122,20 @@ static void op_query(fzc *self, rd *r) {
     switch (q) {
     case 0: {
         size_t n = 0;
-        st = CALL(A_COUNT, ng_stack_count(t.h, null_out ? NULL : &n));
+        st = CALL(ng_stack_count, t.h, null_out ? NULL : &n);
         if (!t.bad && st == NG_OK && c->root_set) CHECK(n >= 1, "ng_stack_count is %zu after the root was set", n);
         break;
     }
     case 1: {
         size_t n = 0;
-        if (!t.bad) CALL(A_COUNT, ng_stack_count(t.h, &n));
+        if (!t.bad) CALL(ng_stack_count, t.h, &n);
         static const uint32_t sizes[] = { sizeof(ng_screen_info), 0, 4, 8, 12, 16, 24, sizeof(ng_screen_info) + 8 };
         ng_screen_info si;
         memset(&si, 0x77, sizeof si);
         si.size = sizes[r8(r) % 8];
         uint8_t ib = r8(r);
         size_t idx = ib < 200 ? (n ? ib % n : 0) : ib < 230 ? n : SIZE_MAX - (ib % 2);
-        st = CALL(A_GET, ng_stack_get(t.h, idx, null_out ? NULL : &si));
+        st = CALL(ng_stack_get, t.h, idx, null_out ? NULL : &si);
         if (!t.bad && !null_out && si.size >= sizeof si && st == NG_OK) {
             CHECK(si.route && si.identity && si.id != 0, "ng_stack_get(%zu) gave a NULL route/identity or id 0", idx);
             CHECK(read_str(si.route, 4096) <= NG_MAX_STRING, "route longer than NG_MAX_STRING");
@@ -2168,11 +2148,11 @@ static void op_query(fzc *self, rd *r) {
         bool busy;
         uint64_t id;
         ng_track tk = r_track(r);
-        st = CALL(A_INFLIGHT, ng_transition_in_flight(t.h, tk, null_out ? NULL : &busy, r8(r) % 2 ? &id : NULL));
+        st = CALL(ng_transition_in_flight, t.h, tk, null_out ? NULL : &busy, r8(r) % 2 ? &id : NULL);
         if (!t.bad && !null_out && (tk < 0 || tk > 1)) CHECK(st == NG_E_RANGE, "in_flight(track %" PRId32 ") returned %s", tk, stname(st));
         /* ng_track_get agrees with ng_transition_in_flight */
         ng_track_info ti = NG_TRACK_INFO_INIT;
-        ng_status st2 = CALL(A_TRACK_GET, ng_track_get(t.h, tk, null_out ? NULL : &ti));
+        ng_status st2 = CALL(ng_track_get, t.h, tk, null_out ? NULL : &ti);
         EXPECT_HANDLE(t, st2, "ng_track_get");
         if (!t.bad && st == NG_OK && !null_out) {
             CHECK(st2 == (busy ? NG_OK : NG_E_NOT_FOUND), "ng_track_get returned %s, in_flight said %d", stname(st2), busy);
@@ -2187,22 +2167,22 @@ static void op_query(fzc *self, rd *r) {
     }
     case 3: {
         size_t n = 0;
-        st = CALL(A_COUNT, ng_touch_count(t.h, null_out ? NULL : &n));
+        st = CALL(ng_touch_count, t.h, null_out ? NULL : &n);
         ng_touch_info ti;
         memset(&ti, 0, sizeof ti);
         static const uint32_t sizes[] = { sizeof(ng_touch_info), 0, 4, 5, 8, 16, sizeof(ng_touch_info) + 8 };
         ti.size = sizes[r8(r) % 7];
         uint8_t ib = r8(r);
-        ng_status st2 = CALL(A_GET, ng_touch_get(t.h, ib < 200 && n ? ib % n : ib, null_out ? NULL : &ti));
+        ng_status st2 = CALL(ng_touch_get, t.h, ib < 200 && n ? ib % n : ib, null_out ? NULL : &ti);
         EXPECT_HANDLE(t, st2, "ng_touch_get");
         break;
     }
     case 4: {
         size_t n = 0;
-        st = CALL(A_COUNT, ng_chain_count(t.h, null_out ? NULL : &n));
+        st = CALL(ng_chain_count, t.h, null_out ? NULL : &n);
         const char *id = NULL;
         uint8_t ib = r8(r);
-        ng_status st2 = CALL(A_GET, ng_chain_get_id(t.h, ib < 200 && n ? ib % n : (size_t)ib + n, null_out ? NULL : &id));
+        ng_status st2 = CALL(ng_chain_get_id, t.h, ib < 200 && n ? ib % n : (size_t)ib + n, null_out ? NULL : &id);
         EXPECT_HANDLE(t, st2, "ng_chain_get_id");
         if (st2 == NG_OK) CHECK(id && read_str(id, 4096) > 0, "ng_chain_get_id gave an empty id");
         break;
@@ -2211,13 +2191,13 @@ static void op_query(fzc *self, rd *r) {
         uint32_t mask = 0;
         size_t n = 0;
         bool want_mask = r8(r) % 2, want_n = r8(r) % 2;
-        st = CALL(A_BASE, ng_hold_state(t.h, want_mask ? &mask : NULL, want_n ? &n : NULL));
+        st = CALL(ng_hold_state, t.h, want_mask ? &mask : NULL, want_n ? &n : NULL);
         if (!want_mask) mask = NG_MASK_ALL;
         if (st == NG_OK) CHECK((mask & ~NG_MASK_ALL) == 0, "hold mask 0x%" PRIx32, mask);
         /* ng_hold_get: the last live hold, and one past it */
         for (size_t i = n ? n - 1 : 0; i <= n; i++) {
             ng_hold_view hv = NG_HOLD_VIEW_INIT;
-            ng_status st2 = CALL(A_GET, ng_hold_get(t.h, i, &hv));
+            ng_status st2 = CALL(ng_hold_get, t.h, i, &hv);
             EXPECT_HANDLE(t, st2, "ng_hold_get");
             if (t.bad || st != NG_OK || !n) continue;
             CHECK(st2 == (i < n ? NG_OK : NG_E_NOT_FOUND), "ng_hold_get(%zu) of %zu returned %s", i, n, stname(st2));
@@ -2241,19 +2221,19 @@ static void op_query(fzc *self, rd *r) {
         /* the snapshot and restore round trip */
         char *text = NULL;
         size_t len = 0;
-        st = CALL(A_SNAPSHOT, ng_stack_snapshot(t.h, null_out ? NULL : &text, r8(r) % 4 ? &len : NULL));
+        st = CALL(ng_stack_snapshot, t.h, null_out ? NULL : &text, r8(r) % 4 ? &len : NULL);
         TR("ng_stack_snapshot(ctx#%d%s) -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", stname(st));
         if (st == NG_OK) {
             CHECK(text != NULL, "ng_stack_snapshot returned NULL text");
             size_t n = strlen(text);
             if (len) CHECK(len == n, "snapshot out_len %zu, strlen %zu", len, n);
             if (!t.bad && c->cb_depth == 0 && !c->inflight[0] && !c->inflight[1] && c->root_set) {
-                ng_status rs = CALL(A_RESTORE, ng_stack_restore(t.h, text, n));
+                ng_status rs = CALL(ng_stack_restore, t.h, text, n);
                 TR("ng_stack_restore(ctx#%d, own snapshot) -> %s", c->serial, stname(rs));
                 CHECK(rs == NG_OK, "ng_stack_restore of the context's own snapshot returned %s (%s); snapshot: %.300s",
                       stname(rs), ng_errmsg(t.h), text);
                 char *again = NULL;
-                CHECK(CALL(A_SNAPSHOT, ng_stack_snapshot(t.h, &again, NULL)) == NG_OK, "snapshot");
+                CHECK(CALL(ng_stack_snapshot, t.h, &again, NULL) == NG_OK, "snapshot");
                 CHECK(strcmp(again, text) == 0, "restore(snapshot) changed the stack:\n before %.300s\n after  %.300s",
                       text, again);
                 ng_free(again);
@@ -2265,7 +2245,7 @@ static void op_query(fzc *self, rd *r) {
     }
     default: {
         int64_t d = 0;
-        st = CALL(A_COUNT, ng_next_deadline(t.h, null_out ? NULL : &d));
+        st = CALL(ng_next_deadline, t.h, null_out ? NULL : &d);
         break;
     }
     }
@@ -2284,7 +2264,7 @@ static void op_restore(fzc *self, rd *r) {
     switch (kind) {
     case 0: case 1: case 2: {
         /* the current snapshot, mutated */
-        if (!t.bad && CALL(A_SNAPSHOT, ng_stack_snapshot(t.h, &snap, NULL)) == NG_OK) {
+        if (!t.bad && CALL(ng_stack_snapshot, t.h, &snap, NULL) == NG_OK) {
             n = strlen(snap);
             if (n >= sizeof buf) n = sizeof buf - 1;
             memcpy(buf, snap, n);
@@ -2364,8 +2344,8 @@ static void op_restore(fzc *self, rd *r) {
     bool null_text = r8(r) >= 248;
     char *before = NULL;
     bool exact = !t.bad && c->cb_depth == 0;
-    if (exact) CALL(A_SNAPSHOT, ng_stack_snapshot(t.h, &before, NULL));
-    ng_status st = CALL(A_RESTORE, ng_stack_restore(t.h, null_text ? NULL : text, n));
+    if (exact) CALL(ng_stack_snapshot, t.h, &before, NULL);
+    ng_status st = CALL(ng_stack_restore, t.h, null_text ? NULL : text, n);
     TR("ng_stack_restore(ctx#%d%s, %zu bytes \"%.*s\") -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", n,
        (int)(n > 120 ? 120 : n), text, stname(st));
     free(text);
@@ -2379,7 +2359,7 @@ static void op_restore(fzc *self, rd *r) {
         }
         if (exact && st != NG_OK && before) {
             char *after = NULL;
-            CHECK(CALL(A_SNAPSHOT, ng_stack_snapshot(t.h, &after, NULL)) == NG_OK, "snapshot");
+            CHECK(CALL(ng_stack_snapshot, t.h, &after, NULL) == NG_OK, "snapshot");
             CHECK(strcmp(before, after) == 0, "a failed ng_stack_restore (%s) changed the stack", stname(st));
             ng_free(after);
         }
@@ -2396,7 +2376,7 @@ static void op_destroy(fzc *self, rd *r) {
     if (t.c) {
         destroy_ctx(t.c);
     } else {
-        ng_status st = CALL(A_DESTROY, ng_context_destroy(t.h));
+        ng_status st = CALL(ng_context_destroy, t.h);
         TR("ng_context_destroy(foreign %p) -> %s", (void *)t.h, stname(st));
         CHECK(st == (t.h ? NG_E_HANDLE : NG_OK), "ng_context_destroy(%p) returned %s", (void *)t.h, stname(st));
     }
@@ -2415,7 +2395,7 @@ static void op_create_odd(rd *r) {
     o.delegate.size = dsizes[r8(r) % 5];
     uint8_t how = r8(r) % 4;
     ng_context *h = (ng_context *)(uintptr_t)0x1;
-    ng_status st = CALL(A_CREATE, ng_context_create(how == 0 ? NULL : &o, how == 1 ? NULL : &h));
+    ng_status st = CALL(ng_context_create, how == 0 ? NULL : &o, how == 1 ? NULL : &h);
     TR("ng_context_create(odd options: size %" PRIu32 ", clock %" PRId32 ", start %" PRId64 ") -> %s", o.size, o.clock,
        o.manual_start_ns, stname(st));
     if (how == 1) { CHECK(st == NG_E_NULL, "ng_context_create(out NULL) returned %s", stname(st)); return; }
@@ -2426,17 +2406,17 @@ static void op_create_odd(rd *r) {
     CHECK(h != NULL, "ng_context_create returned OK with NULL");
     /* a quick life: a request and an event, then destroy */
     ng_screen root = { 9, "odd", NULL };
-    CALL(A_SET_ROOT, ng_stack_set_root(h, &root));
+    CALL(ng_stack_set_root, h, &root);
     ng_request q = NG_REQUEST_INIT(NG_REQ_PUSH);
     q.screen.id = 10;
     q.screen.route = "next";
     q.flags = NG_REQF_ANIMATED | NG_REQF_TIMED;
-    CALL(A_SUBMIT, ng_request_submit(h, &q, NULL));
+    CALL(ng_request_submit, h, &q, NULL);
     ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
-    CALL(A_EVENT, ng_event_submit(h, &e, NULL));
-    CALL(A_TICK, ng_tick(h));
+    CALL(ng_event_submit, h, &e, NULL);
+    CALL(ng_tick, h);
     check_errmsg(h);
-    CHECK(CALL(A_DESTROY, ng_context_destroy(h)) == NG_OK, "destroy");
+    CHECK(CALL(ng_context_destroy, h) == NG_OK, "destroy");
 }
 
 static void op_chain(fzc *self, rd *r) {
@@ -2446,7 +2426,7 @@ static void op_chain(fzc *self, rd *r) {
     ng_status st;
     if (what == 0) {
         if (t.bad) {
-            st = CALL(A_CONFIGURE, ng_chain_configure(t.h, NULL));
+            st = CALL(ng_chain_configure, t.h, NULL);
             EXPECT_HANDLE(t, st, "ng_chain_configure");
         } else {
             uint8_t v = r8(r);
@@ -2458,7 +2438,7 @@ static void op_chain(fzc *self, rd *r) {
         const char *paths[] = { NULL, "/nonexistent/chain.json", "/dev/null", "/", "caf\xc3", g_chain_file };
         const char *p = paths[r8(r) % 6];
         size_t before = t.bad ? 0 : chain_count(c);
-        st = CALL(A_CONFIGURE | S(NG_E_LOAD), ng_chain_configure_file(t.h, p));
+        st = CALL(ng_chain_configure_file, t.h, p);
         TR("ng_chain_configure_file(ctx#%d%s, %s) -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", p ? p : "NULL", stname(st));
         EXPECT_HANDLE(t, st, "ng_chain_configure_file");
         if (!t.bad && p != g_chain_file) {
@@ -2479,7 +2459,7 @@ static void op_chain(fzc *self, rd *r) {
         const char *path = pb % 7 < 3 ? g_plugin_path[pb % 7] : other[pb % 7 - 3];
         const char *cfg = cfgs[r8(r) % 7];
         size_t before = t.bad ? 0 : chain_count(c);
-        st = CALL(A_PLUGIN, ng_plugin_load(t.h, path, cfg));
+        st = CALL(ng_plugin_load, t.h, path, cfg);
         TR("ng_plugin_load(ctx#%d%s, %s) -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", path ? path : "NULL", stname(st));
         EXPECT_HANDLE(t, st, "ng_plugin_load");
         if (!t.bad) {
@@ -2498,7 +2478,7 @@ static void op_chain(fzc *self, rd *r) {
                                         "[1]", "{\"k\":", "caf\xc3", "{\"k\":1e400}" };
     const char *cfg = cfgs[r8(r) % 7];
     size_t before = t.bad ? 0 : chain_count(c);
-    st = CALL(A_CHAIN_ADD, ng_chain_add(t.h, desc, cfg));
+    st = CALL(ng_chain_add, t.h, desc, cfg);
     TR("ng_chain_add(ctx#%d%s, %s) -> %s", c ? c->serial : -1, t.bad ? " BAD" : "", desc && desc->id ? desc->id : "(bad)",
        stname(st));
     EXPECT_HANDLE(t, st, "ng_chain_add");

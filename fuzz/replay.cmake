@@ -12,7 +12,30 @@
 set(NAVGUARD_FUZZ_SOURCE_DIR ${PROJECT_SOURCE_DIR}/fuzz)
 set(NAVGUARD_FUZZ_SMOKE_RUNS 20000 CACHE STRING "Generated programs fuzz_api_smoke runs")
 
+# The statuses each API function may return, as fuzz_api.c checks them:
+# status_masks.py reads them from navguard.h's comments into
+# ng_status_masks.h (also used by fuzz/CMakeLists.txt's fuzz_api), and stops
+# the build, naming the function, where the header's lists cannot be read.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(NOT Python3_Interpreter_FOUND)
+  message(WARNING "python3 not found: fuzz_api_replay is not built (fuzz/status_masks.py generates its status masks)")
+  add_test(NAME fuzz_api_smoke COMMAND ${CMAKE_COMMAND}
+    "-DMESSAGE=fuzz_api_smoke needs python3 (fuzz/status_masks.py): apt-get install -y python3"
+    -P ${PROJECT_SOURCE_DIR}/cmake/Fail.cmake)
+  return()
+endif()
+set(NAVGUARD_FUZZ_GENERATED_DIR ${PROJECT_BINARY_DIR}/fuzz)
+add_custom_command(OUTPUT ${NAVGUARD_FUZZ_GENERATED_DIR}/ng_status_masks.h
+  COMMAND Python3::Interpreter ${NAVGUARD_FUZZ_SOURCE_DIR}/status_masks.py
+          ${NAVGUARD_INCLUDE_DIR}/navguard/navguard.h ${NAVGUARD_FUZZ_GENERATED_DIR}/ng_status_masks.h
+  DEPENDS ${NAVGUARD_FUZZ_SOURCE_DIR}/status_masks.py ${NAVGUARD_INCLUDE_DIR}/navguard/navguard.h
+  COMMENT "Reading each function's statuses from navguard.h (fuzz/status_masks.py)"
+  VERBATIM)
+add_custom_target(navguard_fuzz_status_masks DEPENDS ${NAVGUARD_FUZZ_GENERATED_DIR}/ng_status_masks.h)
+
 add_executable(fuzz_api_replay ${NAVGUARD_FUZZ_SOURCE_DIR}/fuzz_api.c ${NAVGUARD_FUZZ_SOURCE_DIR}/replay.c)
+add_dependencies(fuzz_api_replay navguard_fuzz_status_masks)
+target_include_directories(fuzz_api_replay PRIVATE ${NAVGUARD_FUZZ_GENERATED_DIR})
 set_target_properties(fuzz_api_replay PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/fuzz
   C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF

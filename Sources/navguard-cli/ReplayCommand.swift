@@ -1,7 +1,5 @@
 import ArgumentParser
 import CNavGuard
-import FoundationEssentials
-import Glibc
 import NavGuard
 
 struct Replay: ParsableCommand {
@@ -19,32 +17,23 @@ struct Replay: ParsableCommand {
     @Argument(help: "The trace (JSON Lines, docs/trace-format.md).")
     var trace: String
 
-    @Option(help: ArgumentHelp("Replay against this chain instead: a chain configuration (JSON), or @FILE.", valueName: "chain"))
-    var config: String?
+    @Option(help: ArgumentHelp("Replay against this chain instead: a chain configuration as JSON text, or @FILE to read it from FILE.",
+                               valueName: "chain"))
+    var config: JSONArgument?
 
     func run() throws {
         setDefaultPluginDirectory()
-        guard let bytes = FileManager.default.contents(atPath: trace) else {
-            printError("navguard replay: cannot read \(trace)")
+        let bytes: [UInt8]
+        do throws(FileError) { bytes = try readFile(trace) } catch {
+            printError("navguard replay: \(error.message)")
             throw ExitCode(2)
         }
-        var chain: String?
-        if let c = config {
-            if c.hasPrefix("@") {
-                guard let d = FileManager.default.contents(atPath: String(c.dropFirst())) else {
-                    printError("navguard replay: cannot read \(c.dropFirst())")
-                    throw ExitCode(2)
-                }
-                chain = String(decoding: d, as: UTF8.self)
-            } else {
-                chain = c
-            }
-        }
+        let chain = try config?.read(for: "replay", requiringObject: true, exitCode: ExitCode(2)).text
         var result = ng_replay_result()
         result.size = UInt32(MemoryLayout<ng_replay_result>.size)
         var options = ng_replay_options()
         options.size = UInt32(MemoryLayout<ng_replay_options>.size)
-        var text = Array(bytes)
+        var text = bytes
         text.append(0)   // a non-NULL pointer even for an empty file
         let st: ng_status = text.withUnsafeBufferPointer { buf in
             let p = UnsafeRawPointer(buf.baseAddress!).assumingMemoryBound(to: CChar.self)

@@ -1,5 +1,4 @@
 import ArgumentParser
-import FoundationEssentials
 import NavGuard
 
 struct Timeline: ParsableCommand {
@@ -31,10 +30,8 @@ struct Timeline: ParsableCommand {
 
     func run() throws {
         let bytes: [UInt8]
-        switch readFile(trace) {
-        case .success(let b): bytes = b
-        case .failure(let e):
-            printError("navguard timeline: \(e.message)")
+        do throws(FileError) { bytes = try readFile(trace) } catch {
+            printError("navguard timeline: \(error.message)")
             throw ExitCode(2)
         }
         let model: TimelineModel
@@ -58,10 +55,8 @@ struct Timeline: ParsableCommand {
                            (base + ".html", TimelinePage.html(model, source: source, svg: picture))]
         }
         for f in files {
-            do {
-                try Data(f.text.utf8).write(to: URL(fileURLWithPath: f.path))
-            } catch {
-                printError("navguard timeline: cannot write \(f.path): \(error)")
+            do throws(FileError) { try writeFile(f.path, f.text) } catch {
+                printError("navguard timeline: \(error.message)")
                 throw ExitCode(1)
             }
         }

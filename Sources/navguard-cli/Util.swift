@@ -3,8 +3,8 @@ import Glibc
 import NavGuardC
 import NavGuardCore
 
-// Small helpers shared by the subcommands: clocks, C strings, file reading,
-// text escaping and the plugin directory fallback.
+// Small helpers shared by the subcommands: clocks, C strings, text
+// escaping and the plugin directory fallback (files: Files.swift).
 
 /// CLOCK_MONOTONIC in nanoseconds.
 func monotonicNS() -> Int64 {
@@ -48,38 +48,6 @@ func text(_ p: UnsafePointer<CChar>?, limit: Int = 4096) -> String? {
 /// `limit` bytes), by the library's own rule (NavGuardCore.isValidUTF8).
 func isValidUTF8C(_ p: UnsafePointer<CChar>, limit: Int = 1 << 16) -> Bool {
     isValidUTF8(UnsafeRawBufferPointer(start: p, count: strnlen(p, limit)))
-}
-
-/// The whole file, or an error text.
-func readFile(_ path: String, maxBytes: Int = 1 << 30) -> Result<[UInt8], FileError> {
-    guard let f = fopen(path, "rb") else {
-        return .failure(FileError(message: "cannot open \(path): \(String(cString: strerror(errno)))"))
-    }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, f)
-        if n <= 0 { break }
-        bytes.append(contentsOf: chunk[0..<n])
-        if bytes.count > maxBytes { return .failure(FileError(message: "\(path) is larger than \(maxBytes) bytes")) }
-    }
-    if ferror(f) != 0 { return .failure(FileError(message: "cannot read \(path)")) }
-    return .success(bytes)
-}
-
-struct FileError: Error { var message: String }
-
-/// The absolute, symlink-free form of a path, or the path itself.
-func realPath(_ path: String) -> String {
-    guard let r = realpath(path, nil) else { return path }
-    defer { free(r) }
-    return String(cString: r)
-}
-
-func isDirectory(_ path: String) -> Bool {
-    var st = stat()
-    return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
 }
 
 /// The executable of this process (/proc/self/exe resolved).

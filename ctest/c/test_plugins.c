@@ -362,8 +362,9 @@ static void *bad_create(const ng_guard_host *h, const char *c) {
 }
 static void bad_destroy(void *i) { (void)i; }
 static const ng_plugin_descriptor bad_abi_desc = {
-    NG_PLUGIN_ABI_MAJOR + 1, 0, sizeof(ng_plugin_descriptor), "org.navguard.test.abi2", "abi2", "1", "x",
-    bad_create, bad_destroy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    .abi_major = NG_PLUGIN_ABI_MAJOR + 1, .abi_minor = 0, .size = sizeof(ng_plugin_descriptor),
+    .id = "org.navguard.test.abi2", .name = "abi2", .version = "1", .description = "x",
+    .create = bad_create, .destroy = bad_destroy,
 };
 
 static void test_loader_errors(void) {

@@ -264,6 +264,11 @@ def case_full(args):
     p = timeline(args, trace, os.path.join(args.work, "flag"), "--svg")
     check(p.returncode == 0 and os.path.exists(os.path.join(args.work, "flag.svg"))
           and not os.path.exists(os.path.join(args.work, "flag.json")), "--svg: OUT.svg only")
+    # An output that cannot be written: exit 1, the file and the reason named.
+    p = timeline(args, trace, os.path.join(args.work, "no-such-dir", "out"))
+    check(p.returncode == 1 and re.search(r"^navguard timeline: cannot write \S*/no-such-dir/out\.json: "
+                                          r"No such file or directory$", p.stderr, re.M),
+          f"unwritable OUT: exit 1 and the reason (got {p.returncode}: {p.stderr.strip()})")
     try:
         root = ET.parse(os.path.join(args.work, "only.svg")).getroot()
         check(root.tag == "{http://www.w3.org/2000/svg}svg", "only.svg: an SVG document")

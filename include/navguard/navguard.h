@@ -787,7 +787,8 @@ NG_API ng_status ng_stack_set_root(ng_context *ctx, const ng_screen *root);
 NG_API ng_status ng_stack_count(ng_context *ctx, size_t *out_count);
 
 /* [owner, callback-safe] Screen at `index` (0 = root). Returns NG_OK,
- * NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_NOT_FOUND (index out of range). */
+ * NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_NOT_FOUND (index out of range),
+ * NG_E_THREAD. */
 NG_API ng_status ng_stack_get(ng_context *ctx, size_t index, ng_screen_info *out);
 
 /* [owner, callback-safe] Serialize the stack as JSON text
@@ -802,7 +803,9 @@ NG_API ng_status ng_stack_snapshot(ng_context *ctx, char **out_text, size_t *out
  * duplicate JSON key included) returns NG_E_PARSE or NG_E_RANGE and leaves
  * the stack unchanged. Not allowed while
  * a transition is in flight (NG_E_STATE) or inside a callback (NG_E_CALLBACK).
- * No transition or outcome callback is fired. */
+ * No transition or outcome callback is fired. Returns NG_OK, NG_E_HANDLE,
+ * NG_E_NULL (text), NG_E_PARSE, NG_E_RANGE, NG_E_STATE, NG_E_CALLBACK,
+ * NG_E_THREAD. */
 NG_API ng_status ng_stack_restore(ng_context *ctx, const char *text, size_t len);
 
 /* [owner, callback-safe] Set the NG_SCREENF_* flags of a stacked screen
@@ -929,7 +932,7 @@ NG_API ng_status ng_interactive_complete(ng_context *ctx);
 
 /* [owner, callback-safe] Whether a track is in flight; `out_request_id` (may
  * be NULL) gets its request id or 0. Returns NG_OK, NG_E_HANDLE, NG_E_NULL,
- * NG_E_RANGE. */
+ * NG_E_RANGE, NG_E_THREAD. */
 NG_API ng_status ng_transition_in_flight(ng_context *ctx, ng_track track, bool *out_busy,
                                          uint64_t *out_request_id);
 
@@ -1149,11 +1152,13 @@ NG_API ng_status ng_view_remove(ng_context *ctx, uint64_t view_id);
  * NG_E_RANGE (NaN), NG_E_THREAD. */
 NG_API ng_status ng_hit_test(ng_context *ctx, double x, double y, uint64_t *out_view);
 
-/* [owner, callback-safe] Live touches (delivered or withheld; a touch
- * NavGuard cancelled is retired, see ng_touch_info): count, and the touch at
- * `index` (out->size must be set). Returns NG_OK, NG_E_HANDLE, NG_E_NULL,
- * NG_E_SIZE, NG_E_NOT_FOUND (index), NG_E_THREAD. */
+/* [owner, callback-safe] Number of live touches (delivered or withheld; a
+ * touch NavGuard cancelled is retired, see ng_touch_info). Returns NG_OK,
+ * NG_E_HANDLE, NG_E_NULL, NG_E_THREAD. */
 NG_API ng_status ng_touch_count(ng_context *ctx, size_t *out_count);
+/* [owner, callback-safe] The live touch at `index` (out->size must be set).
+ * Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_NOT_FOUND (index),
+ * NG_E_THREAD. */
 NG_API ng_status ng_touch_get(ng_context *ctx, size_t index, ng_touch_info *out);
 
 /* ------------------------------------------------------------------------ */
@@ -1178,10 +1183,12 @@ struct ng_plugin_descriptor;
 NG_API ng_status ng_chain_add(ng_context *ctx, const struct ng_plugin_descriptor *descriptor,
                               const char *config_json);
 
-/* [owner, callback-safe] Number of guards and the id of the guard at `index`
- * (valid until the context is destroyed). Returns NG_OK, NG_E_HANDLE,
- * NG_E_NULL, NG_E_NOT_FOUND (index), NG_E_THREAD. */
+/* [owner, callback-safe] Number of guards in the chain. Returns NG_OK,
+ * NG_E_HANDLE, NG_E_NULL, NG_E_THREAD. */
 NG_API ng_status ng_chain_count(ng_context *ctx, size_t *out_count);
+/* [owner, callback-safe] The id of the guard at `index` (valid until the
+ * context is destroyed). Returns NG_OK, NG_E_HANDLE, NG_E_NULL,
+ * NG_E_NOT_FOUND (index), NG_E_THREAD. */
 NG_API ng_status ng_chain_get_id(ng_context *ctx, size_t index, const char **out_id);
 
 /* ------------------------------------------------------------------------ */
@@ -1226,7 +1233,8 @@ NG_API ng_status ng_plugin_load(ng_context *ctx, const char *path, const char *c
 NG_API ng_status ng_chain_configure(ng_context *ctx, const char *json);
 
 /* [owner] As ng_chain_configure, reading the configuration from a file.
- * Returns its statuses, plus NG_E_LOAD when the file cannot be read. */
+ * Returns the statuses of ng_chain_configure, plus NG_E_LOAD (the file
+ * cannot be read). */
 NG_API ng_status ng_chain_configure_file(ng_context *ctx, const char *path);
 
 /* [any-thread] The directory built-in plugins are loaded from: the
@@ -1330,8 +1338,8 @@ typedef struct ng_replay_result {
  * malformed line, or a number that is not an integer of its field's range,
  * a negative time included: out->line and the report name it), NG_E_RANGE
  * (a newer trace version), NG_E_STATE (a trace that cannot be replayed: a ring dump,
- * or one started with live state), or the status of configuring the chain
- * (NG_E_LOAD: a recorded guard was not found). */
+ * or one started with live state), or the statuses of ng_chain_configure
+ * (configuring the chain; NG_E_LOAD: a recorded guard was not found). */
 NG_API ng_status ng_replay(const char *trace, size_t len, const ng_replay_options *options,
                            ng_replay_result *out);
 

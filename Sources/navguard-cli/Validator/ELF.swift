@@ -53,29 +53,29 @@ enum ELF {
         }
     }
 
-    static func exports(of bytes: [UInt8]) -> Result<ELFExports, ELFError> {
+    static func exports(of bytes: [UInt8]) throws(ELFError) -> ELFExports {
         let r = Reader(bytes: bytes)
         guard bytes.count >= 64, bytes[0] == 0x7f, bytes[1] == 0x45, bytes[2] == 0x4c, bytes[3] == 0x46 else {
-            return .failure(ELFError(message: "not an ELF file"))
+            throw ELFError(message: "not an ELF file")
         }
-        guard bytes[4] == 2 else { return .failure(ELFError(message: "not a 64-bit ELF file (EI_CLASS \(bytes[4]))")) }
-        guard bytes[5] == 1 else { return .failure(ELFError(message: "not a little-endian ELF file (EI_DATA \(bytes[5]))")) }
+        guard bytes[4] == 2 else { throw ELFError(message: "not a 64-bit ELF file (EI_CLASS \(bytes[4]))") }
+        guard bytes[5] == 1 else { throw ELFError(message: "not a little-endian ELF file (EI_DATA \(bytes[5]))") }
         guard let eType = r.u16(16), let machine = r.u16(18), let shoff = r.u64(40),
               let shentsize = r.u16(58), var shnum = r.u16(60).map(Int.init) else {
-            return .failure(ELFError(message: "truncated ELF header"))
+            throw ELFError(message: "truncated ELF header")
         }
-        guard shoff != 0 else { return .failure(ELFError(message: "no section headers (stripped with sstrip?)")) }
-        guard shentsize >= 64 else { return .failure(ELFError(message: "section header size \(shentsize) is smaller than 64")) }
-        guard shoff < UInt64(bytes.count) else { return .failure(ELFError(message: "section header table is outside the file")) }
+        guard shoff != 0 else { throw ELFError(message: "no section headers (stripped with sstrip?)") }
+        guard shentsize >= 64 else { throw ELFError(message: "section header size \(shentsize) is smaller than 64") }
+        guard shoff < UInt64(bytes.count) else { throw ELFError(message: "section header table is outside the file") }
         let base = Int(shoff)
         let entsize = Int(shentsize)
         if shnum == 0 {
             // More than 0xff00 sections: the real count is section 0's sh_size.
-            guard let n = r.u64(base + 32), n < 1 << 24 else { return .failure(ELFError(message: "bad extended section count")) }
+            guard let n = r.u64(base + 32), n < 1 << 24 else { throw ELFError(message: "bad extended section count") }
             shnum = Int(n)
         }
         guard shnum <= (bytes.count - base) / entsize else {
-            return .failure(ELFError(message: "section header table (\(shnum) entries) runs past the end of the file"))
+            throw ELFError(message: "section header table (\(shnum) entries) runs past the end of the file")
         }
         typealias Section = (type: UInt32, offset: UInt64, size: UInt64, link: UInt32, entsize: UInt64)
         func section(_ i: Int) -> Section? {
@@ -86,24 +86,24 @@ enum ELF {
         }
         var dynsym: Section?
         for i in 0..<shnum {
-            guard let s = section(i) else { return .failure(ELFError(message: "truncated section header \(i)")) }
+            guard let s = section(i) else { throw ELFError(message: "truncated section header \(i)") }
             if s.type == SHT_DYNSYM {
-                if dynsym != nil { return .failure(ELFError(message: "more than one SHT_DYNSYM section")) }
+                if dynsym != nil { throw ELFError(message: "more than one SHT_DYNSYM section") }
                 dynsym = s
             }
         }
-        guard let ds = dynsym else { return .failure(ELFError(message: "no .dynsym section (not a shared library?)")) }
+        guard let ds = dynsym else { throw ELFError(message: "no .dynsym section (not a shared library?)") }
         guard Int(ds.link) < shnum, let strtab = section(Int(ds.link)) else {
-            return .failure(ELFError(message: ".dynsym links to a missing string table (sh_link \(ds.link))"))
+            throw ELFError(message: ".dynsym links to a missing string table (sh_link \(ds.link))")
         }
         let symSize = ds.entsize == 0 ? 24 : Int(clamping: ds.entsize)
-        guard symSize >= 24 else { return .failure(ELFError(message: ".dynsym entry size \(ds.entsize) is smaller than 24")) }
+        guard symSize >= 24 else { throw ELFError(message: ".dynsym entry size \(ds.entsize) is smaller than 24") }
         let fileSize = UInt64(bytes.count)
         guard ds.offset <= fileSize, ds.size <= fileSize - ds.offset else {
-            return .failure(ELFError(message: ".dynsym runs past the end of the file"))
+            throw ELFError(message: ".dynsym runs past the end of the file")
         }
         guard strtab.offset <= fileSize, strtab.size <= fileSize - strtab.offset else {
-            return .failure(ELFError(message: ".dynstr runs past the end of the file"))
+            throw ELFError(message: ".dynstr runs past the end of the file")
         }
         let count = Int(ds.size) / symSize
         var exported: [ELFSymbol] = []
@@ -111,18 +111,18 @@ enum ELF {
         for i in 1..<max(count, 1) {
             let at = Int(ds.offset) + i * symSize
             guard let nameOff = r.u32(at), let info = r.u8(at + 4), let shndx = r.u16(at + 6) else {
-                return .failure(ELFError(message: "truncated symbol \(i)"))
+                throw ELFError(message: "truncated symbol \(i)")
             }
             let binding = info >> 4
             let type = info & 0xf
             guard binding == STB_GLOBAL || binding == STB_WEAK || binding == STB_GNU_UNIQUE, shndx != SHN_UNDEF else { continue }
             guard UInt64(nameOff) < strtab.size,
                   let name = r.cString(Int(strtab.offset) + Int(nameOff), end: Int(strtab.offset + strtab.size)) else {
-                return .failure(ELFError(message: "symbol \(i) has a name outside .dynstr"))
+                throw ELFError(message: "symbol \(i) has a name outside .dynstr")
             }
             exported.append(ELFSymbol(name: name, binding: binding, type: type, sectionIndex: shndx))
         }
-        return .success(ELFExports(machine: machine, fileType: eType, exported: exported, dynsymCount: count))
+        return ELFExports(machine: machine, fileType: eType, exported: exported, dynsymCount: count)
     }
 
     /// Little-endian reads that return nil out of bounds.

@@ -15,12 +15,12 @@ struct ChildRun {
 }
 
 /// Spawn `argv` with stdout and stderr piped; kill it after `timeout` seconds.
-func runProcess(_ argv: [String], environment: [String], timeout: Double) -> Result<ChildRun, FileError> {
+func runProcess(_ argv: [String], environment: [String], timeout: Double) throws(FileError) -> ChildRun {
     var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
-    guard pipe(&outPipe) == 0 else { return .failure(FileError(message: "pipe: \(String(cString: strerror(errno)))")) }
+    guard pipe(&outPipe) == 0 else { throw FileError(message: "pipe: \(String(cString: strerror(errno)))") }
     guard pipe(&errPipe) == 0 else {
         close(outPipe[0]); close(outPipe[1])
-        return .failure(FileError(message: "pipe: \(String(cString: strerror(errno)))"))
+        throw FileError(message: "pipe: \(String(cString: strerror(errno)))")
     }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -42,7 +42,7 @@ func runProcess(_ argv: [String], environment: [String], timeout: Double) -> Res
     close(errPipe[1])
     guard rc == 0 else {
         close(outPipe[0]); close(errPipe[0])
-        return .failure(FileError(message: "cannot run \(argv[0]): \(String(cString: strerror(rc)))"))
+        throw FileError(message: "cannot run \(argv[0]): \(String(cString: strerror(rc)))")
     }
     var run = ChildRun()
     var out: [UInt8] = [], err: [UInt8] = []
@@ -88,7 +88,7 @@ func runProcess(_ argv: [String], environment: [String], timeout: Double) -> Res
     }
     run.stdout = String(decoding: out, as: UTF8.self)
     run.stderr = String(decoding: err, as: UTF8.self)
-    return .success(run)
+    return run
 }
 
 func signalName(_ sig: Int32) -> String {
@@ -117,9 +117,8 @@ func runGroup(_ group: String, _ input: ValidationInput, timeout: Double, verbos
     let argv = [selfExecutable(), "plugins", "validate", "--child", group, "--config", input.config]
         + (input.expectCreateFailure ? ["--expect-create-failure"] : []) + [input.path]
     let run: ChildRun
-    switch runProcess(argv, environment: childEnvironment(), timeout: timeout) {
-    case .success(let r): run = r
-    case .failure(let e): return [CheckRecord(status: .fail, name: group, ns: 0, detail: e.message)]
+    do throws(FileError) { run = try runProcess(argv, environment: childEnvironment(), timeout: timeout) } catch {
+        return [CheckRecord(status: .fail, name: group, ns: 0, detail: error.message)]
     }
     var records: [CheckRecord] = []
     var begun: String?

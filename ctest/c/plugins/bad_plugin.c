@@ -44,9 +44,9 @@ static void destroy(void *inst) { (void)inst; }
 #endif
 
 __attribute__((unused)) static const ng_plugin_descriptor descriptor = {
-    NGTEST_ABI_MAJOR, NGTEST_ABI_MINOR, sizeof(ng_plugin_descriptor),
-    NGTEST_ID, "test", "1.0", "a test plugin",
-    NGTEST_CREATE, destroy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    .abi_major = NGTEST_ABI_MAJOR, .abi_minor = NGTEST_ABI_MINOR, .size = sizeof(ng_plugin_descriptor),
+    .id = NGTEST_ID, .name = "test", .version = "1.0", .description = "a test plugin",
+    .create = NGTEST_CREATE, .destroy = destroy,
 };
 
 #if defined(NGTEST_NULL_ENTRY)

@@ -17,28 +17,24 @@ func fileChecks(_ input: ValidationInput) {
     guard ok else { return }
     check("file.exports") {
         let bytes: [UInt8]
-        switch readFile(path) {
-        case .success(let b): bytes = b
-        case .failure(let e): return .fail(e.message)
+        do throws(FileError) { bytes = try readFile(path) } catch { return .fail(error.message) }
+        let elf: ELFExports
+        do throws(ELFError) { elf = try ELF.exports(of: bytes) } catch {
+            return error.message.hasPrefix("no section headers") ? .warn("cannot list the exports: \(error.message)") : .fail(error.message)
         }
-        switch ELF.exports(of: bytes) {
-        case .failure(let e):
-            return e.message.hasPrefix("no section headers") ? .warn("cannot list the exports: \(e.message)") : .fail(e.message)
-        case .success(let elf):
-            let names = elf.exported.map(\.name)
-            if elf.fileType != ELF.ET_DYN { return .fail("ELF type \(elf.fileType), not a shared object (ET_DYN)") }
-            if names.isEmpty { return .fail("no exported symbol: \(NG_PLUGIN_ENTRY_SYMBOL) is missing (.dynsym has \(elf.dynsymCount) entries)") }
-            if names == [NG_PLUGIN_ENTRY_SYMBOL] {
-                let s = elf.exported[0]
-                if s.type != 2 && s.type != 10 {
-                    return .fail("\(NG_PLUGIN_ENTRY_SYMBOL) is \(ELF.typeName(s.type)), not a function")
-                }
-                return .pass("exactly one exported symbol: \(NG_PLUGIN_ENTRY_SYMBOL) (\(ELF.typeName(s.type)) \(ELF.bindingName(s.binding)))")
+        let names = elf.exported.map(\.name)
+        if elf.fileType != ELF.ET_DYN { return .fail("ELF type \(elf.fileType), not a shared object (ET_DYN)") }
+        if names.isEmpty { return .fail("no exported symbol: \(NG_PLUGIN_ENTRY_SYMBOL) is missing (.dynsym has \(elf.dynsymCount) entries)") }
+        if names == [NG_PLUGIN_ENTRY_SYMBOL] {
+            let s = elf.exported[0]
+            if s.type != 2 && s.type != 10 {
+                return .fail("\(NG_PLUGIN_ENTRY_SYMBOL) is \(ELF.typeName(s.type)), not a function")
             }
-            let extra = names.filter { $0 != NG_PLUGIN_ENTRY_SYMBOL }
-            let shown = extra.prefix(8).joined(separator: ", ") + (extra.count > 8 ? ", ..." : "")
-            let missing = names.contains(NG_PLUGIN_ENTRY_SYMBOL) ? "" : "; \(NG_PLUGIN_ENTRY_SYMBOL) is not exported"
-            return .fail("\(names.count) exported symbols, expected only \(NG_PLUGIN_ENTRY_SYMBOL): \(shown)\(missing) (link with a version script: { global: ng_plugin_entry; local: *; };)")
+            return .pass("exactly one exported symbol: \(NG_PLUGIN_ENTRY_SYMBOL) (\(ELF.typeName(s.type)) \(ELF.bindingName(s.binding)))")
         }
+        let extra = names.filter { $0 != NG_PLUGIN_ENTRY_SYMBOL }
+        let shown = extra.prefix(8).joined(separator: ", ") + (extra.count > 8 ? ", ..." : "")
+        let missing = names.contains(NG_PLUGIN_ENTRY_SYMBOL) ? "" : "; \(NG_PLUGIN_ENTRY_SYMBOL) is not exported"
+        return .fail("\(names.count) exported symbols, expected only \(NG_PLUGIN_ENTRY_SYMBOL): \(shown)\(missing) (link with a version script: { global: ng_plugin_entry; local: *; };)")
     }
 }
