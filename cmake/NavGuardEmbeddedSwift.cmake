@@ -80,8 +80,7 @@ function(_navguard_embedded_swift_link_options out)
     -target ${NAVGUARD_SWIFT_TARGET}
     LINKER:--gc-sections
     ${dir}/libswiftUnicodeDataTables.a
-    LINKER:--as-needed
-    -lm
+    LINKER:--push-state,--as-needed,-lm,--pop-state
     PARENT_SCOPE)
 endfunction()
 

@@ -15,20 +15,30 @@ import re
 import subprocess
 import sys
 
-ROW = re.compile(r"^(.{44}) +(-?[0-9.]+) +(-?[0-9.]+) +(-?[0-9.]+) +(\d+)  ")
+NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
 ALLOC = re.compile(r"^  (.{44}) +(-?[0-9.]+) allocations/op$")
 
 
 def parse(text):
-    figures, allocs = {}, {}
+    """A benchmark's table: the figure names fill the width of the first
+    column of dashes under its header; the median is the next number."""
+    figures, allocs, width = {}, {}, None
     for line in text.splitlines():
-        m = ROW.match(line)
-        if m:
-            figures[m.group(1).rstrip()] = float(m.group(2))
+        if width is None:
+            if line.startswith("---"):
+                width = len(line.split(" ")[0])
             continue
         m = ALLOC.match(line)
         if m:
             allocs[m.group(1).rstrip()] = float(m.group(2))
+            continue
+        fields = line[width:].split()
+        if len(line) > width and fields and NUMBER.match(fields[0]) and line[:width].strip():
+            name = line[:width].rstrip()
+            if name in figures:   # the same figure on another setting: its note says which
+                note = " ".join(f for f in fields if not NUMBER.match(f))
+                name = f"{name} ({note})"
+            figures[name] = float(fields[0])
     return figures, allocs
 
 
