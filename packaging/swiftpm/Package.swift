@@ -15,14 +15,30 @@
 // that wrote it.
 //
 // The kit compiles with Embedded Swift, as the guard must then too (an
-// Embedded module imports only Embedded modules); NAVGUARD_SWIFT_EMBEDDED=OFF
-// in the environment builds it in ordinary Swift instead, for a guard whose
-// own code Embedded Swift refuses. Embedded Swift needs whole-module
-// compilation in every configuration: -wmo is an unsafe flag, which SwiftPM
+// Embedded module imports only Embedded modules), and its link settings,
+// which SwiftPM applies to every library that links the kit, make the guard's
+// link Embedded too: no Swift runtime, one section per function and
+// --gc-sections, and the toolchain's Embedded Unicode tables (String
+// comparison and hashing of non-ASCII text need them; found beside the swiftc
+// first on PATH). NAVGUARD_SWIFT_EMBEDDED=OFF in the environment builds
+// ordinary Swift instead, the runtime linked in (-static-stdlib), for a guard
+// whose own code Embedded Swift refuses. Embedded Swift needs whole-module
+// compilation in every configuration. These are unsafe flags, which SwiftPM
 // accepts in a package a guard depends on by path.
+import Foundation
 import PackageDescription
 
 let embedded = Context.environment["NAVGUARD_SWIFT_EMBEDDED"] != "OFF"
+
+#if arch(arm64)
+let triple = "aarch64-unknown-linux-gnu"
+#else
+let triple = "x86_64-unknown-linux-gnu"
+#endif
+let unicodeTables: [String] = (Context.environment["PATH"] ?? "").split(separator: ":").lazy
+    .filter { FileManager.default.isExecutableFile(atPath: "\($0)/swiftc") }
+    .map { "\($0)/../lib/swift/embedded/\(triple)/libswiftUnicodeDataTables.a" }
+    .first { FileManager.default.fileExists(atPath: $0) }.map { [$0] } ?? []
 
 let package = Package(
     name: "NavGuardPluginKit",
@@ -35,7 +51,10 @@ let package = Package(
         // plugin.h in Swift; imports CNavGuard and Synchronization only.
         .target(name: "NavGuardPluginKit", dependencies: ["CNavGuard"], path: "NavGuardPluginKit",
                 swiftSettings: embedded ? [.enableExperimentalFeature("Embedded"),
-                                           .unsafeFlags(["-wmo", "-Xfrontend", "-function-sections"])] : []),
+                                           .unsafeFlags(["-wmo", "-Xfrontend", "-function-sections"])] : [],
+                linkerSettings: [.unsafeFlags(embedded
+                    ? ["-enable-experimental-feature", "Embedded", "-Xlinker", "--gc-sections"] + unicodeTables
+                    : ["-static-stdlib"])]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,23 +10,22 @@
 // What a guard's package needs (examples/plugins/README.md, "Swift with SwiftPM"):
 //  - a .dynamic library product, which NavGuard dlopens;
 //  - NavGuardPluginKit from the installed package, by path;
-//  - Embedded Swift, as the kit (no Swift runtime: the guard needs only libc
-//    and weighs a few tens of KiB): the feature and whole-module compilation
-//    for the compiler, the feature again for the link, so that swiftc links
-//    no runtime; one section per function, and --gc-sections;
+//  - Embedded Swift, as the kit: the feature and whole-module compilation for
+//    the guard's own target (the kit's package sets its link: no Swift
+//    runtime, the guard needs only libc and weighs a few tens of KiB);
 //  - one export, ng_plugin_entry: the version script installed beside the
 //    kit keeps every other symbol (the guard's, the kit's) local; lld, which
 //    lists no Swift type in .dynsym.
-// NAVGUARD_SWIFT_EMBEDDED=OFF builds the ordinary Swift fallback instead (the
-// runtime linked in with -static-stdlib: several MiB, no Swift needed at run
-// time either). These are unsafe flags, which SwiftPM accepts in the package
-// it builds (a guard is one) and in packages it depends on by path.
+// NAVGUARD_SWIFT_EMBEDDED=OFF builds the ordinary Swift fallback instead, the
+// kit and the guard (the runtime linked in with -static-stdlib: several MiB,
+// no Swift needed at run time either). These are unsafe flags, which SwiftPM
+// accepts in the package it builds (a guard is one) and in packages it
+// depends on by path.
 import PackageDescription
 
 let prefix = Context.environment["NAVGUARD_PREFIX"] ?? "/usr"
 let kit = "\(prefix)/share/navguard/swift"
 let embedded = Context.environment["NAVGUARD_SWIFT_EMBEDDED"] != "OFF"
-let runtime = embedded ? ["-enable-experimental-feature", "Embedded", "-Xlinker", "--gc-sections"] : ["-static-stdlib"]
 
 let package = Package(
     name: "max-depth",
@@ -44,9 +43,9 @@ let package = Package(
             swiftSettings: embedded ? [.enableExperimentalFeature("Embedded"),
                                        .unsafeFlags(["-wmo", "-Xfrontend", "-function-sections"])] : [],
             linkerSettings: [
-                .unsafeFlags(runtime + ["-use-ld=lld",
-                                        "-Xlinker", "--version-script=\(kit)/navguard-plugin.map",
-                                        "-Xlinker", "-z", "-Xlinker", "defs"]),
+                .unsafeFlags(["-use-ld=lld",
+                              "-Xlinker", "--version-script=\(kit)/navguard-plugin.map",
+                              "-Xlinker", "-z", "-Xlinker", "defs"]),
             ]),
     ],
     swiftLanguageModes: [.v6]
