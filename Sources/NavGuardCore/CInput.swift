@@ -96,7 +96,8 @@ extension Request {
     /// A request the host or a guard passed: `c` copied to full size (zero
     /// beyond what the caller declared), `declared` the size it set.
     public init(_ c: ng_request, declared: Int, intern engine: Engine? = nil) throws(EngineError) {
-        guard c.kind >= 0 && c.kind < NG_REQ_KIND_COUNT else {
+        let kind = RequestKind(rawValue: c.kind)
+        guard kind.isKnown else {
             throw EngineError(NG_E_RANGE, "request kind \(c.kind) is out of range")
         }
         guard c.flags & ~knownRequestFlags == 0 else {
@@ -106,10 +107,10 @@ extension Request {
             throw EngineError(NG_E_RANGE, "NG_REQF_TIMED needs NG_REQF_ANIMATED")
         }
         guard c.duration_ns >= 0 else { throw EngineError(NG_E_RANGE, "negative duration_ns") }
-        self.init(kind: c.kind, flags: c.flags, source: c.source)
+        self.init(kind: kind, flags: c.flags, source: c.source)
         durationNs = c.duration_ns
         if c.flags & UInt32(NG_REQF_TOUCH_DRIVEN) != 0 {
-            guard c.kind == NG_REQ_INTERACTIVE_BACK else {
+            guard kind == .interactiveBack else {
                 throw EngineError(NG_E_RANGE, "NG_REQF_TOUCH_DRIVEN is for NG_REQ_INTERACTIVE_BACK only")
             }
             guard covers(declared, MemoryLayout<ng_request>.fieldOffset { $0.offset(of: &$0.pointee.driving_touch) }, 8) else {
@@ -119,17 +120,17 @@ extension Request {
         }
         if covers(declared, MemoryLayout<ng_request>.fieldOffset { $0.offset(of: &$0.pointee.from_screen) }, 8) { fromScreen = c.from_screen }
         var screenFlags: UInt32 = 0
-        if c.kind == NG_REQ_PUSH && covers(declared, MemoryLayout<ng_request>.fieldOffset { $0.offset(of: &$0.pointee.screen_flags) }, 4) {
+        if kind == .push && covers(declared, MemoryLayout<ng_request>.fieldOffset { $0.offset(of: &$0.pointee.screen_flags) }, 4) {
             if let m = screenFlagsProblem(c.screen_flags) { throw EngineError(NG_E_RANGE, "screen_flags: \(m)") }
             screenFlags = c.screen_flags
         }
-        switch c.kind {
-        case NG_REQ_PUSH:
+        switch kind {
+        case .push:
             screen = try Screen(c.screen, "screen", flags: screenFlags, intern: engine)
-        case NG_REQ_POP_TO:
+        case .popTo:
             guard c.target_id != 0 else { throw EngineError(NG_E_RANGE, "target_id is 0") }
             targetID = c.target_id
-        case NG_REQ_REPLACE_STACK:
+        case .replaceStack:
             guard let list = c.screens else { throw EngineError(NG_E_NULL, "screens is NULL") }
             guard c.screen_count >= 1 else { throw EngineError(NG_E_RANGE, "screen_count is 0") }
             guard c.screen_count <= Limits.maxStack else {

@@ -97,7 +97,7 @@ extension Engine {
         var g = ng_guard_request()
         g.size = UInt32(MemoryLayout<ng_guard_request>.size)
         g.request_id = r.id
-        g.kind = r.kind
+        g.kind = r.kind.rawValue
         g.flags = r.flags
         g.source = r.source
         g.attempt = r.attempt
@@ -145,11 +145,10 @@ extension Engine {
             voteLap(h.slot)
             if v != NG_VOTE_ALLOW {
                 if v != NG_VOTE_REFUSE && v != NG_VOTE_DEFER {
-                    return ChainVote(vote: NG_VOTE_REFUSE, slot: h.slot, reason: NG_REASON_POLICY,
+                    return ChainVote(vote: NG_VOTE_REFUSE, slot: h.slot, reason: .policy,
                                      message: CStr("guard returned an unknown vote \(v)"))
                 }
-                var reason = verdict.reason
-                if reason <= NG_REASON_NONE || reason >= NG_REASON_COUNT { reason = NG_REASON_POLICY }
+                let reason = Reason(givenByGuard: verdict.reason)
                 // Guards refuse with the same static texts again and again:
                 // reuse a recent copy instead of allocating per refusal.
                 let msg = verdict.message.flatMap { m -> CStr? in

@@ -12,13 +12,13 @@ extension Engine {
         // What guards did through the host table in their on_event (cancel a
         // touch, finish a track, log) is applied before the verdict returns.
         if run.hasWork {
-            let began = ev.pointee.type == NG_EVENT_TOUCH && ev.pointee.phase == NG_TOUCH_BEGAN
+            let began = ev.pointee.type == NG_EVENT_TOUCH && TouchPhase(rawValue: ev.pointee.phase) == .began
                 && v.verdict == NG_VERDICT_DELIVER && run.depth == 0
             if began { touches.startDeciding(ev.pointee.touch_id) }
             drain()
             // Cancelled by what its own began set off: the host never saw it
             // begin, so it is dropped, with no on_touch_cancel.
-            if began && touches.endDeciding() { v = .drop(NG_REASON_CANCELLED, v.target) }
+            if began && touches.endDeciding() { v = .drop(.cancelled, v.target) }
         }
         return v
     }
@@ -35,11 +35,11 @@ extension Engine {
             if blocked { return .ignoring(target, by: holds.blocking(typeBit)) }
             return vote(ev, target: target, flags: 0)
         }
-        switch e.phase {
-        case NG_TOUCH_BEGAN:
+        switch TouchPhase(rawValue: e.phase) {
+        case .began:
             // Destroy cancels every touch until none is live: a callback
             // starting new ones meanwhile would keep it going forever.
-            if destroying { return .drop(NG_REASON_IGNORING, 0) }
+            if destroying { return .drop(.ignoring, 0) }
             // A began for a live id: that touch's end was lost. It ends
             // first, so no lost release ever blocks its id.
             if let i = touches.index(of: e.touch_id) { endLostTouch(at: i) }
@@ -60,10 +60,10 @@ extension Engine {
                                     state: v.verdict == NG_VERDICT_DELIVER ? NG_TOUCH_STATE_DELIVERED : NG_TOUCH_STATE_WITHHELD,
                                     beganNs: t, lastNs: t))
             return v
-        case NG_TOUCH_MOVED:
+        case .moved:
             guard let i = touches.index(of: e.touch_id) else { return unknownTouch(e.touch_id, ended: false) }
             let t = touches[i]
-            if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(NG_REASON_WITHHELD, t.view) }
+            if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(.withheld, t.view) }
             touches.moved(at: i, now)
             // The finger driving a swipe back is followed through the
             // transition's own hold.
@@ -72,7 +72,7 @@ extension Engine {
         default: // ended, cancelled
             guard let i = touches.index(of: e.touch_id) else { return unknownTouch(e.touch_id, ended: true) }
             let t = touches.remove(at: i)
-            if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(NG_REASON_WITHHELD, t.view) }
+            if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(.withheld, t.view) }
             if transitions.swipe?.isDriving(t.id) == true { transitions.swipe!.touchEnded(at: now) }
             // A delivered touch always gets its end, at the view it began on.
             _ = vote(ev, target: t.view, flags: UInt32(NG_GEVF_FINAL))
@@ -83,9 +83,9 @@ extension Engine {
     /// A phase for an id that is not live: a touch NavGuard retired (dropped
     /// CANCELLED, and forgotten at its end), else a phase without a began.
     func unknownTouch(_ id: UInt64, ended: Bool) -> EventVerdict {
-        guard let view = touches.retiredView(of: id) else { return .drop(NG_REASON_INVALID, 0) }
+        guard let view = touches.retiredView(of: id) else { return .drop(.invalid, 0) }
         if ended { touches.forgetRetired(id) }
-        return .drop(NG_REASON_CANCELLED, view)
+        return .drop(.cancelled, view)
     }
 
     /// A live touch whose end never came: the host gets one cancel for it
@@ -121,8 +121,9 @@ extension Engine {
             verdict.reason = NG_REASON_NONE
             let v = h.event!(h.instance, &g, &verdict)
             if v != NG_VOTE_ALLOW && flags & UInt32(NG_GEVF_FINAL) == 0 {
-                var reason = verdict.reason
-                if v != NG_VOTE_REFUSE || reason <= NG_REASON_NONE || reason >= NG_REASON_COUNT { reason = NG_REASON_POLICY }
+                // DEFER is for requests only: any other vote drops the event by the guard's own rule.
+                var reason = Reason(givenByGuard: verdict.reason)
+                if v != NG_VOTE_REFUSE { reason = .policy }
                 return .drop(reason, target, chain[h.slot].guardID)
             }
             i += 1

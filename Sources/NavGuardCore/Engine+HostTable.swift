@@ -80,7 +80,7 @@ extension Engine {
         }
         h.pointee.track_get = { h, track, out in
             withSlot(h, { _ in false }) { s, e in
-                guard let info = e.trackView(track) else { return false }
+                guard let info = e.trackView(Track(rawValue: track)) else { return false }
                 if let out { writeSized(info, to: out) }
                 return true
             }
@@ -145,7 +145,7 @@ extension Engine {
         }
         h.pointee.transition_finish = { h, track in
             withActingSlot(h, refusal) { s, e in
-                return status { () throws(EngineError) in try e.finishTransition(track, forced: true) }
+                return status { () throws(EngineError) in try e.finishTransition(Track(rawValue: track), forced: true) }
             }
         }
         h.pointee.interactive_cancel = { h in
@@ -162,7 +162,9 @@ extension Engine {
             withActingSlot(h, refusal) { s, e in
                 status { () throws(EngineError) in
                     let m = try readCString(message, "message", allowNull: true)
-                    guard e.deferredDrop(id, slot: s.index, reason: reason, message: m) else { throw .refusal(NG_E_NOT_FOUND) }
+                    guard e.deferredDrop(id, slot: s.index, reason: Reason(givenByGuard: reason), message: m) else {
+                        throw .refusal(NG_E_NOT_FOUND)
+                    }
                 }
             }
         }
@@ -264,7 +266,8 @@ extension Engine {
                     guard let topic = try readCString(q.topic, "topic", limit: 128) else { return }
                     if let m = Engine.validateID(topic.pointer) { throw EngineError(NG_E_PARSE, "question topic: \(m)") }
                     let text = try readCString(q.text, "text", allowNull: true)
-                    out.pointee = try e.ask(topic: topic, text: text, requestID: q.request_id, kind: q.kind,
+                    out.pointee = try e.ask(topic: topic, text: text, requestID: q.request_id,
+                                            kind: RequestKind(rawValue: q.kind),
                                             source: q.source, screenID: q.screen_id, timeoutNs: q.timeout_ns,
                                             slot: s.index)
                 }

@@ -8,7 +8,7 @@ extension Engine {
     public var openQuestion: ng_question? { questions.open?.cValue }
 
     /// A guard asks (host->ask). `spec` was checked by the host table.
-    func ask(topic: CStr, text: CStr?, requestID: UInt64, kind: Int32, source: UInt32, screenID: UInt64,
+    func ask(topic: CStr, text: CStr?, requestID: UInt64, kind: RequestKind, source: UInt32, screenID: UInt64,
              timeoutNs: Int64, slot: Int) throws(EngineError) -> UInt64 {
         guard !destroying else { throw EngineError(NG_E_STATE, "the context is being destroyed") }
         guard timeoutNs >= 0 else { throw EngineError(NG_E_RANGE, "negative question timeout") }

@@ -31,7 +31,7 @@ extension Engine {
         // After destroy() nothing drains again: evaluate() drops at once.
         if run.isBusy {
             run.append(.evaluate(r))
-            return SubmitResult(status: NG_OUTCOME_QUEUED, requestID: r.id, reason: NG_REASON_NONE, guardID: nil, message: nil)
+            return SubmitResult(status: .queued, requestID: r.id, reason: .none, guardID: nil, message: nil)
         }
         let res = evaluate(r)
         drain()
@@ -41,25 +41,25 @@ extension Engine {
     /// The rules of a request's content, judged before any guard: a
     /// malformed request, a screen id already stacked, a driving touch that
     /// is not live.
-    func contentProblem(_ r: Request) -> (reason: Int32, message: String)? {
-        if let m = r.invalidMessage { return (NG_REASON_INVALID, m) }
+    func contentProblem(_ r: Request) -> (reason: Reason, message: String)? {
+        if let m = r.invalidMessage { return (.invalid, m) }
         // A swipe released to cancel is judged by the stack it settles back to.
         let stack = settledStack
-        if stack.isEmpty { return (NG_REASON_INVALID, "the stack has no root yet") }
+        if stack.isEmpty { return (.invalid, "the stack has no root yet") }
         if let stale = scopeProblem(r, stack) { return stale }
         switch r.kind {
-        case NG_REQ_PUSH:
-            guard let s = r.screen else { return (NG_REASON_INVALID, "push without a screen") }
-            if s.id == 0 { return (NG_REASON_INVALID, "screen id 0 is reserved") }
-            if stack.contains(id: s.id) { return (NG_REASON_DUPLICATE, "screen id \(s.id) is already in the stack") }
-        case NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK, NG_REQ_POP_TO_ROOT:
-            if let id = r.drivingTouch, let m = drivingTouchProblem(id) { return (NG_REASON_INVALID, m) }
-        case NG_REQ_POP_TO:
+        case .push:
+            guard let s = r.screen else { return (.invalid, "push without a screen") }
+            if s.id == 0 { return (.invalid, "screen id 0 is reserved") }
+            if stack.contains(id: s.id) { return (.duplicate, "screen id \(s.id) is already in the stack") }
+        case .pop, .back, .interactiveBack, .popToRoot:
+            if let id = r.drivingTouch, let m = drivingTouchProblem(id) { return (.invalid, m) }
+        case .popTo:
             break
-        case NG_REQ_REPLACE_STACK:
-            if let m = ScreenStack.problem(r.screens) { return (NG_REASON_INVALID, m) }
+        case .replaceStack:
+            if let m = ScreenStack.problem(r.screens) { return (.invalid, m) }
         default:
-            return (NG_REASON_INVALID, "unknown request kind \(r.kind)")
+            return (.invalid, "unknown request kind \(r.kind.rawValue)")
         }
         return nil
     }
@@ -67,19 +67,19 @@ extension Engine {
     /// The rules of the stack a request applies to, judged when it would
     /// apply (after the guards allowed it): a guard that refuses or defers
     /// decides first.
-    func stackProblem(_ r: Request) -> (reason: Int32, message: String)? {
+    func stackProblem(_ r: Request) -> (reason: Reason, message: String)? {
         let stack = settledStack
         if let stale = scopeProblem(r, stack) { return stale }
         switch r.kind {
-        case NG_REQ_PUSH:
-            if stack.count >= Limits.maxStack { return (NG_REASON_INVALID, "the stack is full (\(Limits.maxStack) screens)") }
-        case NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK, NG_REQ_POP_TO_ROOT:
-            if stack.count <= 1 { return (NG_REASON_AT_ROOT, "only the root is on the stack") }
-        case NG_REQ_POP_TO:
+        case .push:
+            if stack.count >= Limits.maxStack { return (.invalid, "the stack is full (\(Limits.maxStack) screens)") }
+        case .pop, .back, .interactiveBack, .popToRoot:
+            if stack.count <= 1 { return (.atRoot, "only the root is on the stack") }
+        case .popTo:
             guard let i = stack.lastIndex(of: r.targetID) else {
-                return (NG_REASON_NOT_FOUND, "screen \(r.targetID) is not in the stack")
+                return (.notFound, "screen \(r.targetID) is not in the stack")
             }
-            if i == stack.count - 1 { return (NG_REASON_INVALID, "screen \(r.targetID) is already on top") }
+            if i == stack.count - 1 { return (.invalid, "screen \(r.targetID) is already on top") }
         default:
             break
         }
@@ -88,10 +88,10 @@ extension Engine {
 
     /// A request issued from a screen that is no longer the top is stale
     /// (judged before the chain and again when it would apply).
-    func scopeProblem(_ r: Request, _ stack: ScreenStack) -> (reason: Int32, message: String)? {
+    func scopeProblem(_ r: Request, _ stack: ScreenStack) -> (reason: Reason, message: String)? {
         guard r.fromScreen != 0 && stack.topID != r.fromScreen else { return nil }
         let gone = stack.contains(id: r.fromScreen) ? "is no longer on top" : "is no longer on the stack"
-        return (NG_REASON_STALE, "issued from screen \(r.fromScreen), which \(gone) (the top is \(stack.topID))")
+        return (.stale, "issued from screen \(r.fromScreen), which \(gone) (the top is \(stack.topID))")
     }
 
     /// The stack once the swipe in flight (if any) settles as decided.
@@ -118,29 +118,29 @@ extension Engine {
     func evaluate(_ r: Request) -> SubmitResult {
         let reevaluation = r.attempt > 0
         if destroying {
-            finish(r, outcome: NG_OUTCOME_DROPPED, reason: NG_REASON_DESTROYED, by: .host, message: nil)
-            return SubmitResult(status: NG_OUTCOME_DROPPED, requestID: r.id, reason: NG_REASON_DESTROYED, guardID: nil, message: nil)
+            finish(r, outcome: .dropped, reason: .destroyed, by: .host, message: nil)
+            return SubmitResult(status: .dropped, requestID: r.id, reason: .destroyed, guardID: nil, message: nil)
         }
         if let (reason, msg) = contentProblem(r) { return refuse(r, reason, msg, reevaluation) }
         let v = runRequestChain(r)
         guard let slot = v.slot else {
             if let (reason, msg) = stackProblem(r) { return refuse(r, reason, msg, reevaluation) }
             apply(r)
-            return SubmitResult(status: NG_OUTCOME_APPLIED, requestID: r.id, reason: NG_REASON_NONE, guardID: nil, message: nil)
+            return SubmitResult(status: .applied, requestID: r.id, reason: .none, guardID: nil, message: nil)
         }
         if v.vote == NG_VOTE_DEFER {
             deferred.append(r, slot: slot)
-            return SubmitResult(status: NG_OUTCOME_DEFERRED, requestID: r.id, reason: NG_REASON_NONE,
+            return SubmitResult(status: .deferred, requestID: r.id, reason: .none,
                                 guardID: chain[slot].guardID, message: nil)
         }
-        let out = reevaluation ? NG_OUTCOME_DROPPED : NG_OUTCOME_REFUSED
+        let out: Outcome = reevaluation ? .dropped : .refused
         finish(r, outcome: out, reason: v.reason, by: .guardSlot(slot), message: v.message)
         return SubmitResult(status: out, requestID: r.id, reason: v.reason, guardID: chain[slot].guardID, message: v.message)
     }
 
     /// Refused by the core's own rules (DROPPED when it had been deferred).
-    private func refuse(_ r: Request, _ reason: Int32, _ msg: String, _ reevaluation: Bool) -> SubmitResult {
-        let out = reevaluation ? NG_OUTCOME_DROPPED : NG_OUTCOME_REFUSED
+    private func refuse(_ r: Request, _ reason: Reason, _ msg: String, _ reevaluation: Bool) -> SubmitResult {
+        let out: Outcome = reevaluation ? .dropped : .refused
         let m = CStr(msg)
         finish(r, outcome: out, reason: reason, by: .host, message: m)
         return SubmitResult(status: out, requestID: r.id, reason: reason, guardID: nil, message: m)
@@ -148,7 +148,7 @@ extension Engine {
 
     /// Queue the request's one outcome. `actor` is who decided it (a guard's
     /// id is reported; the core's own rules and the host report none).
-    func finish(_ r: Request, outcome: Int32, reason: Int32, by actor: Actor, message: CStr?) {
+    func finish(_ r: Request, outcome: Outcome, reason: Reason, by actor: Actor, message: CStr?) {
         let rec = OutcomeRecord(requestID: r.id, kind: r.kind, outcome: outcome, reason: reason,
                                 source: r.source, guardID: actor.slot.map { chain[$0].guardID },
                                 message: message)
@@ -161,14 +161,14 @@ extension Engine {
         let from = stack.topID
         // Only an interactive back keeps the old stack (to roll back); a copy
         // for every request would make the mutation below reallocate.
-        let before = r.kind == NG_REQ_INTERACTIVE_BACK ? stack : ScreenStack()
+        let before = r.kind == .interactiveBack ? stack : ScreenStack()
         switch r.kind {
-        case NG_REQ_PUSH: stack.push(r.screen!)
-        case NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK: stack.pop()
-        case NG_REQ_POP_TO:
+        case .push: stack.push(r.screen!)
+        case .pop, .back, .interactiveBack: stack.pop()
+        case .popTo:
             if let i = stack.lastIndex(of: r.targetID) { stack.pop(after: i) }
-        case NG_REQ_POP_TO_ROOT: stack.pop(after: 0)
-        case NG_REQ_REPLACE_STACK:
+        case .popToRoot: stack.pop(after: 0)
+        case .replaceStack:
             // A screen that stays (same id) keeps its flags.
             var screens = r.screens
             for k in screens.indices {
@@ -177,15 +177,15 @@ extension Engine {
             stack.replace(with: screens)
         default: break
         }
-        finish(r, outcome: NG_OUTCOME_APPLIED, reason: NG_REASON_NONE, by: .host, message: nil)
+        finish(r, outcome: .applied, reason: .none, by: .host, message: nil)
         let to = stack.topID
         // The screen on display stays: nothing to show (UIKit runs no
         // transition for setViewControllers with the same top either).
-        if r.kind == NG_REQ_REPLACE_STACK && to == from { return }
+        if r.kind == .replaceStack && to == from { return }
         let t = now
-        var track = Track(requestID: r.id, kind: r.kind, flags: 0, beganNs: t, deadlineNs: Limits.noDeadline,
+        var track = TrackInFlight(requestID: r.id, kind: r.kind, flags: 0, beganNs: t, deadlineNs: Limits.noDeadline,
                           fromID: from, toID: to, depth: UInt32(stack.count))
-        if r.kind == NG_REQ_INTERACTIVE_BACK {
+        if r.kind == .interactiveBack {
             track.flags = UInt32(NG_TRANSF_ANIMATED | NG_TRANSF_INTERACTIVE)
             if r.drivingTouch != nil { track.flags |= UInt32(NG_TRANSF_TOUCH_DRIVEN) }
             let swipe = Swipe(requestID: r.id, touch: r.drivingTouch, at: t)
@@ -200,10 +200,10 @@ extension Engine {
             transitions.start(track, swipe: nil, into: &run)
         } else {
             // Non-animated: the whole transition completes synchronously.
-            run.noteTransition(NG_TRACK_SCREEN, NG_PHASE_WILL, flags: 0, track)
-            run.noteTransition(NG_TRACK_BAR, NG_PHASE_WILL, flags: 0, track)
-            run.noteTransition(NG_TRACK_BAR, NG_PHASE_DID, flags: 0, track)
-            run.noteTransition(NG_TRACK_SCREEN, NG_PHASE_DID, flags: 0, track)
+            run.noteTransition(.screen, .will, flags: 0, track)
+            run.noteTransition(.bar, .will, flags: 0, track)
+            run.noteTransition(.bar, .did, flags: 0, track)
+            run.noteTransition(.screen, .did, flags: 0, track)
         }
     }
 
@@ -242,10 +242,9 @@ extension Engine {
         guard stacked || restorable else { throw EngineError(NG_E_NOT_FOUND, "screen \(id) is not on the stack") }
     }
 
-    func deferredDrop(_ id: UInt64, slot: Int, reason: Int32, message: CStr?) -> Bool {
+    func deferredDrop(_ id: UInt64, slot: Int, reason: Reason, message: CStr?) -> Bool {
         guard deferred.contains(id, slot: slot) else { return false }
-        let rs = reason > NG_REASON_NONE && reason < NG_REASON_COUNT ? reason : NG_REASON_POLICY
-        act(.deferredDrop(requestID: id, slot: slot, reason: rs, message: message))
+        act(.deferredDrop(requestID: id, slot: slot, reason: reason, message: message))
         return true
     }
 }

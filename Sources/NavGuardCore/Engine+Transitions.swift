@@ -9,20 +9,20 @@ extension Engine {
     public var interactiveProgress: Double { transitions.swipe?.progress ?? 0 }
 
     /// The request id of the transition in flight on a track, or 0.
-    public func inFlight(_ track: Int32) -> UInt64 {
-        (track == NG_TRACK_SCREEN ? transitions.screen : transitions.bar)?.requestID ?? 0
+    public func inFlight(_ track: Track) -> UInt64 {
+        (track == .screen ? transitions.screen : transitions.bar)?.requestID ?? 0
     }
 
     /// A track in flight as hosts and guards see it (ng_track_info).
-    public func trackView(_ track: Int32) -> ng_track_info? {
-        guard track == NG_TRACK_SCREEN || track == NG_TRACK_BAR else { return nil }
+    public func trackView(_ track: Track) -> ng_track_info? {
+        guard track == .screen || track == .bar else { return nil }
         return transitions.view(track)
     }
 
     /// The host (or a guard, `forced`) ends a track. Inside a guard's vote
     /// the effect is applied after the vote.
-    public func finishTransition(_ track: Int32, forced: Bool = false) throws(EngineError) {
-        guard track >= NG_TRACK_SCREEN && track <= NG_TRACK_ALL else { throw EngineError(NG_E_RANGE, "track \(track) is not NG_TRACK_SCREEN, NG_TRACK_BAR or NG_TRACK_ALL") }
+    public func finishTransition(_ track: Track, forced: Bool = false) throws(EngineError) {
+        guard track.isKnown else { throw EngineError(NG_E_RANGE, "track \(track.rawValue) is not NG_TRACK_SCREEN, NG_TRACK_BAR or NG_TRACK_ALL") }
         guard let t = transitions.track(track) else { throw EngineError(NG_E_NOT_FOUND, "no transition in flight on that track") }
         if transitions.swipe?.decision == .cancel {
             throw EngineError(NG_E_STATE, "the interactive back was released to cancel; complete it with ng_interactive_complete")
@@ -68,7 +68,7 @@ extension Engine {
         case .none:
             throw EngineError(NG_E_STATE, "the interactive back is not released; call ng_interactive_release first (or end it with ng_transition_finish / ng_interactive_cancel)")
         case .finish:
-            try finishTransition(NG_TRACK_ALL)
+            try finishTransition(.all)
         case .cancel:
             try cancelInteractive()
         }
@@ -76,7 +76,7 @@ extension Engine {
 
     /// End a track (or both) with DID; holds tied to the transition end
     /// with its screen track.
-    func endTracks(_ which: Int32, extraFlags: UInt32) {
+    func endTracks(_ which: Track, extraFlags: UInt32) {
         if let id = transitions.end(which, extraFlags: extraFlags, into: &run) { endHolds(tiedTo: id) }
     }
 
@@ -95,7 +95,7 @@ extension Engine {
         if transitions.swipe?.decision == .cancel {
             rollBack(extraFlags: UInt32(NG_TRANSF_INTERRUPTED))
         } else {
-            endTracks(NG_TRACK_ALL, extraFlags: UInt32(NG_TRANSF_INTERRUPTED))
+            endTracks(.all, extraFlags: UInt32(NG_TRANSF_INTERRUPTED))
         }
     }
 
@@ -108,7 +108,7 @@ extension Engine {
         if let s = transitions.swipe, s.decision != .finish {
             rollBack(extraFlags: flags)
         } else {
-            endTracks(NG_TRACK_ALL, extraFlags: flags)
+            endTracks(.all, extraFlags: flags)
         }
     }
 }

@@ -158,7 +158,7 @@ public final class Engine {
     public func tick() throws(EngineError) {
         guard !run.isBusy else { throw EngineError(NG_E_CALLBACK, "tick is not allowed inside a callback") }
         let t = now
-        if transitions.isDue(at: t) { endTracks(NG_TRACK_ALL, extraFlags: 0) }
+        if transitions.isDue(at: t) { endTracks(.all, extraFlags: 0) }
         // Expired holds end at their deadline, earliest first.
         while let i = holds.earliestExpired(at: t) { removeHold(at: i, reason: NG_HOLD_EXPIRED) }
         expireQuestion(at: t)
@@ -216,7 +216,7 @@ public final class Engine {
             if let i = holds.index(of: token) { removeHold(at: i, reason: holds[i].endReason(by: actor)) }
         case .deferredDrop(let rid, let slot, let reason, let msg):
             if let r = deferred.take(rid, slot: slot) {
-                finish(r, outcome: NG_OUTCOME_DROPPED, reason: reason, by: .guardSlot(slot), message: msg)
+                finish(r, outcome: .dropped, reason: reason, by: .guardSlot(slot), message: msg)
             }
         }
     }
@@ -263,7 +263,7 @@ public final class Engine {
         if let q = questions.open { closeQuestion(q, NG_ANSWER_WITHDRAWN) }
         for r in extra { run.append(.evaluate(r)) }
         for r in deferred.takeAll() {
-            finish(r, outcome: NG_OUTCOME_DROPPED, reason: NG_REASON_DESTROYED, by: .host, message: nil)
+            finish(r, outcome: .dropped, reason: .destroyed, by: .host, message: nil)
         }
         run.resetForDestroy()
         // Callbacks run while draining may act again (a touch delivered, a

@@ -3,7 +3,7 @@ import CNavGuard
 /// The verdict on one event.
 public struct EventVerdict {
     public var verdict: Int32        // NG_VERDICT_*
-    public var reason: Int32
+    public var reason: Reason
     public var target: UInt64
     public var guardID: UnsafePointer<CChar>?
     /// IGNORING: the hold that blocked it (its owner is `guardID`).
@@ -12,17 +12,17 @@ public struct EventVerdict {
 
     @inline(__always)
     static func deliver(_ target: UInt64) -> EventVerdict {
-        EventVerdict(verdict: NG_VERDICT_DELIVER, reason: NG_REASON_NONE, target: target, guardID: nil)
+        EventVerdict(verdict: NG_VERDICT_DELIVER, reason: .none, target: target, guardID: nil)
     }
 
     @inline(__always)
-    static func drop(_ reason: Int32, _ target: UInt64, _ guardID: UnsafePointer<CChar>? = nil) -> EventVerdict {
+    static func drop(_ reason: Reason, _ target: UInt64, _ guardID: UnsafePointer<CChar>? = nil) -> EventVerdict {
         EventVerdict(verdict: NG_VERDICT_DROP, reason: reason, target: target, guardID: guardID)
     }
 
     /// Dropped because `hold` blocks the event's type: named after its owner.
     static func ignoring(_ target: UInt64, by hold: Hold?) -> EventVerdict {
-        var v = EventVerdict.drop(NG_REASON_IGNORING, target, hold?.ownerID)
+        var v = EventVerdict.drop(.ignoring, target, hold?.ownerID)
         v.holdToken = hold?.token ?? 0
         v.holdLabel = hold?.label.map { UnsafePointer($0.pointer) }
         return v

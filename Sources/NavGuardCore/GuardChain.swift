@@ -76,10 +76,10 @@ final class GuardSlot {
 struct ChainVote {
     var vote: Int32
     var slot: Int?
-    var reason: Int32
+    var reason: Reason
     var message: CStr?
 
-    static let allow = ChainVote(vote: NG_VOTE_ALLOW, slot: nil, reason: 0, message: nil)
+    static let allow = ChainVote(vote: NG_VOTE_ALLOW, slot: nil, reason: .none, message: nil)
 }
 
 /// The guards in chain order and the hook tables the hot paths walk.

@@ -35,7 +35,7 @@ public struct Screen: Sendable {
 /// A navigation request after validation and copying by the ABI layer.
 public struct Request: Sendable {
     public var id: UInt64 = 0
-    public var kind: Int32
+    public var kind: RequestKind
     public var flags: UInt32 = 0
     public var source: UInt32 = 0
     public var screen: Screen?
@@ -53,39 +53,39 @@ public struct Request: Sendable {
     /// with this message, but still gets an id and an outcome.
     public var invalidMessage: String?
 
-    public init(kind: Int32, flags: UInt32 = 0, source: UInt32 = 0) {
+    public init(kind: RequestKind, flags: UInt32 = 0, source: UInt32 = 0) {
         self.kind = kind
         self.flags = flags
         self.source = source
     }
 
     public static func push(_ s: Screen, flags: UInt32 = 0, source: UInt32 = 0) -> Request {
-        var r = Request(kind: NG_REQ_PUSH, flags: flags, source: source)
+        var r = Request(kind: .push, flags: flags, source: source)
         r.screen = s
         return r
     }
 
     public static func popTo(_ id: UInt64, flags: UInt32 = 0) -> Request {
-        var r = Request(kind: NG_REQ_POP_TO, flags: flags)
+        var r = Request(kind: .popTo, flags: flags)
         r.targetID = id
         return r
     }
 
     public static func replace(_ screens: [Screen], flags: UInt32 = 0) -> Request {
-        var r = Request(kind: NG_REQ_REPLACE_STACK, flags: flags)
+        var r = Request(kind: .replaceStack, flags: flags)
         r.screens = screens
         return r
     }
 
-    var animated: Bool { flags & 0x1 != 0 }
-    var timed: Bool { flags & 0x2 != 0 }
+    var animated: Bool { flags & UInt32(NG_REQF_ANIMATED) != 0 }
+    var timed: Bool { flags & UInt32(NG_REQF_TIMED) != 0 }
 }
 
 /// What submit reports at once.
 public struct SubmitResult {
-    public var status: Int32          // NG_OUTCOME_*
+    public var status: Outcome
     public var requestID: UInt64
-    public var reason: Int32
+    public var reason: Reason
     public var guardID: UnsafePointer<CChar>?
     /// Why it was refused (core rules and guards' verdict messages), or nil.
     public var message: CStr?
@@ -94,14 +94,14 @@ public struct SubmitResult {
 /// The final outcome of a request, delivered exactly once.
 public struct OutcomeRecord {
     public var requestID: UInt64
-    public var kind: Int32
-    public var outcome: Int32
-    public var reason: Int32
+    public var kind: RequestKind
+    public var outcome: Outcome
+    public var reason: Reason
     public var source: UInt32
     public var guardID: UnsafePointer<CChar>?
     public var message: CStr?
 
-    public init(requestID: UInt64, kind: Int32, outcome: Int32, reason: Int32, source: UInt32,
+    public init(requestID: UInt64, kind: RequestKind, outcome: Outcome, reason: Reason, source: UInt32,
                 guardID: UnsafePointer<CChar>?, message: CStr?) {
         self.requestID = requestID
         self.kind = kind
@@ -117,10 +117,10 @@ public struct OutcomeRecord {
     public var cValue: ng_outcome {
         var c = ng_outcome()
         c.size = UInt32(MemoryLayout<ng_outcome>.size)
-        c.outcome = outcome
+        c.outcome = outcome.rawValue
         c.request_id = requestID
-        c.kind = kind
-        c.reason = reason
+        c.kind = kind.rawValue
+        c.reason = reason.rawValue
         c.source = source
         c.guard_id = guardID
         c.message = message.map { UnsafePointer($0.pointer) }

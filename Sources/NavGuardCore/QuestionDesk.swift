@@ -8,7 +8,7 @@ struct Question {
     var topic: CStr
     var text: CStr?
     var requestID: UInt64
-    var kind: Int32
+    var kind: RequestKind
     var source: UInt32
     var screenID: UInt64
     var askedNs: Int64
@@ -23,7 +23,7 @@ struct Question {
         q.text = text.map { UnsafePointer($0.pointer) }
         q.guard_id = guardID
         q.request_id = requestID
-        q.kind = kind
+        q.kind = kind.rawValue
         q.source = source
         q.screen_id = screenID
         q.asked_ns = askedNs

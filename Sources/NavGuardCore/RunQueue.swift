@@ -19,10 +19,10 @@ enum Note {
 /// the vote (a guard may not change what the chain is deciding); elsewhere it
 /// is applied at once. `Engine.act` is the one place that chooses.
 enum GuardAction {
-    case finish(track: Int32, requestID: UInt64)
+    case finish(track: Track, requestID: UInt64)
     case cancelInteractive(requestID: UInt64)
     case holdEnd(token: UInt64, by: Actor)
-    case deferredDrop(requestID: UInt64, slot: Int, reason: Int32, message: CStr?)
+    case deferredDrop(requestID: UInt64, slot: Int, reason: Reason, message: CStr?)
 }
 
 /// Work run to completion, in order, after the callback that caused it.
@@ -100,7 +100,7 @@ struct RunQueue {
             return nil
         }
         let w = items[head]
-        items[head] = .action(.finish(track: 0, requestID: 0))   // drop references early
+        items[head] = .action(.finish(track: .screen, requestID: 0))   // drop references early
         head += 1
         return w
     }
@@ -130,21 +130,21 @@ struct RunQueue {
         depth -= 1
     }
 
-    mutating func noteTransition(_ track: Int32, _ phase: Int32, flags: UInt32, _ t: Track, to: UInt64? = nil,
-                                 depth: UInt32? = nil) {
+    mutating func noteTransition(_ track: Track, _ phase: TransitionPhase, flags: UInt32, _ t: TrackInFlight,
+                                 to: UInt64? = nil, depth: UInt32? = nil) {
         var e = ng_transition_event()
         e.size = UInt32(MemoryLayout<ng_transition_event>.size)
-        e.track = track
-        e.phase = phase
+        e.track = track.rawValue
+        e.phase = phase.rawValue
         e.flags = flags
         e.request_id = t.requestID
-        e.kind = t.kind
+        e.kind = t.kind.rawValue
         e.from_id = t.fromID
         e.to_id = to ?? t.toID
         e.depth = depth ?? t.depth
         append(.note(.transition(e)))
         // A track began in this call: its times are set when the call returns.
-        if phase == NG_PHASE_WILL { trackStarted = true }
+        if phase == .will { trackStarted = true }
     }
 
     /// A transition began since the engine last restamped one.

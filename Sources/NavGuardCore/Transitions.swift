@@ -1,9 +1,9 @@
 import CNavGuard
 
 /// One transition track in flight.
-struct Track {
+struct TrackInFlight {
     var requestID: UInt64
-    var kind: Int32
+    var kind: RequestKind
     var flags: UInt32
     var beganNs: Int64
     var deadlineNs: Int64
@@ -25,19 +25,19 @@ struct Track {
 ///  * an interactive back has no deadline: only its release and completion,
 ///    a newer request or a guard end it.
 struct Transitions {
-    private(set) var screen: Track?
-    private(set) var bar: Track?
+    private(set) var screen: TrackInFlight?
+    private(set) var bar: TrackInFlight?
     var swipe: Swipe?
     private(set) var before: ScreenStack?
 
     var isIdle: Bool { screen == nil && bar == nil }
     /// The transition in flight on either track.
-    var current: Track? { screen ?? bar }
+    var current: TrackInFlight? { screen ?? bar }
 
-    func track(_ which: Int32) -> Track? {
+    func track(_ which: Track) -> TrackInFlight? {
         switch which {
-        case NG_TRACK_SCREEN: return screen
-        case NG_TRACK_BAR: return bar
+        case .screen: return screen
+        case .bar: return bar
         default: return current
         }
     }
@@ -55,29 +55,29 @@ struct Transitions {
     }
 
     /// Start both tracks (WILL on each); a swipe keeps the stack before it.
-    mutating func start(_ t: Track, swipe s: (Swipe, before: ScreenStack)?, into q: inout RunQueue) {
+    mutating func start(_ t: TrackInFlight, swipe s: (Swipe, before: ScreenStack)?, into q: inout RunQueue) {
         screen = t
         bar = t
         swipe = s?.0
         before = s?.before
-        q.noteTransition(NG_TRACK_SCREEN, NG_PHASE_WILL, flags: t.flags, t)
-        q.noteTransition(NG_TRACK_BAR, NG_PHASE_WILL, flags: t.flags, t)
+        q.noteTransition(.screen, .will, flags: t.flags, t)
+        q.noteTransition(.bar, .will, flags: t.flags, t)
     }
 
-    /// End a track (or both: NG_TRACK_ALL, and always for a swipe). Returns
+    /// End a track (or both: `.all`, and always for a swipe). Returns
     /// the request id of the screen track it ended (its tied holds end with
     /// it), or nil when the screen track was not ended.
     @discardableResult
-    mutating func end(_ which: Int32, extraFlags: UInt32, into q: inout RunQueue) -> UInt64? {
-        let both = which == NG_TRACK_ALL || swipe != nil
+    mutating func end(_ which: Track, extraFlags: UInt32, into q: inout RunQueue) -> UInt64? {
+        let both = which == .all || swipe != nil
         var endedScreen: UInt64?
-        if both || which == NG_TRACK_BAR, let t = bar {
+        if both || which == .bar, let t = bar {
             bar = nil
-            q.noteTransition(NG_TRACK_BAR, NG_PHASE_DID, flags: t.flags | extraFlags, t)
+            q.noteTransition(.bar, .did, flags: t.flags | extraFlags, t)
         }
-        if both || which == NG_TRACK_SCREEN, let t = screen {
+        if both || which == .screen, let t = screen {
             screen = nil
-            q.noteTransition(NG_TRACK_SCREEN, NG_PHASE_DID, flags: t.flags | extraFlags, t)
+            q.noteTransition(.screen, .did, flags: t.flags | extraFlags, t)
             endedScreen = t.requestID
         }
         if isIdle {
@@ -97,11 +97,11 @@ struct Transitions {
         let depth = UInt32(restored.count)
         if let t = bar {
             bar = nil
-            q.noteTransition(NG_TRACK_BAR, NG_PHASE_CANCELLED, flags: t.flags | extraFlags, t, to: t.fromID, depth: depth)
+            q.noteTransition(.bar, .cancelled, flags: t.flags | extraFlags, t, to: t.fromID, depth: depth)
         }
         if let t = screen {
             screen = nil
-            q.noteTransition(NG_TRACK_SCREEN, NG_PHASE_CANCELLED, flags: t.flags | extraFlags, t, to: t.fromID, depth: depth)
+            q.noteTransition(.screen, .cancelled, flags: t.flags | extraFlags, t, to: t.fromID, depth: depth)
         }
         return (restored, s.requestID)
     }
@@ -131,12 +131,12 @@ struct Transitions {
     }
 
     /// A track in flight as hosts and guards see it (ng_track_info).
-    func view(_ which: Int32) -> ng_track_info? {
+    func view(_ which: Track) -> ng_track_info? {
         guard let t = track(which) else { return nil }
         var info = ng_track_info()
         info.size = UInt32(MemoryLayout<ng_track_info>.size)
         info.request_id = t.requestID
-        info.kind = t.kind
+        info.kind = t.kind.rawValue
         info.flags = t.flags
         info.began_ns = t.beganNs
         info.deadline_ns = swipe == nil ? t.deadlineNs : Limits.noDeadline

@@ -15,15 +15,15 @@ struct StackTests {
         let (e, rec) = makeEngine(root: nil)
         let g = TestGuard(id: "test.seen")
         try! g.add(to: e)
-        for kind in [NG_REQ_POP, NG_REQ_BACK, NG_REQ_POP_TO_ROOT, NG_REQ_INTERACTIVE_BACK] {
+        for kind: RequestKind in [.pop, .back, .popToRoot, .interactiveBack] {
             let r = e.request(kind)
-            #expect(r.status == NG_OUTCOME_REFUSED)
-            #expect(r.reason == NG_REASON_INVALID)
+            #expect(r.status == .refused)
+            #expect(r.reason == .invalid)
             #expect(r.guardID == nil)
-            #expect(rec.outcomes[r.requestID]?.reason == NG_REASON_INVALID)
+            #expect(rec.outcomes[r.requestID]?.reason == .invalid)
         }
         let p = e.push(2)
-        #expect(p.status == NG_OUTCOME_REFUSED && p.reason == NG_REASON_INVALID)
+        #expect(p.status == .refused && p.reason == .invalid)
         #expect(e.stackCount == 0)
         #expect(g.seen.isEmpty, "the chain is not consulted before the root exists")
         #expect(statusOf { () throws(EngineError) in try e.setRoot(Screen(id: 0, route: "zero")) } == NG_E_RANGE)
@@ -31,7 +31,7 @@ struct StackTests {
         #expect(statusOf { () throws(EngineError) in try e.setRoot(Screen(id: 1, route: "root")) } == NG_OK)
         #expect(statusOf { () throws(EngineError) in try e.setRoot(Screen(id: 5, route: "again")) } == NG_E_STATE)
         #expect(e.ids == [1])
-        #expect(e.push(2).status == NG_OUTCOME_APPLIED)
+        #expect(e.push(2).status == .applied)
         #expect(e.ids == [1, 2])
         expectClean(rec)
         e.destroy()
@@ -40,28 +40,28 @@ struct StackTests {
     @Test("push, pop, pop-to, pop-to-root, replace-stack and back change the stack")
     func effects() {
         let (e, rec) = makeEngine()
-        #expect(e.push(2).status == NG_OUTCOME_APPLIED)
-        #expect(e.push(3).status == NG_OUTCOME_APPLIED)
-        #expect(e.push(4).status == NG_OUTCOME_APPLIED)
+        #expect(e.push(2).status == .applied)
+        #expect(e.push(3).status == .applied)
+        #expect(e.push(4).status == .applied)
         #expect(e.ids == [1, 2, 3, 4])
-        #expect(e.request(NG_REQ_POP).status == NG_OUTCOME_APPLIED)
+        #expect(e.request(.pop).status == .applied)
         #expect(e.ids == [1, 2, 3])
-        #expect(e.request(NG_REQ_BACK).status == NG_OUTCOME_APPLIED)
+        #expect(e.request(.back).status == .applied)
         #expect(e.ids == [1, 2])
         e.push(3); e.push(4); e.push(5)
-        #expect(e.submit(.popTo(3)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(.popTo(3)).status == .applied)
         #expect(e.ids == [1, 2, 3])
-        #expect(e.request(NG_REQ_POP_TO_ROOT).status == NG_OUTCOME_APPLIED)
+        #expect(e.request(.popToRoot).status == .applied)
         #expect(e.ids == [1])
         let r = e.submit(.replace([Screen(id: 10, route: "a"), Screen(id: 11, route: "b", identity: "B"),
                                    Screen(id: 12, route: "c")]))
-        #expect(r.status == NG_OUTCOME_APPLIED)
+        #expect(r.status == .applied)
         #expect(e.fullStack == ["10|a|a", "11|b|B", "12|c|c"])
         #expect(e.topID == 12)
-        #expect(e.request(NG_REQ_BACK).status == NG_OUTCOME_APPLIED)
+        #expect(e.request(.back).status == .applied)
         #expect(e.ids == [10, 11])
         // The root can be replaced by a one-screen stack.
-        #expect(e.submit(.replace([Screen(id: 20, route: "new-root")])).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(.replace([Screen(id: 20, route: "new-root")])).status == .applied)
         #expect(e.ids == [20])
         // Each applied non-animated request reports its from/to top.
         let pushed = e.push(21)
@@ -72,24 +72,24 @@ struct StackTests {
     }
 
     @Test("pop, back, interactive back and pop-to-root at the root are refused AT_ROOT once the guards allowed them",
-          arguments: [NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK, NG_REQ_POP_TO_ROOT])
-    func atRoot(kind: Int32) {
+          arguments: [RequestKind.pop, .back, .interactiveBack, .popToRoot])
+    func atRoot(kind: RequestKind) {
         let (e, rec) = makeEngine()
         let g = TestGuard(id: "test.seen")
         try! g.add(to: e)
         let r = e.request(kind, flags: ANIMATED)
-        #expect(r.status == NG_OUTCOME_REFUSED)
-        #expect(r.reason == NG_REASON_AT_ROOT)
+        #expect(r.status == .refused)
+        #expect(r.reason == .atRoot)
         #expect(r.guardID == nil)
         let o = rec.outcomes[r.requestID]
-        #expect(o?.outcome == NG_OUTCOME_REFUSED)
-        #expect(o?.reason == NG_REASON_AT_ROOT)
+        #expect(o?.outcome == .refused)
+        #expect(o?.reason == .atRoot)
         #expect(o?.guardID == nil)
         #expect(o?.kind == kind)
-        #expect(g.seen.map(\.kind) == [kind], "the stack's rules are judged when it would apply, after the guards")
+        #expect(g.seen.map(\.kind) == [kind.rawValue], "the stack's rules are judged when it would apply, after the guards")
         #expect(e.ids == [1])
         #expect(rec.transitions.isEmpty)
-        #expect(e.inFlight(S) == 0 && e.inFlight(B) == 0)
+        #expect(e.inFlight(.screen) == 0 && e.inFlight(.bar) == 0)
         expectClean(rec)
         e.destroy()
     }
@@ -104,36 +104,36 @@ struct StackTests {
         let before = e.fullStack
 
         let nf = e.submit(.popTo(77))
-        #expect(nf.status == NG_OUTCOME_REFUSED && nf.reason == NG_REASON_NOT_FOUND && nf.guardID == nil)
+        #expect(nf.status == .refused && nf.reason == .notFound && nf.guardID == nil)
         let top = e.submit(.popTo(3))
-        #expect(top.status == NG_OUTCOME_REFUSED && top.reason == NG_REASON_INVALID, "pop-to the top screen")
+        #expect(top.status == .refused && top.reason == .invalid, "pop-to the top screen")
 
         for dup: UInt64 in [1, 2, 3] {
             let r = e.push(dup, "again")
-            #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_DUPLICATE, "push of id \(dup) already stacked")
+            #expect(r.status == .refused && r.reason == .duplicate, "push of id \(dup) already stacked")
         }
         let zero = e.push(0)
-        #expect(zero.status == NG_OUTCOME_REFUSED && zero.reason == NG_REASON_INVALID)
-        var noScreen = Request(kind: NG_REQ_PUSH)
+        #expect(zero.status == .refused && zero.reason == .invalid)
+        var noScreen = Request(kind: .push)
         noScreen.screen = nil
-        #expect(e.submit(noScreen).reason == NG_REASON_INVALID)
+        #expect(e.submit(noScreen).reason == .invalid)
 
-        #expect(e.submit(.replace([])).reason == NG_REASON_INVALID)
-        #expect(e.submit(.replace([Screen(id: 5, route: "a"), Screen(id: 5, route: "b")])).reason == NG_REASON_INVALID)
-        #expect(e.submit(.replace([Screen(id: 5, route: "a"), Screen(id: 0, route: "b")])).reason == NG_REASON_INVALID)
-        #expect(e.submit(Request(kind: 99)).reason == NG_REASON_INVALID)
-        #expect(e.submit(Request(kind: -1)).reason == NG_REASON_INVALID)
+        #expect(e.submit(.replace([])).reason == .invalid)
+        #expect(e.submit(.replace([Screen(id: 5, route: "a"), Screen(id: 5, route: "b")])).reason == .invalid)
+        #expect(e.submit(.replace([Screen(id: 5, route: "a"), Screen(id: 0, route: "b")])).reason == .invalid)
+        #expect(e.submit(Request(kind: RequestKind(rawValue: 99))).reason == .invalid)
+        #expect(e.submit(Request(kind: RequestKind(rawValue: -1))).reason == .invalid)
         var marked = Request.push(Screen(id: 50, route: "ok"))
         marked.invalidMessage = "route is not valid UTF-8"
         let inv = e.submit(marked)
-        #expect(inv.status == NG_OUTCOME_REFUSED && inv.reason == NG_REASON_INVALID)
+        #expect(inv.status == .refused && inv.reason == .invalid)
         #expect(rec.outcomes[inv.requestID]?.message?.string == "route is not valid UTF-8")
 
         #expect(e.fullStack == before)
         // A request's content is judged before the chain; the stack it
         // applies to (pop-to's target) after.
         #expect(g.seen.map(\.kind) == [NG_REQ_POP_TO, NG_REQ_POP_TO], "only the two pop-to requests reached the chain")
-        #expect(rec.outcomes.values.allSatisfy { $0.outcome == NG_OUTCOME_APPLIED || $0.guardID == nil })
+        #expect(rec.outcomes.values.allSatisfy { $0.outcome == .applied || $0.guardID == nil })
         expectClean(rec)
         e.destroy()
     }
@@ -146,13 +146,13 @@ struct StackTests {
         for _ in 0..<500 {
             switch rng.int(0...5) {
             case 0, 1: e.push(next); next += 1
-            case 2: e.request(NG_REQ_POP)
-            case 3: e.request(NG_REQ_BACK)
-            case 4: e.request(NG_REQ_POP_TO_ROOT)
+            case 2: e.request(.pop)
+            case 3: e.request(.back)
+            case 4: e.request(.popToRoot)
             default:
-                let r = e.request(NG_REQ_INTERACTIVE_BACK, flags: 0)
-                if r.status == NG_OUTCOME_APPLIED {
-                    if rng.chance(50) { try! e.cancelInteractive() } else { try! e.finishTransition(NG_TRACK_ALL) }
+                let r = e.request(.interactiveBack, flags: 0)
+                if r.status == .applied {
+                    if rng.chance(50) { try! e.cancelInteractive() } else { try! e.finishTransition(.all) }
                 }
             }
             #expect(e.stackCount >= 1)
@@ -173,11 +173,11 @@ struct OutcomeTests {
         var results: [SubmitResult] = []
         results.append(e.push(2, source: 7))
         results.append(e.push(2))                       // duplicate id: refused
-        results.append(e.request(NG_REQ_POP))
-        results.append(e.request(NG_REQ_POP))           // at root
+        results.append(e.request(.pop))
+        results.append(e.request(.pop))           // at root
         results.append(e.submit(.popTo(9)))             // not found
         results.append(e.push(3, flags: ANIMATED))
-        results.append(e.request(NG_REQ_BACK, flags: ANIMATED))
+        results.append(e.request(.back, flags: ANIMATED))
         results.append(e.submit(.replace([Screen(id: 4, route: "x")])))
         let ids = results.map(\.requestID)
         #expect(!ids.contains(0))
@@ -189,8 +189,8 @@ struct OutcomeTests {
             #expect(o?.reason == r.reason)
         }
         #expect(rec.outcomes[results[0].requestID]?.source == 7)
-        #expect(rec.outcomes[results[0].requestID]?.kind == NG_REQ_PUSH)
-        #expect(rec.outcomes[results[6].requestID]?.kind == NG_REQ_BACK)
+        #expect(rec.outcomes[results[0].requestID]?.kind == .push)
+        #expect(rec.outcomes[results[6].requestID]?.kind == .back)
         #expect(rec.outcomeOrder == ids, "outcomes arrive in submission order")
         #expect(rec.outcomes.count == results.count)
         expectClean(rec)
@@ -206,7 +206,7 @@ struct OutcomeTests {
         rec.mark("after push")
         let b = e.push(2)
         rec.mark("after refused")
-        #expect(a.status == NG_OUTCOME_APPLIED && b.status == NG_OUTCOME_REFUSED)
+        #expect(a.status == .applied && b.status == .refused)
         let outcome = { (id: UInt64) in rec.events.firstIndex { if case .outcome(let x, _, _, _, _) = $0 { x == id } else { false } }! }
         let mark = { (s: String) in rec.events.firstIndex(of: .mark(s))! }
         #expect(mark("before push") < outcome(a.requestID))
@@ -229,15 +229,15 @@ struct TransitionTests {
         let (e, rec) = makeEngine()
         let r = e.push(2, flags: ANIMATED)
         let id = r.requestID
-        #expect(r.status == NG_OUTCOME_APPLIED)
+        #expect(r.status == .applied)
         #expect(rec.transitions == [tr(S, WILL, id, flags: ANIM, 1, 2), tr(B, WILL, id, flags: ANIM, 1, 2)])
-        #expect(e.inFlight(S) == id && e.inFlight(B) == id)
+        #expect(e.inFlight(.screen) == id && e.inFlight(.bar) == id)
         #expect(e.ids == [1, 2], "the stack changes when the request is applied")
-        try e.finishTransition(NG_TRACK_ALL)
+        try e.finishTransition(.all)
         #expect(rec.transitions == [tr(S, WILL, id, flags: ANIM, 1, 2), tr(B, WILL, id, flags: ANIM, 1, 2),
                                     tr(B, DID, id, flags: ANIM, 1, 2), tr(S, DID, id, flags: ANIM, 1, 2)])
-        #expect(e.inFlight(S) == 0 && e.inFlight(B) == 0)
-        #expect(statusOf { () throws(EngineError) in try e.finishTransition(NG_TRACK_ALL) } == NG_E_NOT_FOUND)
+        #expect(e.inFlight(.screen) == 0 && e.inFlight(.bar) == 0)
+        #expect(statusOf { () throws(EngineError) in try e.finishTransition(.all) } == NG_E_NOT_FOUND)
         expectClean(rec)
         e.destroy()
     }
@@ -246,20 +246,20 @@ struct TransitionTests {
     func perTrack() throws {
         let (e, rec) = makeEngine()
         let id = e.push(2, flags: ANIMATED).requestID
-        try e.finishTransition(NG_TRACK_BAR)
+        try e.finishTransition(.bar)
         #expect(rec.transitions.last == tr(B, DID, id, flags: ANIM, 1, 2))
-        #expect(e.inFlight(B) == 0 && e.inFlight(S) == id)
-        #expect(statusOf { () throws(EngineError) in try e.finishTransition(NG_TRACK_BAR) } == NG_E_NOT_FOUND,
+        #expect(e.inFlight(.bar) == 0 && e.inFlight(.screen) == id)
+        #expect(statusOf { () throws(EngineError) in try e.finishTransition(.bar) } == NG_E_NOT_FOUND,
                 "a late completion is harmless")
         #expect(rec.transitions.count == 3)
-        try e.finishTransition(NG_TRACK_SCREEN)
+        try e.finishTransition(.screen)
         #expect(rec.transitions.last == tr(S, DID, id, flags: ANIM, 1, 2))
-        #expect(statusOf { () throws(EngineError) in try e.finishTransition(NG_TRACK_SCREEN) } == NG_E_NOT_FOUND)
+        #expect(statusOf { () throws(EngineError) in try e.finishTransition(.screen) } == NG_E_NOT_FOUND)
         // Screen first, then bar.
         let id2 = e.push(3, flags: ANIMATED).requestID
-        try e.finishTransition(NG_TRACK_SCREEN)
-        #expect(e.inFlight(S) == 0 && e.inFlight(B) == id2)
-        try e.finishTransition(NG_TRACK_ALL)
+        try e.finishTransition(.screen)
+        #expect(e.inFlight(.screen) == 0 && e.inFlight(.bar) == id2)
+        try e.finishTransition(.all)
         #expect(rec.transitions.suffix(2) == [tr(S, DID, id2, flags: ANIM, 2, 3), tr(B, DID, id2, flags: ANIM, 2, 3)])
         expectClean(rec)
         e.destroy()
@@ -268,14 +268,14 @@ struct TransitionTests {
     @Test("finish with nothing in flight is NOT_FOUND; a bad track is RANGE")
     func finishErrors() {
         let (e, rec) = makeEngine()
-        for t in [NG_TRACK_SCREEN, NG_TRACK_BAR, NG_TRACK_ALL] {
+        for t: Track in [.screen, .bar, .all] {
             #expect(statusOf { () throws(EngineError) in try e.finishTransition(t) } == NG_E_NOT_FOUND)
         }
         e.push(2, flags: ANIMATED)
         for t: Int32 in [-1, 3, 99] {
-            #expect(statusOf { () throws(EngineError) in try e.finishTransition(t) } == NG_E_RANGE)
+            #expect(statusOf { () throws(EngineError) in try e.finishTransition(Track(rawValue: t)) } == NG_E_RANGE)
         }
-        #expect(e.inFlight(S) != 0, "a refused finish ends nothing")
+        #expect(e.inFlight(.screen) != 0, "a refused finish ends nothing")
         expectClean(rec)
         e.destroy()
     }
@@ -288,11 +288,11 @@ struct TransitionTests {
         rec.mark("returned")
         let i = rec.events.firstIndex(of: .mark("submit"))!
         #expect(Array(rec.events[(i + 1)...]) == [
-            .outcome(id: id, kind: NG_REQ_PUSH, outcome: NG_OUTCOME_APPLIED, reason: NG_REASON_NONE, guardID: nil),
+            .outcome(id: id, kind: .push, outcome: .applied, reason: .none, guardID: nil),
             tr(S, WILL, id, 1, 2), tr(B, WILL, id, 1, 2), tr(B, DID, id, 1, 2), tr(S, DID, id, 1, 2),
             .mark("returned"),
         ])
-        #expect(e.inFlight(S) == 0 && e.inFlight(B) == 0)
+        #expect(e.inFlight(.screen) == 0 && e.inFlight(.bar) == 0)
         expectClean(rec)
         e.destroy()
     }
@@ -306,11 +306,11 @@ struct TransitionTests {
         #expect(e.nextDeadline() == 100 * ms)
         try e.advanceTime(99 * ms)
         try e.tick()
-        #expect(e.inFlight(S) == id && e.inFlight(B) == id, "not before the deadline")
+        #expect(e.inFlight(.screen) == id && e.inFlight(.bar) == id, "not before the deadline")
         #expect(rec.transitions.count == 2)
         try e.advanceTime(1 * ms)
         try e.tick()
-        #expect(e.inFlight(S) == 0 && e.inFlight(B) == 0)
+        #expect(e.inFlight(.screen) == 0 && e.inFlight(.bar) == 0)
         #expect(rec.transitions.suffix(2) == [tr(B, DID, id, flags: ANIM, 1, 2), tr(S, DID, id, flags: ANIM, 1, 2)])
         #expect(e.nextDeadline() == Int64.max)
 
@@ -319,25 +319,25 @@ struct TransitionTests {
         #expect(e.nextDeadline() == 100 * ms + 350 * ms)
         try e.setTime(100 * ms + 349 * ms)
         try e.tick()
-        #expect(e.inFlight(S) == id2)
+        #expect(e.inFlight(.screen) == id2)
         try e.setTime(100 * ms + 350 * ms)
         try e.tick()
-        #expect(e.inFlight(S) == 0)
+        #expect(e.inFlight(.screen) == 0)
         let id3 = e.push(4, flags: ANIMATED).requestID
         #expect(e.nextDeadline() == Int64.max)
         try e.advanceTime(3_600_000 * ms)
         try e.tick()
-        #expect(e.inFlight(S) == id3)
+        #expect(e.inFlight(.screen) == id3)
         // A timed transition whose screen track the host ended still ends its bar at the deadline.
-        try e.finishTransition(NG_TRACK_ALL)
+        try e.finishTransition(.all)
         var r5 = Request.push(Screen(id: 5, route: "five"), flags: ANIMATED | TIMED)
         r5.durationNs = 10 * ms
         let id5 = e.submit(r5).requestID
-        try e.finishTransition(NG_TRACK_SCREEN)
+        try e.finishTransition(.screen)
         #expect(e.nextDeadline() == e.now + 10 * ms)
         try e.advanceTime(10 * ms)
         try e.tick()
-        #expect(e.inFlight(B) == 0)
+        #expect(e.inFlight(.bar) == 0)
         #expect(rec.transitions.last == tr(B, DID, id5, flags: ANIM, 4, 5))
         expectClean(rec)
         e.destroy()
@@ -364,12 +364,12 @@ struct TransitionTests {
         e.push(3, flags: ANIMATED)
         busy.seen.removeAll()
 
-        let pop = e.request(NG_REQ_POP)
-        let back = e.request(NG_REQ_BACK)
-        let swipe = e.request(NG_REQ_INTERACTIVE_BACK)
+        let pop = e.request(.pop)
+        let back = e.request(.back)
+        let swipe = e.request(.interactiveBack)
         for r in [pop, back, swipe] {
-            #expect(r.status == NG_OUTCOME_REFUSED)
-            #expect(r.reason == NG_REASON_BUSY)
+            #expect(r.status == .refused)
+            #expect(r.reason == .busy)
             #expect(r.guardID.map { String(cString: $0) } == "test.busy")
             #expect(rec.outcomes[r.requestID]?.guardID.map { String(cString: $0) } == "test.busy")
             #expect(rec.outcomes[r.requestID]?.message?.string == "a transition is in flight")
@@ -378,9 +378,9 @@ struct TransitionTests {
         #expect(e.ids == [1, 2, 3])
 
         // Idle: back pops exactly as pop does.
-        try e.finishTransition(NG_TRACK_ALL)
-        let back2 = e.request(NG_REQ_BACK)
-        #expect(back2.status == NG_OUTCOME_APPLIED)
+        try e.finishTransition(.all)
+        let back2 = e.request(.back)
+        #expect(back2.status == .applied)
         #expect(e.ids == [1, 2])
         #expect(busy.seen.last?.kind == NG_REQ_BACK)
 
@@ -393,9 +393,9 @@ struct TransitionTests {
         }
         try noPops.add(to: e2)
         e2.push(2)
-        let p2 = e2.request(NG_REQ_POP)
-        let b2 = e2.request(NG_REQ_BACK)
-        #expect(p2.status == NG_OUTCOME_REFUSED && b2.status == NG_OUTCOME_REFUSED)
+        let p2 = e2.request(.pop)
+        let b2 = e2.request(.back)
+        #expect(p2.status == .refused && b2.status == .refused)
         #expect(p2.reason == b2.reason)
         #expect(e2.ids == [1, 2])
         expectClean(rec)
@@ -414,7 +414,7 @@ struct TransitionTests {
             tr(B, DID, a, flags: ANIM | INTERRUPTED, 1, 2), tr(S, DID, a, flags: ANIM | INTERRUPTED, 1, 2),
             tr(S, WILL, b, flags: ANIM, 2, 3), tr(B, WILL, b, flags: ANIM, 2, 3),
         ])
-        #expect(e.inFlight(S) == b)
+        #expect(e.inFlight(.screen) == b)
         expectClean(rec)
         e.destroy()
     }
@@ -430,12 +430,12 @@ struct InteractiveTests {
         e.submit(.replace([Screen(id: 1, route: "home"), Screen(id: 7, route: "list", identity: "list#a"),
                            Screen(id: 9, route: "détail ✓", identity: "item-42")]))
         let before = e.fullStack
-        let r = e.request(NG_REQ_INTERACTIVE_BACK)
+        let r = e.request(.interactiveBack)
         let id = r.requestID
-        #expect(r.status == NG_OUTCOME_APPLIED)
+        #expect(r.status == .applied)
         #expect(e.ids == [1, 7], "tentatively popped")
         #expect(e.isInteractive)
-        #expect(e.inFlight(S) == id && e.inFlight(B) == id)
+        #expect(e.inFlight(.screen) == id && e.inFlight(.bar) == id)
         let f = ANIM | INTER
         #expect(rec.transitions.suffix(2) == [tr(S, WILL, id, flags: f, 9, 7), tr(B, WILL, id, flags: f, 9, 7)])
         #expect(e.nextDeadline() == Int64.max, "an interactive back has no deadline")
@@ -456,31 +456,31 @@ struct InteractiveTests {
         #expect(e.ids == [1, 7, 9])
         #expect(Array(rec.transitions[n...]) == [tr(B, CANCELLED, id, flags: f, 9, 9), tr(S, CANCELLED, id, flags: f, 9, 9)])
         #expect(!rec.transitions.contains { if case .transition(_, DID, id, _, _, _) = $0 { true } else { false } })
-        #expect(e.inFlight(S) == 0 && e.inFlight(B) == 0, "nothing stays in flight")
+        #expect(e.inFlight(.screen) == 0 && e.inFlight(.bar) == 0, "nothing stays in flight")
         #expect(!e.isInteractive)
-        #expect(rec.outcomes[id]?.outcome == NG_OUTCOME_APPLIED, "the outcome stays APPLIED")
+        #expect(rec.outcomes[id]?.outcome == .applied, "the outcome stays APPLIED")
         #expect(statusOf { () throws(EngineError) in try e.cancelInteractive() } == NG_E_NOT_FOUND)
         #expect(statusOf { () throws(EngineError) in try e.updateInteractive(0.5) } == NG_E_NOT_FOUND)
-        #expect(statusOf { () throws(EngineError) in try e.finishTransition(NG_TRACK_ALL) } == NG_E_NOT_FOUND)
+        #expect(statusOf { () throws(EngineError) in try e.finishTransition(.all) } == NG_E_NOT_FOUND)
 
         // Nothing is stuck: the next request works without interruption.
         let p = e.push(10, flags: ANIMATED)
-        #expect(p.status == NG_OUTCOME_APPLIED)
+        #expect(p.status == .applied)
         #expect(rec.transitions.suffix(2) == [tr(S, WILL, p.requestID, flags: ANIM, 9, 10), tr(B, WILL, p.requestID, flags: ANIM, 9, 10)])
         expectClean(rec)
         e.destroy()
     }
 
-    @Test("finishing commits the pop (either track ends both)", arguments: [NG_TRACK_SCREEN, NG_TRACK_BAR, NG_TRACK_ALL])
-    func finishCommits(track: Int32) throws {
+    @Test("finishing commits the pop (either track ends both)", arguments: [Track.screen, .bar, .all])
+    func finishCommits(track: Track) throws {
         let (e, rec) = makeEngine()
         e.push(2); e.push(3)
-        let id = e.request(NG_REQ_INTERACTIVE_BACK).requestID
+        let id = e.request(.interactiveBack).requestID
         try e.updateInteractive(0.9)
         try e.finishTransition(track)
         #expect(e.ids == [1, 2])
         #expect(!e.isInteractive)
-        #expect(e.inFlight(S) == 0 && e.inFlight(B) == 0)
+        #expect(e.inFlight(.screen) == 0 && e.inFlight(.bar) == 0)
         let f = ANIM | INTER
         #expect(rec.transitions.suffix(2) == [tr(B, DID, id, flags: f, 3, 2), tr(S, DID, id, flags: f, 3, 2)])
         #expect(statusOf { () throws(EngineError) in try e.cancelInteractive() } == NG_E_NOT_FOUND, "committed: nothing to cancel")
@@ -494,7 +494,7 @@ struct InteractiveTests {
         let g = TestGuard(id: "test.observer")
         try g.add(to: e)
         e.push(2)
-        let id = e.request(NG_REQ_INTERACTIVE_BACK).requestID
+        let id = e.request(.interactiveBack).requestID
         try e.updateInteractive(0.6)
         var info = ng_track_info()
         info.size = UInt32(MemoryLayout<ng_track_info>.size)
@@ -533,16 +533,16 @@ struct RunToCompletionTests {
         var r = Request.push(Screen(id: 2, route: "two"))
         r.id = first
         let outer = e.submit(r)
-        #expect(outer.status == NG_OUTCOME_APPLIED)
+        #expect(outer.status == .applied)
         let q = try! #require(inner)
-        #expect(q.status == NG_OUTCOME_QUEUED)
+        #expect(q.status == .queued)
         #expect(q.requestID != 0 && q.requestID != first)
         #expect(stackInside == [1, 2])
         #expect(e.ids == [1, 2, 3], "evaluated before the outer submit returned")
         let markAt = rec.events.firstIndex(of: .mark("callback for \(first) returns"))!
         let innerAt = rec.events.firstIndex { if case .outcome(let id, _, _, _, _) = $0 { id == q.requestID } else { false } }!
         #expect(markAt < innerAt, "the inner outcome comes after the callback that made it finished")
-        #expect(rec.outcomes[q.requestID]?.outcome == NG_OUTCOME_APPLIED)
+        #expect(rec.outcomes[q.requestID]?.outcome == .applied)
         #expect(rec.maxDepth == 1, "never recursive")
         expectClean(rec)
         e.destroy()
@@ -556,24 +556,24 @@ struct RunToCompletionTests {
         rec.onTransition = { ev in
             guard !did, ev.track == NG_TRACK_SCREEN, ev.phase == NG_PHASE_WILL else { return }
             did = true
-            try! e.finishTransition(NG_TRACK_ALL)          // callback-safe
-            queued.append(e.request(NG_REQ_POP))
+            try! e.finishTransition(.all)          // callback-safe
+            queued.append(e.request(.pop))
             queued.append(e.push(5))
             rec.mark("screen WILL callback returns")
         }
         let id = e.push(2, flags: ANIMATED).requestID
-        #expect(queued.map(\.status) == [NG_OUTCOME_QUEUED, NG_OUTCOME_QUEUED])
+        #expect(queued.map(\.status) == [.queued, .queued])
         let pop = queued[0].requestID, push = queued[1].requestID
         #expect(rec.events == [
-            .outcome(id: id, kind: NG_REQ_PUSH, outcome: NG_OUTCOME_APPLIED, reason: 0, guardID: nil),
+            .outcome(id: id, kind: .push, outcome: .applied, reason: .none, guardID: nil),
             tr(S, WILL, id, flags: ANIM, 1, 2),
             .mark("screen WILL callback returns"),
             tr(B, WILL, id, flags: ANIM, 1, 2),
             tr(B, DID, id, flags: ANIM, 1, 2),
             tr(S, DID, id, flags: ANIM, 1, 2),
-            .outcome(id: pop, kind: NG_REQ_POP, outcome: NG_OUTCOME_APPLIED, reason: 0, guardID: nil),
+            .outcome(id: pop, kind: .pop, outcome: .applied, reason: .none, guardID: nil),
             tr(S, WILL, pop, 2, 1), tr(B, WILL, pop, 2, 1), tr(B, DID, pop, 2, 1), tr(S, DID, pop, 2, 1),
-            .outcome(id: push, kind: NG_REQ_PUSH, outcome: NG_OUTCOME_APPLIED, reason: 0, guardID: nil),
+            .outcome(id: push, kind: .push, outcome: .applied, reason: .none, guardID: nil),
             tr(S, WILL, push, 1, 5), tr(B, WILL, push, 1, 5), tr(B, DID, push, 1, 5), tr(S, DID, push, 1, 5),
         ])
         #expect(e.ids == [1, 5])
@@ -591,7 +591,7 @@ struct RunToCompletionTests {
             engineDepths.append(e.depth)
             if next < 40 {
                 let r = e.push(next)
-                #expect(r.status == NG_OUTCOME_QUEUED)
+                #expect(r.status == .queued)
                 next += 1
             }
         }
@@ -724,7 +724,7 @@ struct HoldTests {
         try e.setTime(300 * ms); try e.tick()
         #expect(e.nextDeadline() == 350 * ms)
         try e.setTime(350 * ms); try e.tick()
-        #expect(e.inFlight(S) == 0)
+        #expect(e.inFlight(.screen) == 0)
         #expect(rec.transitions.last == tr(S, DID, id, flags: ANIM, 1, 2))
         #expect(e.nextDeadline() == 1300 * ms)
         try e.setTime(1300 * ms); try e.tick()
@@ -786,11 +786,11 @@ struct ChainTests {
             for id in order { try guards[id]!.add(to: e) }
             #expect((0..<e.guardCount).map { String(cString: e.guardID(at: $0)!) } == ["test.allow"] + order)
             let r = e.push(2, source: 4)
-            #expect(r.status == NG_OUTCOME_REFUSED)
+            #expect(r.status == .refused)
             #expect(r.guardID.map { String(cString: $0) } == order[0])
             let o = try #require(rec.outcomes[r.requestID])
             #expect(o.guardID.map { String(cString: $0) } == order[0])
-            #expect(o.reason == (order[0] == "test.a" ? NG_REASON_THROTTLED : NG_REASON_DUPLICATE))
+            #expect(o.reason == (order[0] == "test.a" ? .throttled : .duplicate))
             #expect(o.message?.string == "refused by test")
             #expect(o.source == 4)
             #expect(allow.seen.count == 1)
@@ -847,7 +847,7 @@ struct ChainTests {
         }
         try g.add(to: e)
         let r = e.push(2, flags: ANIMATED)
-        #expect(r.status == NG_OUTCOME_DEFERRED)
+        #expect(r.status == .deferred)
         #expect(r.guardID.map { String(cString: $0) } == "test.defer")
         #expect(rec.outcomes[r.requestID] == nil, "no outcome yet")
         #expect(e.deferredCount == 1 && g.deferredCount == 1)
@@ -860,11 +860,11 @@ struct ChainTests {
         #expect(e.nextDeadline() == 10 * ms)
         try e.setTime(10 * ms)
         try e.tick()
-        #expect(rec.outcomes[r.requestID]?.outcome == NG_OUTCOME_APPLIED)
+        #expect(rec.outcomes[r.requestID]?.outcome == .applied)
         #expect(g.seen.map(\.attempt) == [0, 1])
         #expect(e.ids == [1, 2])
         #expect(e.deferredCount == 0)
-        #expect(e.inFlight(S) == r.requestID)
+        #expect(e.inFlight(.screen) == r.requestID)
         #expect(g.deferredApply(r.requestID) == NG_E_NOT_FOUND, "no longer deferred")
         expectClean(rec)
         e.destroy()
@@ -881,17 +881,17 @@ struct ChainTests {
         try other.add(to: e)
         let a = e.push(2)
         let b = e.push(3)
-        #expect(a.status == NG_OUTCOME_DEFERRED && b.status == NG_OUTCOME_DEFERRED)
+        #expect(a.status == .deferred && b.status == .deferred)
         #expect(other.deferredDrop(a.requestID, NG_REASON_SUPERSEDED) == NG_E_NOT_FOUND, "only the deferring guard may drop it")
         #expect(other.deferredApply(a.requestID) == NG_E_NOT_FOUND)
         #expect(g.deferredDrop(a.requestID, NG_REASON_SUPERSEDED, "a newer request won") == NG_OK)
         let o = try #require(rec.outcomes[a.requestID])
-        #expect(o.outcome == NG_OUTCOME_DROPPED && o.reason == NG_REASON_SUPERSEDED)
+        #expect(o.outcome == .dropped && o.reason == .superseded)
         #expect(o.guardID.map { String(cString: $0) } == "test.defer")
         #expect(o.message?.string == "a newer request won")
         #expect(g.deferredDrop(a.requestID, NG_REASON_SUPERSEDED) == NG_E_NOT_FOUND, "dropped once")
         #expect(g.deferredDrop(b.requestID, 99) == NG_OK)
-        #expect(rec.outcomes[b.requestID]?.reason == NG_REASON_POLICY, "an invalid reason becomes POLICY")
+        #expect(rec.outcomes[b.requestID]?.reason == .policy, "an invalid reason becomes POLICY")
         #expect(e.ids == [1] && e.deferredCount == 0)
         expectClean(rec)
         e.destroy()
@@ -911,23 +911,23 @@ struct ChainTests {
         try d2.add(to: e2)
         try busy2.add(to: e2)
         let deferred = e2.push(2)
-        #expect(deferred.status == NG_OUTCOME_DEFERRED)
+        #expect(deferred.status == .deferred)
         let anim = e2.push(3, flags: ANIMATED)
-        #expect(anim.status == NG_OUTCOME_APPLIED)
+        #expect(anim.status == .applied)
         #expect(d2.deferredApply(deferred.requestID) == NG_OK)
         let o = try #require(rec2.outcomes[deferred.requestID])
-        #expect(o.outcome == NG_OUTCOME_DROPPED)
-        #expect(o.reason == NG_REASON_BUSY)
+        #expect(o.outcome == .dropped)
+        #expect(o.reason == .busy)
         #expect(o.guardID.map { String(cString: $0) } == "test.busy")
         // A deferred push whose id got stacked meanwhile is dropped by the core rule.
-        try e2.finishTransition(NG_TRACK_ALL)
+        try e2.finishTransition(.all)
         first = true
         let again = e2.push(4)
-        #expect(again.status == NG_OUTCOME_DEFERRED)
+        #expect(again.status == .deferred)
         e2.push(4)                                         // applied: first == false now
         #expect(d2.deferredApply(again.requestID) == NG_OK)
-        #expect(rec2.outcomes[again.requestID]?.outcome == NG_OUTCOME_DROPPED)
-        #expect(rec2.outcomes[again.requestID]?.reason == NG_REASON_DUPLICATE)
+        #expect(rec2.outcomes[again.requestID]?.outcome == .dropped)
+        #expect(rec2.outcomes[again.requestID]?.reason == .duplicate)
         expectClean(rec2)
         e2.destroy()
     }
@@ -944,7 +944,7 @@ struct ChainTests {
         try g.add(to: e)
         try second.add(to: e)
         let d1 = e.push(2), d2 = e.push(5)
-        #expect(d1.status == NG_OUTCOME_DEFERRED && d2.status == NG_OUTCOME_DEFERRED)
+        #expect(d1.status == .deferred && d2.status == .deferred)
         _ = try e.beginHold(label: CStr("live"), mask: 0, maxDurationNs: 0)
         // A request made from a callback during destroy is queued, then dropped.
         var duringDestroy: SubmitResult?
@@ -953,11 +953,11 @@ struct ChainTests {
         extra.id = 1 << 63 | 1
         e.destroy(dropping: [extra])
         let q = try #require(duringDestroy)
-        #expect(q.status == NG_OUTCOME_QUEUED)
+        #expect(q.status == .queued)
         for id in [d1.requestID, d2.requestID, q.requestID, extra.id] {
             let o = rec.outcomes[id]
-            #expect(o?.outcome == NG_OUTCOME_DROPPED, "request \(id)")
-            #expect(o?.reason == NG_REASON_DESTROYED)
+            #expect(o?.outcome == .dropped, "request \(id)")
+            #expect(o?.reason == .destroyed)
         }
         #expect(rec.outcomes.count == 4)
         #expect(g.destroyCount == 1 && second.destroyCount == 1)
@@ -985,10 +985,10 @@ struct ChainTests {
         for m in 0..<4 {
             mode = m
             let r = e.push(UInt64(2 + m))
-            #expect(r.status == NG_OUTCOME_REFUSED, "mode \(m)")
-            #expect(r.reason == NG_REASON_POLICY, "mode \(m)")
+            #expect(r.status == .refused, "mode \(m)")
+            #expect(r.reason == .policy, "mode \(m)")
             #expect(r.guardID.map { String(cString: $0) } == "test.weird")
-            #expect(rec.outcomes[r.requestID]?.reason == NG_REASON_POLICY)
+            #expect(rec.outcomes[r.requestID]?.reason == .policy)
         }
         #expect(e.ids == [1])
         expectClean(rec)
@@ -1056,7 +1056,7 @@ struct ChainTests {
         let (e2, _) = makeEngine()
         let huge = TestGuard(descriptor: makeDescriptor(id: "test.huge-size") { $0.size = UInt32.max })
         #expect(statusOf { () throws(EngineError) in try huge.add(to: e2) } == NG_OK)
-        #expect(e2.push(2).status == NG_OUTCOME_APPLIED)
+        #expect(e2.push(2).status == .applied)
         e2.destroy()
         let dup = TestGuard(id: "test.valid")
         #expect(statusOf { () throws(EngineError) in try dup.add(to: e) } == NG_E_GUARD, "duplicate id")
@@ -1092,7 +1092,7 @@ struct ChainTests {
         #expect(e.guardCount == Limits.maxGuards)
         #expect(statusOf { () throws(EngineError) in try TestGuard(id: "test.toomany").add(to: e) } == NG_E_NO_MEMORY)
         // The chain still works after all the failures.
-        #expect(e.push(2).status == NG_OUTCOME_APPLIED)
+        #expect(e.push(2).status == .applied)
         expectClean(rec)
         e.destroy()
         #expect(g.destroyCount == 1)
@@ -1195,7 +1195,7 @@ struct ChainTests {
         rec.onOutcome = { o in log.append("host outcome \(o.requestID)") }
         try g.add(to: e)
         let id = e.push(2, flags: ANIMATED).requestID
-        try e.finishTransition(NG_TRACK_ALL)
+        try e.finishTransition(.all)
         #expect(log == ["guard outcome \(id)", "host outcome \(id)",
                         "guard 0/0", "host 0/0", "guard 1/0", "host 1/0",
                         "guard 1/1", "host 1/1", "guard 0/1", "host 0/1"])
@@ -1221,9 +1221,9 @@ struct ChainTests {
         }
         try g.add(to: e)
         let push = e.push(2, flags: ANIMATED).requestID
-        let pop = e.request(NG_REQ_POP)
+        let pop = e.request(.pop)
         #expect(statuses == [NG_OK, NG_OK, NG_OK])
-        #expect(pop.status == NG_OUTCOME_APPLIED)
+        #expect(pop.status == .applied)
         #expect(holdToken != 0 && e.holdCount == 1)
         // The pop interrupted the push; the guard's finish (for the push) is then stale and ignored.
         let pushDIDs = rec.transitions.filter { if case .transition(_, DID, push, _, _, _) = $0 { true } else { false } }
@@ -1253,20 +1253,20 @@ extension ChainTests {
         finishInVote = true
         let r = e.push(3)
         finishInVote = false
-        #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_BUSY)
+        #expect(r.status == .refused && r.reason == .busy)
         #expect(e.ids == [1, 2])
-        #expect(e.inFlight(S) == 0 && e.inFlight(B) == 0)
+        #expect(e.inFlight(.screen) == 0 && e.inFlight(.bar) == 0)
         #expect(rec.transitions.suffix(2) == [tr(B, DID, a, flags: ANIM | FORCED, 1, 2), tr(S, DID, a, flags: ANIM | FORCED, 1, 2)])
         // From on_tick (a watchdog): at its wake-up time.
         let b = e.push(3, flags: ANIMATED).requestID
         #expect(e.nextDeadline() == 100 * ms)
         try e.setTime(100 * ms)
         try e.tick()
-        #expect(e.inFlight(S) == 0)
+        #expect(e.inFlight(.screen) == 0)
         #expect(rec.transitions.suffix(2) == [tr(B, DID, b, flags: ANIM | FORCED, 2, 3), tr(S, DID, b, flags: ANIM | FORCED, 2, 3)])
         // A guard cancelling an interactive back from a hook rolls it back.
         g.onTick = { g, _ in _ = g.h.pointee.interactive_cancel!(g.h) }
-        let c = e.request(NG_REQ_INTERACTIVE_BACK).requestID
+        let c = e.request(.interactiveBack).requestID
         #expect(e.ids == [1, 2])
         try e.setTime(200 * ms)
         try e.tick()
@@ -1358,10 +1358,10 @@ struct SnapshotTests {
         let before = e.fullStack
         #expect(restore(e, good) == NG_E_STATE)
         #expect(e.fullStack == before)
-        try e.finishTransition(NG_TRACK_BAR)
+        try e.finishTransition(.bar)
         #expect(restore(e, good) == NG_E_STATE, "one track still in flight")
-        try e.finishTransition(NG_TRACK_SCREEN)
-        e.request(NG_REQ_INTERACTIVE_BACK)
+        try e.finishTransition(.screen)
+        e.request(.interactiveBack)
         #expect(restore(e, good) == NG_E_STATE, "interactive back in flight")
         try e.cancelInteractive()
         #expect(e.fullStack == before)

@@ -53,14 +53,14 @@ struct HardeningTests {
         }
         #expect(logs.contains { $0.0 == NG_LOG_ERROR && $0.1 == "org.test.runaway" && $0.2.contains("NG_MAX_WORK") })
         // Every request got its one outcome, every hold begun ended.
-        #expect(queued != 0 && rec.outcomes[queued] != nil && rec.outcomes[queued]!.outcome == NG_OUTCOME_APPLIED)
+        #expect(queued != 0 && rec.outcomes[queued] != nil && rec.outcomes[queued]!.outcome == .applied)
         #expect(rec.violations.isEmpty, "\(rec.violations)")
         #expect(e.holdCount == 1 && e.holdView(at: 0)?.token == token, "only the host's hold is live")
         #expect(!e.isCuttingWork, "the queue is empty: the next call may add work again")
         // Usable afterwards: a request with no hold in play is untouched.
         notices = 0
         let r = e.push(3, flags: 0)
-        #expect(r.status == NG_OUTCOME_APPLIED && e.takeWorkCut() == nil && notices == 0)
+        #expect(r.status == .applied && e.takeWorkCut() == nil && notices == 0)
         // The runaway starts again at the next hold notice, and is cut again.
         try e.endHold(token)
         #expect(e.takeWorkCut() != nil && e.holdCount == 0)
@@ -108,7 +108,7 @@ struct HardeningTests {
         try slow.add(to: e)
         e.beginCall()
         let r = e.push(2, flags: ANIMATED | TIMED)
-        #expect(r.status == NG_OUTCOME_APPLIED)
+        #expect(r.status == .applied)
         let logs = rec.events.compactMap { ev -> (Int32, String?, String)? in
             if case .log(let s, let g, let m) = ev { return (s, g, m) }
             return nil
@@ -117,7 +117,7 @@ struct HardeningTests {
         #expect(logs.first?.0 == NG_LOG_WARN && logs.first?.1 == "org.test.slow", "\(logs)")
         #expect(logs.first?.2.hasPrefix(Engine.slowVotePrefix + "guard org.test.slow took 3000.0 ms to vote on request \(r.requestID)") == true,
                 "\(logs)")
-        let track = try #require(e.trackView(NG_TRACK_SCREEN))
+        let track = try #require(e.trackView(.screen))
         #expect(track.began_ns == 13_000 * ms, "began when the call returned, not at its start (10 s): \(track.began_ns)")
         #expect(track.deadline_ns == 13_000 * ms + 350 * ms, "a timed transition's duration counts from then too")
         let note = try #require(e.takeSlowVoteNote())
@@ -129,9 +129,9 @@ struct HardeningTests {
             fakeNowNs += 99 * ms
             return NG_VOTE_ALLOW
         }
-        _ = try? e.finishTransition(NG_TRACK_ALL, forced: false)
+        _ = try? e.finishTransition(.all, forced: false)
         e.beginCall()
-        #expect(e.push(3, flags: 0).status == NG_OUTCOME_APPLIED)
+        #expect(e.push(3, flags: 0).status == .applied)
         #expect(rec.events.filter { if case .log = $0 { return true } else { return false } }.count == 1)
         #expect(e.takeSlowVoteNote() == nil)
     }

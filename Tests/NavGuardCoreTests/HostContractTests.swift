@@ -39,12 +39,12 @@ struct StaleTests {
         let (e, rec) = makeEngine()
         e.push(2, "menu")
         let stale = e.submit(scoped(.push(Screen(id: 3, route: "reply")), from: 1))
-        #expect(stale.status == NG_OUTCOME_REFUSED && stale.reason == NG_REASON_STALE && stale.guardID == nil)
+        #expect(stale.status == .refused && stale.reason == .stale && stale.guardID == nil)
         #expect(stale.message?.string == "issued from screen 1, which is no longer on top (the top is 2)")
-        let gone = e.submit(scoped(Request(kind: NG_REQ_POP), from: 7))
-        #expect(gone.reason == NG_REASON_STALE && gone.message?.string.contains("no longer on the stack") == true)
+        let gone = e.submit(scoped(Request(kind: .pop), from: 7))
+        #expect(gone.reason == .stale && gone.message?.string.contains("no longer on the stack") == true)
         let fresh = e.submit(scoped(.push(Screen(id: 3, route: "reply")), from: 2))
-        #expect(fresh.status == NG_OUTCOME_APPLIED)
+        #expect(fresh.status == .applied)
         #expect(e.ids == [1, 2, 3])
         expectClean(rec)
         e.destroy()
@@ -58,17 +58,17 @@ struct StaleTests {
         let push = e.push(3, "item", flags: ANIMATED)                 // in flight
         // Issued from the top (item), both wait for the transition; the
         // back applies first, so item has gone when the reply would apply.
-        let back = e.request(NG_REQ_BACK)
+        let back = e.request(.back)
         let reply = e.submit(scoped(.push(Screen(id: 9, route: "reply")), from: 3))
-        #expect(push.status == NG_OUTCOME_APPLIED && back.status == NG_OUTCOME_DEFERRED && reply.status == NG_OUTCOME_DEFERRED)
-        try! e.finishTransition(NG_TRACK_ALL)
+        #expect(push.status == .applied && back.status == .deferred && reply.status == .deferred)
+        try! e.finishTransition(.all)
         let o = rec.outcomes[reply.requestID]
-        #expect(o?.outcome == NG_OUTCOME_DROPPED && o?.reason == NG_REASON_STALE && o?.guardID == nil)
+        #expect(o?.outcome == .dropped && o?.reason == .stale && o?.guardID == nil)
         #expect(e.ids == [1, 2])
         // Issued from a screen already gone: stale at once, no guard asked.
         let seen = q.g.seen.count
         let late = e.submit(scoped(.push(Screen(id: 10, route: "reply")), from: 3))
-        #expect(late.status == NG_OUTCOME_REFUSED && late.reason == NG_REASON_STALE && q.g.seen.count == seen)
+        #expect(late.status == .refused && late.reason == .stale && q.g.seen.count == seen)
         expectClean(rec)
         e.destroy()
     }
@@ -79,16 +79,16 @@ struct StaleTests {
         let (e, rec) = makeEngine()
         e.push(2, "menu")
         e.push(3, "item")
-        _ = e.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
+        _ = e.request(.interactiveBack, flags: ANIMATED)
         try! e.releaseInteractive(finish: false)
         let reply = e.submit(scoped(.push(Screen(id: 9, route: "reply")), from: 3))
-        #expect(reply.status == NG_OUTCOME_APPLIED)
+        #expect(reply.status == .applied)
         #expect(e.ids == [1, 2, 3, 9])
         // Released to finish: item is leaving, the reply is stale.
-        _ = e.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
+        _ = e.request(.interactiveBack, flags: ANIMATED)
         try! e.releaseInteractive(finish: true)
         let late = e.submit(scoped(.push(Screen(id: 10, route: "reply")), from: 9))
-        #expect(late.status == NG_OUTCOME_REFUSED && late.reason == NG_REASON_STALE)
+        #expect(late.status == .refused && late.reason == .stale)
         expectClean(rec)
         e.destroy()
     }
@@ -101,11 +101,11 @@ struct RuleOrderTests {
         let busy = busyRefuser()
         try! busy.add(to: e)
         e.push(2, "menu")
-        let swipe = e.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
-        #expect(swipe.status == NG_OUTCOME_APPLIED && e.stackCount == 1)
-        for kind in [NG_REQ_POP, NG_REQ_BACK, NG_REQ_POP_TO_ROOT, NG_REQ_INTERACTIVE_BACK] {
+        let swipe = e.request(.interactiveBack, flags: ANIMATED)
+        #expect(swipe.status == .applied && e.stackCount == 1)
+        for kind: RequestKind in [.pop, .back, .popToRoot, .interactiveBack] {
             let r = e.request(kind, flags: ANIMATED)
-            #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_BUSY, "kind \(kind): \(r.reason)")
+            #expect(r.status == .refused && r.reason == .busy, "kind \(kind): \(r.reason)")
             #expect(r.guardID.map { String(cString: $0) } == "test.busy")
         }
         try! e.cancelInteractive()
@@ -116,8 +116,8 @@ struct RuleOrderTests {
         // With no guard deciding first, the stack it would apply to decides.
         let (f, frec) = makeEngine()
         f.push(2, "menu")
-        _ = f.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
-        #expect(f.request(NG_REQ_POP).reason == NG_REASON_AT_ROOT)
+        _ = f.request(.interactiveBack, flags: ANIMATED)
+        #expect(f.request(.pop).reason == .atRoot)
         expectClean(frec)
         f.destroy()
     }
@@ -150,8 +150,8 @@ struct QuestionTests {
             let g = asker()
             try g.add(to: e)
             e.push(2, "checkout")
-            let back = e.request(NG_REQ_BACK)
-            #expect(back.status == NG_OUTCOME_DEFERRED)
+            let back = e.request(.back)
+            #expect(back.status == .deferred)
             let q = try #require(rec.questions.values.first)
             #expect(String(cString: q.topic) == "org.example.leave" && String(cString: q.text) == "Leave?")
             #expect(String(cString: q.guard_id) == "test.asker" && q.request_id == back.requestID && q.kind == NG_REQ_BACK)
@@ -162,9 +162,9 @@ struct QuestionTests {
             #expect(rec.questionEnds[q.question_id] == answer)
             let o = rec.outcomes[back.requestID]
             if answer == NG_ANSWER_YES {
-                #expect(o?.outcome == NG_OUTCOME_APPLIED && e.ids == [1])
+                #expect(o?.outcome == .applied && e.ids == [1])
             } else {
-                #expect(o?.outcome == NG_OUTCOME_DROPPED && o?.reason == NG_REASON_DECLINED && e.ids == [1, 2])
+                #expect(o?.outcome == .dropped && o?.reason == .declined && e.ids == [1, 2])
             }
             // A late answer is harmless.
             #expect(statusOf { () throws(EngineError) in try e.answerQuestion(q.question_id, answer) } == NG_E_NOT_FOUND)
@@ -179,10 +179,10 @@ struct QuestionTests {
         let g = asker()
         try g.add(to: e)
         e.push(2, "checkout")
-        let first = e.request(NG_REQ_BACK)
-        let second = e.request(NG_REQ_BACK)
-        #expect(first.status == NG_OUTCOME_DEFERRED)
-        #expect(second.status == NG_OUTCOME_REFUSED && second.reason == NG_REASON_ASKING)
+        let first = e.request(.back)
+        let second = e.request(.back)
+        #expect(first.status == .deferred)
+        #expect(second.status == .refused && second.reason == .asking)
         #expect(rec.questions.count == 1)
         let id = rec.questionOrder[0]
         #expect(statusOf { () throws(EngineError) in try e.answerQuestion(id, NG_ANSWER_TIMEOUT) } == NG_E_RANGE)
@@ -210,7 +210,7 @@ struct QuestionTests {
         let g = asker(timeoutNs: 500 * ms)
         try g.add(to: e)
         e.push(2, "checkout")
-        let back = e.request(NG_REQ_BACK)
+        let back = e.request(.back)
         let q = try #require(rec.questions.values.first)
         #expect(q.deadline_ns == 500 * ms && e.nextDeadline() == 500 * ms)
         try e.advanceTime(499 * ms)
@@ -219,7 +219,7 @@ struct QuestionTests {
         try e.advanceTime(1 * ms)
         try e.tick()
         #expect(rec.questionEnds[q.question_id] == NG_ANSWER_TIMEOUT && g.answers.map(\.answer) == [NG_ANSWER_TIMEOUT])
-        #expect(rec.outcomes[back.requestID]?.reason == NG_REASON_DECLINED)
+        #expect(rec.outcomes[back.requestID]?.reason == .declined)
         #expect(e.nextDeadline() == Limits.noDeadline)
         expectClean(rec)
         e.destroy()
@@ -231,9 +231,9 @@ struct QuestionTests {
         try g.add(to: e)
         e.push(2, "checkout")
         rec.onQuestion = { q in try! e.answerQuestion(q.question_id, NG_ANSWER_YES) }
-        let back = e.request(NG_REQ_BACK)
-        #expect(back.status == NG_OUTCOME_DEFERRED)
-        #expect(rec.outcomes[back.requestID]?.outcome == NG_OUTCOME_APPLIED && e.ids == [1])
+        let back = e.request(.back)
+        #expect(back.status == .deferred)
+        #expect(rec.outcomes[back.requestID]?.outcome == .applied && e.ids == [1])
         expectClean(rec)
         e.destroy()
     }
@@ -243,11 +243,11 @@ struct QuestionTests {
         let g = asker()
         try g.add(to: e)
         e.push(2, "checkout")
-        let back = e.request(NG_REQ_BACK)
+        let back = e.request(.back)
         e.destroy()
         #expect(rec.questionEnds.values.map { $0 } == [NG_ANSWER_WITHDRAWN])
         #expect(g.answers.map(\.answer) == [NG_ANSWER_WITHDRAWN])
-        #expect(rec.outcomes[back.requestID]?.outcome == NG_OUTCOME_DROPPED)
+        #expect(rec.outcomes[back.requestID]?.outcome == .dropped)
         expectClean(rec)
     }
 }
@@ -265,14 +265,14 @@ struct GuardActionTests {
         try e.advanceTime(1000 * ms)
         try e.tick()
         #expect(made.0 == NG_OK && made.1 == Limits.guardRequestIDBase)
-        #expect(rec.outcomes[made.1]?.outcome == NG_OUTCOME_APPLIED && e.ids == [1])
+        #expect(rec.outcomes[made.1]?.outcome == .applied && e.ids == [1])
         #expect(g.seen.last?.id == made.1, "it went through the chain, the maker included")
         // A scoped one made for a screen that has gone is stale.
         g.onTick = { g, _ in made = g.submit(NG_REQ_POP, fromScreen: 3) }
         e.push(4)
         try e.advanceTime(1000 * ms)
         try e.tick()
-        #expect(made.1 == Limits.guardRequestIDBase + 1 && rec.outcomes[made.1]?.reason == NG_REASON_STALE)
+        #expect(made.1 == Limits.guardRequestIDBase + 1 && rec.outcomes[made.1]?.reason == .stale)
         expectClean(rec)
         e.destroy()
     }
@@ -293,12 +293,12 @@ struct GuardActionTests {
         let v = try #require(e.holdView(at: 0))
         #expect(v.transition_id == push.requestID && v.deadline_ns == Limits.noDeadline)
         #expect(String(cString: v.owner_id) == "test.tied")
-        try e.finishTransition(NG_TRACK_BAR)
+        try e.finishTransition(.bar)
         #expect(e.holdCount == 1, "the bar's end does not end it")
-        try e.finishTransition(NG_TRACK_SCREEN)
+        try e.finishTransition(.screen)
         #expect(e.holdCount == 0 && rec.endedHolds[tokens[0]]?.reason == NG_HOLD_ENDED)
         // A swipe rolled back ends its hold too.
-        _ = e.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
+        _ = e.request(.interactiveBack, flags: ANIMATED)
         #expect(e.holdCount == 1)
         try e.cancelInteractive()
         #expect(e.holdCount == 0 && rec.endedHolds[tokens[1]]?.reason == NG_HOLD_ENDED)
@@ -310,7 +310,7 @@ struct GuardActionTests {
         let (e, rec) = makeEngine()
         let token = try! e.beginHold(label: CStr("loading"), mask: UInt32(NG_MASK_TOUCH), maxDurationNs: 0)
         let v = touch(e, NG_TOUCH_BEGAN, 1)
-        #expect(v.reason == NG_REASON_IGNORING && v.guardID == nil && v.holdToken == token)
+        #expect(v.reason == .ignoring && v.guardID == nil && v.holdToken == token)
         #expect(v.holdLabel.map { String(cString: $0) } == "loading")
         expectClean(rec)
         e.destroy()
@@ -325,8 +325,8 @@ struct TransitionEndTests {
         rec.onTransition = { ev in if ev.track == NG_TRACK_SCREEN { depths.append((ev.phase, ev.depth)) } }
         e.push(2, flags: ANIMATED)
         e.push(3, flags: ANIMATED)                         // interrupts the first: its DID says depth 2
-        try e.finishTransition(NG_TRACK_ALL)
-        _ = e.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
+        try e.finishTransition(.all)
+        _ = e.request(.interactiveBack, flags: ANIMATED)
         try e.cancelInteractive()
         #expect(depths.map(\.0) == [WILL, DID, WILL, DID, WILL, CANCELLED])
         #expect(depths.map(\.1) == [2, 2, 3, 3, 2, 3])
@@ -346,7 +346,7 @@ struct TransitionEndTests {
         for finish in [false, true] {
             let (e, rec) = makeEngine()
             e.push(2)
-            let swipe = e.request(NG_REQ_INTERACTIVE_BACK, flags: ANIMATED)
+            let swipe = e.request(.interactiveBack, flags: ANIMATED)
             if finish { try e.releaseInteractive(finish: true) }
             e.destroy()
             let phase = finish ? DID : CANCELLED
@@ -363,9 +363,9 @@ struct TouchLifeTests {
         let (e, rec) = makeEngine()
         #expect(touch(e, NG_TOUCH_BEGAN, 1).verdict == NG_VERDICT_DELIVER)
         #expect(cancel(e, 1) == 1 && rec.touchCancels == [1] && e.touchCount == 0)
-        #expect(touch(e, NG_TOUCH_MOVED, 1).reason == NG_REASON_CANCELLED)
-        #expect(touch(e, NG_TOUCH_ENDED, 1).reason == NG_REASON_CANCELLED)
-        #expect(touch(e, NG_TOUCH_ENDED, 1).reason == NG_REASON_INVALID, "its end came: forgotten")
+        #expect(touch(e, NG_TOUCH_MOVED, 1).reason == .cancelled)
+        #expect(touch(e, NG_TOUCH_ENDED, 1).reason == .cancelled)
+        #expect(touch(e, NG_TOUCH_ENDED, 1).reason == .invalid, "its end came: forgotten")
         // Sixteen later retirements push an unfinished one out.
         #expect(touch(e, NG_TOUCH_BEGAN, 100).verdict == NG_VERDICT_DELIVER)
         cancel(e, 100)
@@ -373,8 +373,8 @@ struct TouchLifeTests {
             _ = touch(e, NG_TOUCH_BEGAN, id)
             cancel(e, id)
         }
-        #expect(touch(e, NG_TOUCH_ENDED, 100).reason == NG_REASON_INVALID)
-        #expect(touch(e, NG_TOUCH_ENDED, 215).reason == NG_REASON_CANCELLED)
+        #expect(touch(e, NG_TOUCH_ENDED, 100).reason == .invalid)
+        #expect(touch(e, NG_TOUCH_ENDED, 215).reason == .cancelled)
         // Its id is free at once.
         #expect(touch(e, NG_TOUCH_BEGAN, 214).verdict == NG_VERDICT_DELIVER && touch(e, NG_TOUCH_ENDED, 214).verdict == NG_VERDICT_DELIVER)
         expectClean(rec)
@@ -398,7 +398,7 @@ struct TouchLifeTests {
     @Test func aWithheldTouchWhoseEndWasLostLeavesSilently() {
         let (e, rec) = makeEngine()
         let hold = try! e.beginHold(label: nil, mask: UInt32(NG_MASK_TOUCH), maxDurationNs: 0)
-        #expect(touch(e, NG_TOUCH_BEGAN, 5).reason == NG_REASON_IGNORING)
+        #expect(touch(e, NG_TOUCH_BEGAN, 5).reason == .ignoring)
         try! e.endHold(hold)
         #expect(touch(e, NG_TOUCH_BEGAN, 5).verdict == NG_VERDICT_DELIVER, "the id is not blocked")
         #expect(rec.touchCancels.isEmpty && e.touchCount == 1)

@@ -209,17 +209,17 @@ struct CoreRules02Tests {
     @Test func replaceStackKeepingTheTopRunsNoTransition() {
         let (e, rec) = makeEngine()
         e.push(2, flags: ANIMATED)
-        try! e.finishTransition(NG_TRACK_ALL)
+        try! e.finishTransition(.all)
         rec.reset()
         let r = e.submit(.replace([Screen(id: 9, route: "menu"), Screen(id: 2, route: "screen2")], flags: ANIMATED))
-        #expect(r.status == NG_OUTCOME_APPLIED)
+        #expect(r.status == .applied)
         #expect(e.ids == [9, 2])
         #expect(rec.transitions.isEmpty, "the top stayed: no will/did")
-        #expect(e.inFlight(S) == 0 && e.inFlight(B) == 0)
-        #expect(rec.outcomes[r.requestID]?.outcome == NG_OUTCOME_APPLIED)
+        #expect(e.inFlight(.screen) == 0 && e.inFlight(.bar) == 0)
+        #expect(rec.outcomes[r.requestID]?.outcome == .applied)
         // A new top does run one.
         let r2 = e.submit(.replace([Screen(id: 9, route: "menu")], flags: ANIMATED))
-        #expect(rec.transitions.count == 2 && e.inFlight(S) == r2.requestID)
+        #expect(rec.transitions.count == 2 && e.inFlight(.screen) == r2.requestID)
     }
 
     @Test func aSnapshotWithADuplicateKeyIsRefused() {
@@ -236,7 +236,7 @@ struct CoreRules02Tests {
         let (e, _) = makeEngine()
         e.push(2)
         let r = e.push(1)
-        #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_DUPLICATE && r.guardID == nil)
+        #expect(r.status == .refused && r.reason == .duplicate && r.guardID == nil)
         #expect(r.message?.string == "screen id 1 is already in the stack")
     }
 }
@@ -275,13 +275,13 @@ struct BeganSelfCancelTests {
         }
         try g.add(to: e)
         let v = began(e, 1)
-        #expect(v.verdict == NG_VERDICT_DROP && v.reason == NG_REASON_IGNORING)
+        #expect(v.verdict == NG_VERDICT_DROP && v.reason == .ignoring)
         // The drop names the hold that blocked it, and its owner.
         #expect(v.guardID.map { String(cString: $0) } == "test.began-hold")
         #expect(v.holdToken == 1 && v.holdLabel.map { String(cString: $0) } == "began")
         #expect(rec.touchCancels.isEmpty)
         #expect(e.touch(at: 0)?.state == NG_TOUCH_STATE_WITHHELD)
-        #expect(phase(e, NG_TOUCH_ENDED, 1).reason == NG_REASON_WITHHELD)
+        #expect(phase(e, NG_TOUCH_ENDED, 1).reason == .withheld)
         e.destroy()
         #expect(rec.touchCancels.isEmpty)
     }
@@ -305,11 +305,11 @@ struct BeganSelfCancelTests {
         try b.add(to: e)
         #expect(began(e, 1).verdict == NG_VERDICT_DELIVER)           // an earlier, ordinary touch
         let v = began(e, 2)
-        #expect(v.verdict == NG_VERDICT_DROP && v.reason == NG_REASON_CANCELLED)
+        #expect(v.verdict == NG_VERDICT_DROP && v.reason == .cancelled)
         #expect(rec.touchCancels == [1], "the earlier touch gets its cancel; the new one none")
-        #expect(phase(e, NG_TOUCH_MOVED, 2).reason == NG_REASON_WITHHELD)
-        #expect(phase(e, NG_TOUCH_ENDED, 2).reason == NG_REASON_WITHHELD)
-        #expect(phase(e, NG_TOUCH_ENDED, 1).reason == NG_REASON_CANCELLED)
+        #expect(phase(e, NG_TOUCH_MOVED, 2).reason == .withheld)
+        #expect(phase(e, NG_TOUCH_ENDED, 2).reason == .withheld)
+        #expect(phase(e, NG_TOUCH_ENDED, 1).reason == .cancelled)
         #expect(e.touchCount == 0)
         e.destroy()
         #expect(rec.touchCancels == [1])

@@ -34,7 +34,7 @@ private final class Run {
     var ids: [UInt64] = []
     var idSet: Set<UInt64> = []
     /// Immediate status per id (APPLIED/REFUSED/DEFERRED/QUEUED).
-    var immediate: [UInt64: Int32] = [:]
+    var immediate: [UInt64: Outcome] = [:]
     var nextScreen: UInt64 = 2
     /// Live holds by token (mask, deadline) as the test sees them.
     var holds: [UInt64: (mask: UInt32, deadline: Int64)] = [:]
@@ -200,7 +200,7 @@ private final class Run {
         // back first; the newer request was applied before callbacks ran (as
         // for an interrupted DID), so the state is the newer request's.
         if ev.flags & INTERRUPTED != 0 { return }
-        if e.inFlight(S) != 0 || e.inFlight(B) != 0 { fail("something in flight at CANCELLED of \(ev.request_id)") }
+        if e.inFlight(.screen) != 0 || e.inFlight(.bar) != 0 { fail("something in flight at CANCELLED of \(ev.request_id)") }
         if e.isInteractive { fail("still interactive at CANCELLED") }
         if e.topID != ev.from_id { fail("top \(e.topID) at CANCELLED, expected \(ev.from_id)") }
         if let b = interactiveBefore, b.id == ev.request_id, e.fullStack != b.stack {
@@ -217,7 +217,7 @@ private final class Run {
         guard !armed.isEmpty else { return }
         let r = armed.removeFirst()
         let res = e.submit(r)
-        if res.status != NG_OUTCOME_QUEUED { fail("request made in a callback was \(res.status), not QUEUED") }
+        if res.status != .queued { fail("request made in a callback was \(res.status), not QUEUED") }
         note(res)
     }
 
@@ -252,21 +252,21 @@ private final class Run {
         var r: Request
         switch rng.int(0...15) {
         case 0...4: r = .push(randomScreen())
-        case 5, 6: r = Request(kind: NG_REQ_POP)
-        case 7, 8: r = Request(kind: NG_REQ_BACK)
+        case 5, 6: r = Request(kind: .pop)
+        case 7, 8: r = Request(kind: .back)
         case 9:
             let target = rng.chance(80) && e.stackCount > 0 ? e.screen(at: rng.int(0...(e.stackCount - 1)))!.id : 999_999
             r = .popTo(target)
-        case 10: r = Request(kind: NG_REQ_POP_TO_ROOT)
+        case 10: r = Request(kind: .popToRoot)
         case 11:
             var list: [Screen] = []
             for _ in 0..<rng.int(0...4) { list.append(randomScreen()) }
             if rng.chance(10) { list.append(Screen(id: 0, route: "zero")) }
             r = .replace(list)
-        case 12, 13: r = Request(kind: NG_REQ_INTERACTIVE_BACK)
+        case 12, 13: r = Request(kind: .interactiveBack)
         case 14:
-            r = Request(kind: rng.chance(50) ? 42 : NG_REQ_PUSH)
-            if r.kind == NG_REQ_PUSH { r.screen = randomScreen(); r.invalidMessage = "marked invalid" }
+            r = Request(kind: rng.chance(50) ? RequestKind(rawValue: 42) : .push)
+            if r.kind == .push { r.screen = randomScreen(); r.invalidMessage = "marked invalid" }
         default:
             r = .push(randomScreen())
         }
@@ -285,7 +285,7 @@ private final class Run {
             let res = e.submit(r)
             opLog.append("submit kind \(r.kind) flags \(r.flags) -> \(res.status) #\(res.requestID)")
             note(res)
-            if res.status == NG_OUTCOME_APPLIED || res.status == NG_OUTCOME_REFUSED {
+            if res.status == .applied || res.status == .refused {
                 if let o = rec.outcomes[res.requestID] {
                     if o.outcome != res.status { fail("#\(res.requestID): immediate \(res.status), final \(o.outcome)") }
                     if o.reason != res.reason { fail("#\(res.requestID): immediate reason \(res.reason), final \(o.reason)") }
@@ -293,14 +293,14 @@ private final class Run {
                     fail("#\(res.requestID) \(res.status) without an outcome before submit returned")
                 }
             }
-            if res.status == NG_OUTCOME_QUEUED { fail("QUEUED outside a callback") }
-            if res.status == NG_OUTCOME_REFUSED && queues.isEmpty && e.fullStack != before { fail("a refused request changed the stack") }
-            if r.kind == NG_REQ_INTERACTIVE_BACK && res.status == NG_OUTCOME_APPLIED && e.inFlight(S) == res.requestID {
+            if res.status == .queued { fail("QUEUED outside a callback") }
+            if res.status == .refused && queues.isEmpty && e.fullStack != before { fail("a refused request changed the stack") }
+            if r.kind == .interactiveBack && res.status == .applied && e.inFlight(.screen) == res.requestID {
                 interactiveBefore = (res.requestID, settledBefore)
             }
         case 40..<55:
-            let track = Int32(rng.int(0...2))
-            let busy = track == NG_TRACK_ALL ? (e.inFlight(S) != 0 || e.inFlight(B) != 0) : e.inFlight(track) != 0
+            let track = Track(rawValue: Int32(rng.int(0...2)))
+            let busy = track == .all ? (e.inFlight(.screen) != 0 || e.inFlight(.bar) != 0) : e.inFlight(track) != 0
             let releasedToCancel = e.transitions.swipe?.decision == .cancel
             let st = statusOf { () throws(EngineError) in try e.finishTransition(track) }
             opLog.append("finish \(track) -> \(st)")
@@ -312,7 +312,7 @@ private final class Run {
             if st != (e.isInteractive ? NG_OK : NG_E_NOT_FOUND) { fail("interactive update -> \(st)") }
             if st == NG_OK && e.interactiveProgress != p { fail("progress not kept") }
         case 60..<67:
-            let inFlight = e.isInteractive ? e.inFlight(S) : 0
+            let inFlight = e.isInteractive ? e.inFlight(.screen) : 0
             let hadArmed = !armed.isEmpty
             let releasedToFinish = e.transitions.swipe?.decision == .finish
             let st = statusOf { () throws(EngineError) in try e.cancelInteractive() }
@@ -321,7 +321,7 @@ private final class Run {
             if st == NG_OK {
                 let n = rec.cancelled.count
                 if !rec.cancelled.contains(inFlight) || n == 0 { fail("cancel of \(inFlight) fired no CANCELLED") }
-                if queues.isEmpty && !hadArmed && (e.inFlight(S) != 0 || e.inFlight(B) != 0) {
+                if queues.isEmpty && !hadArmed && (e.inFlight(.screen) != 0 || e.inFlight(.bar) != 0) {
                     fail("something in flight after cancel")
                 }
             }
@@ -370,7 +370,7 @@ private final class Run {
             let st = statusOf { () throws(EngineError) in
                 try bytes.withUnsafeMutableBufferPointer { b throws(EngineError) in try e.restore(snapshot: UnsafeBufferPointer(b)) }
             }
-            let busy = e.inFlight(S) != 0 || e.inFlight(B) != 0
+            let busy = e.inFlight(.screen) != 0 || e.inFlight(.bar) != 0
             opLog.append("restore -> \(st)")
             if st != (busy ? NG_E_STATE : NG_OK) { fail("restore busy \(busy) -> \(st)") }
             if e.fullStack != before { fail("snapshot round trip changed the stack") }
@@ -388,11 +388,11 @@ private final class Run {
             let st = statusOf { () throws(EngineError) in try e.releaseInteractive(finish: finish) }
             opLog.append("release finish \(finish) -> \(st)")
             if st != expected { fail("release -> \(st), expected \(expected)") }
-            if st == NG_OK && e.trackView(S)?.swipe != (finish ? NG_SWIPE_FINISHING : NG_SWIPE_CANCELLING) { fail("release not kept") }
+            if st == NG_OK && e.trackView(.screen)?.swipe != (finish ? NG_SWIPE_FINISHING : NG_SWIPE_CANCELLING) { fail("release not kept") }
         default:
             let decision = e.transitions.swipe?.decision
             let expected = decision == nil ? NG_E_NOT_FOUND : (decision == Swipe.Decision.none ? NG_E_STATE : NG_OK)
-            let id = e.inFlight(S)
+            let id = e.inFlight(.screen)
             let st = statusOf { () throws(EngineError) in try e.completeInteractive() }
             opLog.append("complete -> \(st)")
             if st != expected { fail("complete -> \(st), expected \(expected)") }
@@ -451,12 +451,12 @@ private final class Run {
             if driven?.touch == id { driven = nil }
         }
         // No id stays blocked: a began is judged by holds and guards only.
-        if v.reason == NG_REASON_INVALID { fail("began of touch \(id) dropped invalid: the id stayed blocked") }
+        if v.reason == .invalid { fail("began of touch \(id) dropped invalid: the id stayed blocked") }
         let blocked = e.holdMask & UInt32(NG_MASK_TOUCH) != 0
         // A touch cancelled by what its own began set off (a guard's hold
         // notice cancelling touches) is dropped: the host never hears of it
         // again (touchCancelled fails on a cancel of a touch not yet began).
-        if v.verdict == NG_VERDICT_DROP && v.reason == NG_REASON_CANCELLED && !blocked {
+        if v.verdict == NG_VERDICT_DROP && v.reason == .cancelled && !blocked {
             beganSelfCancels += 1
         } else if blocked != (v.verdict == NG_VERDICT_DROP) {
             fail("began of \(id) with touch hold \(blocked) -> \(v.verdict) \(v.reason)")
@@ -477,13 +477,13 @@ private final class Run {
         }
         if t.cancelled {
             // Retired: dropped as cancelled while NavGuard remembers it.
-            if v.verdict != NG_VERDICT_DROP || (v.reason != NG_REASON_CANCELLED && v.reason != NG_REASON_INVALID) {
+            if v.verdict != NG_VERDICT_DROP || (v.reason != .cancelled && v.reason != .invalid) {
                 fail("move of cancelled touch \(id) -> \(v.verdict) \(v.reason)")
             }
             return
         }
-        let expected = !t.delivered ? NG_REASON_WITHHELD
-            : blocked && !drivingInFlight ? NG_REASON_IGNORING : NG_REASON_NONE
+        let expected: Reason = !t.delivered ? .withheld
+            : blocked && !drivingInFlight ? .ignoring : .none
         if v.reason != expected { fail("move of touch \(id) -> reason \(v.reason), expected \(expected)") }
     }
 
@@ -499,7 +499,7 @@ private final class Run {
             fail("end of touch \(id) delivered, though withheld or cancelled")
         }
         if driven?.touch == id {
-            if e.isInteractive && e.trackView(S)?.swipe == NG_SWIPE_DRIVEN { fail("swipe still DRIVEN after its touch ended") }
+            if e.isInteractive && e.trackView(.screen)?.swipe == NG_SWIPE_DRIVEN { fail("swipe still DRIVEN after its touch ended") }
             driven = nil
         }
         liveTouches[id] = nil
@@ -507,23 +507,23 @@ private final class Run {
 
     func drivenSwipe() {
         let named: UInt64 = rng.chance(85) ? (randomLiveTouch() ?? 999) : 999
-        var r = Request(kind: NG_REQ_INTERACTIVE_BACK, flags: ANIMATED, source: UInt32(rng.int(0...3)))
+        var r = Request(kind: .interactiveBack, flags: ANIMATED, source: UInt32(rng.int(0...3)))
         r.drivingTouch = named
         let usable = life(named).map { $0.delivered && !$0.cancelled } ?? false
         let settledBefore = e.settledFullStack
         let res = e.submit(r)
         opLog.append("driven swipe by \(named) -> \(res.status) \(res.reason) #\(res.requestID)")
         note(res)
-        if !usable && res.status == NG_OUTCOME_APPLIED { fail("swipe driven by unusable touch \(named) applied") }
-        if !usable && res.status == NG_OUTCOME_REFUSED && res.reason != NG_REASON_INVALID && res.reason != NG_REASON_AT_ROOT
+        if !usable && res.status == .applied { fail("swipe driven by unusable touch \(named) applied") }
+        if !usable && res.status == .refused && res.reason != .invalid && res.reason != .atRoot
             && guards.isEmpty {
             fail("swipe driven by unusable touch \(named) refused \(res.reason)")
         }
-        if res.status == NG_OUTCOME_APPLIED && e.inFlight(S) == res.requestID {
+        if res.status == .applied && e.inFlight(.screen) == res.requestID {
             driven = (res.requestID, named)
             interactiveBefore = (res.requestID, settledBefore)
             drivenSwipes += 1
-            if e.trackView(S)?.swipe != NG_SWIPE_DRIVEN { fail("a swipe driven by a live touch is not DRIVEN") }
+            if e.trackView(.screen)?.swipe != NG_SWIPE_DRIVEN { fail("a swipe driven by a live touch is not DRIVEN") }
             // As global-ignore does: block touches for the transition.
             if rng.chance(60) {
                 let t = try! e.beginHold(label: CStr("transition"), mask: UInt32(NG_MASK_DEFAULT), maxDurationNs: 0)
@@ -543,10 +543,10 @@ private final class Run {
             let stackIDs = e.ids
             if Set(stackIDs).count != stackIDs.count || stackIDs.contains(0) { fail("bad stack ids \(stackIDs)") }
             // What the callbacks said is in flight is what the engine says.
-            if e.inFlight(S) != rec.open[0] || e.inFlight(B) != rec.open[1] {
-                fail("in flight: engine \(e.inFlight(S))/\(e.inFlight(B)), callbacks \(rec.open)")
+            if e.inFlight(.screen) != rec.open[0] || e.inFlight(.bar) != rec.open[1] {
+                fail("in flight: engine \(e.inFlight(.screen))/\(e.inFlight(.bar)), callbacks \(rec.open)")
             }
-            if e.isInteractive && (e.inFlight(S) == 0 || e.inFlight(S) != e.inFlight(B)) {
+            if e.isInteractive && (e.inFlight(.screen) == 0 || e.inFlight(.screen) != e.inFlight(.bar)) {
                 fail("interactive back not on both tracks")
             }
             if !armed.isEmpty && e.depth == 0 {
@@ -573,13 +573,13 @@ private final class Run {
             let done = rec.outcomes[id] != nil
             if final && !done { fail("request \(id) never got an outcome") }
             if !final && done == deferred.contains(id) { fail("request \(id): outcome \(done), deferred \(deferred.contains(id))") }
-            if done, let imm = immediate[id], imm == NG_OUTCOME_DEFERRED, rec.outcomes[id]!.outcome == NG_OUTCOME_REFUSED {
+            if done, let imm = immediate[id], imm == .deferred, rec.outcomes[id]!.outcome == .refused {
                 fail("deferred request \(id) ended REFUSED (must be APPLIED or DROPPED)")
             }
         }
         for id in rec.outcomes.keys where !idSet.contains(id) { fail("outcome for unknown request \(id)") }
         if final {
-            for id in ids where immediate[id] == NG_OUTCOME_DEFERRED && rec.outcomes[id]?.outcome == NG_OUTCOME_APPLIED {
+            for id in ids where immediate[id] == .deferred && rec.outcomes[id]?.outcome == .applied {
                 _ = id   // applied before destroy: fine
             }
         }
@@ -597,7 +597,7 @@ private final class Run {
         }
         for id in deferredAtDestroy {
             let o = rec.outcomes[id]
-            if o?.outcome != NG_OUTCOME_DROPPED || o?.reason != NG_REASON_DESTROYED {
+            if o?.outcome != .dropped || o?.reason != .destroyed {
                 fail("request \(id) deferred at destroy ended \(String(describing: o?.outcome)) reason \(String(describing: o?.reason))")
             }
         }
@@ -618,7 +618,7 @@ struct PropertyTests {
         let runs = 10_000
         var totalOps = 0
         var totalRequests = 0
-        var outcomesByKind = [Int32: Int]()
+        var outcomesByKind = [Outcome: Int]()
         var sawCancel = 0, sawDeferredApplied = 0, sawDestroyedDrop = 0, sawInterrupted = 0
         var drivenSwipes = 0, drivingMovesThroughHolds = 0, touchCancels = 0, guardHolds = 0, beganSelfCancels = 0
         var lostEnds = 0, reusedIDs = 0
@@ -645,8 +645,8 @@ struct PropertyTests {
             sawCancel += cancels
             for o in run.rec.outcomes.values {
                 outcomesByKind[o.outcome, default: 0] += 1
-                if o.reason == NG_REASON_DESTROYED { sawDestroyedDrop += 1 }
-                if run.immediate[o.requestID] == NG_OUTCOME_DEFERRED && o.outcome == NG_OUTCOME_APPLIED { sawDeferredApplied += 1 }
+                if o.reason == .destroyed { sawDestroyedDrop += 1 }
+                if run.immediate[o.requestID] == .deferred && o.outcome == .applied { sawDeferredApplied += 1 }
             }
             _ = sawInterrupted
             if !run.failures.isEmpty {
@@ -659,9 +659,9 @@ struct PropertyTests {
         #expect(failedRuns == 0)
         // The generator reaches every interesting path.
         #expect(totalOps >= runs * 10)
-        #expect(outcomesByKind[NG_OUTCOME_APPLIED, default: 0] > 1000)
-        #expect(outcomesByKind[NG_OUTCOME_REFUSED, default: 0] > 1000)
-        #expect(outcomesByKind[NG_OUTCOME_DROPPED, default: 0] > 100)
+        #expect(outcomesByKind[.applied, default: 0] > 1000)
+        #expect(outcomesByKind[.refused, default: 0] > 1000)
+        #expect(outcomesByKind[.dropped, default: 0] > 100)
         #expect(sawCancel > 100)
         #expect(sawDeferredApplied > 100)
         #expect(sawDestroyedDrop > 10)

@@ -26,7 +26,7 @@ struct SplitMix64: RandomNumberGenerator {
 
 /// One callback as the observer saw it.
 enum Ev: Equatable, CustomStringConvertible {
-    case outcome(id: UInt64, kind: Int32, outcome: Int32, reason: Int32, guardID: String?)
+    case outcome(id: UInt64, kind: RequestKind, outcome: Outcome, reason: Reason, guardID: String?)
     case transition(track: Int32, phase: Int32, id: UInt64, flags: UInt32, from: UInt64, to: UInt64)
     case holdEnded(token: UInt64, reason: Int32, mask: UInt32, label: String?, began: Int64, ended: Int64)
     case report(guardID: String?, text: String)
@@ -36,7 +36,8 @@ enum Ev: Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case let .outcome(id, kind, o, r, g): return "outcome(#\(id) kind \(kind) \(o) reason \(r) guard \(g ?? "-"))"
+        case let .outcome(id, kind, o, r, g):
+            return "outcome(#\(id) kind \(kind.rawValue) \(o.rawValue) reason \(r.rawValue) guard \(g ?? "-"))"
         case let .transition(t, p, id, f, from, to):
             return "\(t == NG_TRACK_SCREEN ? "screen" : "bar") \(["WILL", "DID", "CANCELLED"][Int(p)]) #\(id) flags \(f) \(from)->\(to)"
         case let .holdEnded(tok, r, m, l, b, e): return "holdEnded(\(tok) reason \(r) mask \(m) \(l ?? "-") \(b)..\(e))"
@@ -140,14 +141,14 @@ final class Recorder: EngineObserver {
             outcomes[o.requestID] = o
             outcomeOrder.append(o.requestID)
         }
-        if o.outcome != NG_OUTCOME_APPLIED && o.outcome != NG_OUTCOME_REFUSED && o.outcome != NG_OUTCOME_DROPPED {
-            violations.append("non-final outcome \(o.outcome) for request \(o.requestID)")
+        if o.outcome != .applied && o.outcome != .refused && o.outcome != .dropped {
+            violations.append("non-final outcome \(o.outcome.rawValue) for request \(o.requestID)")
         }
-        if o.outcome == NG_OUTCOME_APPLIED && o.reason != NG_REASON_NONE {
-            violations.append("applied request \(o.requestID) has reason \(o.reason)")
+        if o.outcome == .applied && o.reason != .none {
+            violations.append("applied request \(o.requestID) has reason \(o.reason.rawValue)")
         }
-        if o.outcome != NG_OUTCOME_APPLIED && (o.reason <= NG_REASON_NONE || o.reason >= NG_REASON_COUNT) {
-            violations.append("request \(o.requestID) ended \(o.outcome) with reason \(o.reason)")
+        if o.outcome != .applied && (o.reason == .none || !o.reason.isKnown) {
+            violations.append("request \(o.requestID) ended \(o.outcome.rawValue) with reason \(o.reason.rawValue)")
         }
         onOutcome?(o)
     }
@@ -560,7 +561,7 @@ extension Engine {
     }
 
     @discardableResult
-    func request(_ kind: Int32, flags: UInt32 = 0) -> SubmitResult { submit(Request(kind: kind, flags: flags)) }
+    func request(_ kind: RequestKind, flags: UInt32 = 0) -> SubmitResult { submit(Request(kind: kind, flags: flags)) }
 }
 
 let ANIMATED = UInt32(NG_REQF_ANIMATED)

@@ -12,30 +12,30 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
 @Suite struct BarShouldTests {
     @Test func refusesBarOpsWhileBarTrackInFlight() throws {
         let (e, rec) = try makeGuardEngine([GuardSpec(ngg_bar_should_descriptor())])
-        #expect(e.submit(push(2, "menu")).status == NG_OUTCOME_APPLIED)
-        for kind in [NG_REQ_PUSH, NG_REQ_POP, NG_REQ_BACK, NG_REQ_INTERACTIVE_BACK, NG_REQ_POP_TO_ROOT] {
+        #expect(e.submit(push(2, "menu")).status == .applied)
+        for kind: RequestKind in [.push, .pop, .back, .interactiveBack, .popToRoot] {
             var r = Request(kind: kind)
-            if kind == NG_REQ_PUSH { r.screen = Screen(id: 9, route: "x") }
+            if kind == .push { r.screen = Screen(id: 9, route: "x") }
             let res = e.submit(r)
-            #expect(res.status == NG_OUTCOME_REFUSED, "kind \(kind)")
-            #expect(res.reason == NG_REASON_BUSY)
+            #expect(res.status == .refused, "kind \(kind)")
+            #expect(res.reason == .busy)
             #expect(String(cString: res.guardID!) == "org.navguard.bar-should")
         }
         // Replace-stack is not a bar push/pop: it passes.
-        #expect(e.submit(Request.replace([Screen(id: 1, route: "home")])).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(Request.replace([Screen(id: 1, route: "home")])).status == .applied)
         #expect(rec.outcomes.count == 7)
     }
 
     @Test func backPassesTheSameGuardAsPop() throws {
         let (e, _) = try makeGuardEngine([GuardSpec(ngg_bar_should_descriptor())])
         _ = e.submit(push(2, "menu"))
-        try e.finishTransition(NG_TRACK_SCREEN)          // bar track still animating
-        let pop = e.submit(Request(kind: NG_REQ_POP))
-        let back = e.submit(Request(kind: NG_REQ_BACK))
-        #expect(pop.status == NG_OUTCOME_REFUSED && back.status == NG_OUTCOME_REFUSED)
+        try e.finishTransition(.screen)          // bar track still animating
+        let pop = e.submit(Request(kind: .pop))
+        let back = e.submit(Request(kind: .back))
+        #expect(pop.status == .refused && back.status == .refused)
         #expect(pop.reason == back.reason)
-        try e.finishTransition(NG_TRACK_BAR)
-        #expect(e.submit(Request(kind: NG_REQ_BACK)).status == NG_OUTCOME_APPLIED)
+        try e.finishTransition(.bar)
+        #expect(e.submit(Request(kind: .back)).status == .applied)
         #expect(e.stackIDs == [1])
     }
 }
@@ -45,9 +45,9 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
         let (e, _) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor(), #"{"mode":"refuse"}"#)])
         _ = e.submit(push(2, "menu"))
         let r = e.submit(push(3, "item"))
-        #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_BUSY)
-        try e.finishTransition(NG_TRACK_ALL)
-        #expect(e.submit(push(3, "item")).status == NG_OUTCOME_APPLIED)
+        #expect(r.status == .refused && r.reason == .busy)
+        try e.finishTransition(.all)
+        #expect(e.submit(push(3, "item")).status == .applied)
     }
 
     @Test func queueKeepAllAppliesInOrderOneAtATime() throws {
@@ -56,14 +56,14 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
         let a = e.submit(push(3, "item"))
         let b = e.submit(push(4, "checkout"))
         let c = e.submit(push(5, "extra"))
-        #expect(a.status == NG_OUTCOME_DEFERRED && b.status == NG_OUTCOME_DEFERRED)
-        #expect(c.status == NG_OUTCOME_REFUSED && c.reason == NG_REASON_QUEUE_FULL)
-        try e.finishTransition(NG_TRACK_ALL)              // menu shown → item applied
-        #expect(rec.outcome(of: a.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(a.status == .deferred && b.status == .deferred)
+        #expect(c.status == .refused && c.reason == .queueFull)
+        try e.finishTransition(.all)              // menu shown → item applied
+        #expect(rec.outcome(of: a.requestID)?.outcome == .applied)
         #expect(rec.outcome(of: b.requestID) == nil)
         #expect(e.stackIDs == [1, 2, 3])
-        try e.finishTransition(NG_TRACK_ALL)              // item shown → checkout applied
-        #expect(rec.outcome(of: b.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        try e.finishTransition(.all)              // item shown → checkout applied
+        #expect(rec.outcome(of: b.requestID)?.outcome == .applied)
         #expect(e.stackIDs == [1, 2, 3, 4])
     }
 
@@ -72,26 +72,26 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
         _ = e.submit(push(2, "menu"))
         let a = e.submit(push(3, "item"))
         let b = e.submit(push(4, "checkout"))
-        #expect(rec.outcome(of: a.requestID)?.outcome == NG_OUTCOME_DROPPED)
-        #expect(rec.outcome(of: a.requestID)?.reason == NG_REASON_SUPERSEDED)
-        try e.finishTransition(NG_TRACK_ALL)
-        #expect(rec.outcome(of: b.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(rec.outcome(of: a.requestID)?.outcome == .dropped)
+        #expect(rec.outcome(of: a.requestID)?.reason == .superseded)
+        try e.finishTransition(.all)
+        #expect(rec.outcome(of: b.requestID)?.outcome == .applied)
         #expect(e.stackIDs == [1, 2, 4])
     }
 
     @Test func deferredRequestThatBecameInvalidIsDropped() throws {
         let (e, rec) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor(), #"{"queue":["pop-to-root"]}"#)])
         _ = e.submit(push(2, "menu"))
-        let first = e.submit(Request(kind: NG_REQ_POP_TO_ROOT))     // both valid now, both deferred
-        let second = e.submit(Request(kind: NG_REQ_POP_TO_ROOT))
-        #expect(first.status == NG_OUTCOME_DEFERRED && second.status == NG_OUTCOME_DEFERRED)
-        try e.finishTransition(NG_TRACK_ALL)
+        let first = e.submit(Request(kind: .popToRoot))     // both valid now, both deferred
+        let second = e.submit(Request(kind: .popToRoot))
+        #expect(first.status == .deferred && second.status == .deferred)
+        try e.finishTransition(.all)
         // The first is not animated: it completes at once and the queue
         // releases the second, which now finds only the root.
-        #expect(rec.outcome(of: first.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(rec.outcome(of: first.requestID)?.outcome == .applied)
         let o = rec.outcome(of: second.requestID)
-        #expect(o?.outcome == NG_OUTCOME_DROPPED)
-        #expect(o?.reason == NG_REASON_AT_ROOT)
+        #expect(o?.outcome == .dropped)
+        #expect(o?.reason == .atRoot)
         #expect(e.stackIDs == [1])
     }
 
@@ -100,7 +100,7 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
         _ = e.submit(push(2, "menu"))
         let a = e.submit(push(3, "item"))
         e.destroy()
-        #expect(rec.outcome(of: a.requestID)?.reason == NG_REASON_DESTROYED)
+        #expect(rec.outcome(of: a.requestID)?.reason == .destroyed)
         #expect(rec.outcomes.filter { $0.requestID == a.requestID }.count == 1)
     }
 
@@ -127,16 +127,16 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
     @Test func perKindPolicyQueuesPushesAndRefusesPops() throws {
         let (e, rec) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor())])
         _ = e.submit(push(2, "menu"))
-        let back = e.submit(Request(kind: NG_REQ_BACK))
-        #expect(back.status == NG_OUTCOME_REFUSED && back.reason == NG_REASON_BUSY)
+        let back = e.submit(Request(kind: .back))
+        #expect(back.status == .refused && back.reason == .busy)
         let p = e.submit(push(3, "item"))
-        #expect(p.status == NG_OUTCOME_DEFERRED)
+        #expect(p.status == .deferred)
         // Busy until both tracks are idle: the bar still animates here.
-        try e.finishTransition(NG_TRACK_SCREEN)
+        try e.finishTransition(.screen)
         #expect(rec.outcome(of: p.requestID) == nil)
-        #expect(e.submit(Request(kind: NG_REQ_POP)).reason == NG_REASON_BUSY)
-        try e.finishTransition(NG_TRACK_BAR)
-        #expect(rec.outcome(of: p.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(e.submit(Request(kind: .pop)).reason == .busy)
+        try e.finishTransition(.bar)
+        #expect(rec.outcome(of: p.requestID)?.outcome == .applied)
         #expect(e.stackIDs == [1, 2, 3])
     }
 }
@@ -146,33 +146,33 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
         let (e, _) = try makeGuardEngine([GuardSpec(ngg_dedupe_descriptor())])
         _ = e.submit(push(2, "item", animated: false, identity: "item-42"))
         let dup = e.submit(push(3, "item", animated: false, identity: "item-42"))
-        #expect(dup.status == NG_OUTCOME_REFUSED && dup.reason == NG_REASON_DUPLICATE)
-        #expect(e.submit(push(4, "item", animated: false, identity: "item-43")).status == NG_OUTCOME_APPLIED)
+        #expect(dup.status == .refused && dup.reason == .duplicate)
+        #expect(e.submit(push(4, "item", animated: false, identity: "item-43")).status == .applied)
         // Identity of a lower screen is fine in mode top.
-        #expect(e.submit(push(5, "item", animated: false, identity: "item-42")).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(push(5, "item", animated: false, identity: "item-42")).status == .applied)
     }
 
     @Test func stackModeIncludesQueuedScreens() throws {
         let (e, _) = try makeGuardEngine([GuardSpec(ngg_dedupe_descriptor(), #"{"mode":"stack"}"#),
                                           GuardSpec(ngg_transition_descriptor())])
         _ = e.submit(push(2, "menu"))
-        #expect(e.submit(push(3, "home")).reason == NG_REASON_DUPLICATE)      // root's identity
-        #expect(e.submit(push(4, "item")).status == NG_OUTCOME_DEFERRED)
+        #expect(e.submit(push(3, "home")).reason == .duplicate)      // root's identity
+        #expect(e.submit(push(4, "item")).status == .deferred)
         let again = e.submit(push(5, "item"))                               // already queued
-        #expect(again.status == NG_OUTCOME_REFUSED && again.reason == NG_REASON_DUPLICATE)
+        #expect(again.status == .refused && again.reason == .duplicate)
     }
 }
 
 @Suite struct ThrottleTests {
     @Test func perSourceInterval() throws {
         let (e, _) = try makeGuardEngine([GuardSpec(ngg_throttle_descriptor(), #"{"interval_ms":300}"#)])
-        #expect(e.submit(push(2, "a", animated: false, source: 1)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(push(2, "a", animated: false, source: 1)).status == .applied)
         try e.advanceTime(299 * msNs)
         let r = e.submit(push(3, "b", animated: false, source: 1))
-        #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_THROTTLED)
-        #expect(e.submit(push(4, "c", animated: false, source: 2)).status == NG_OUTCOME_APPLIED)
+        #expect(r.status == .refused && r.reason == .throttled)
+        #expect(e.submit(push(4, "c", animated: false, source: 2)).status == .applied)
         try e.advanceTime(1 * msNs)
-        #expect(e.submit(push(5, "d", animated: false, source: 1)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(push(5, "d", animated: false, source: 1)).status == .applied)
     }
 
     @Test func refusedRequestsDoNotRestartTheInterval() throws {
@@ -181,7 +181,7 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
         try e.advanceTime(200 * msNs)
         _ = e.submit(push(3, "b", animated: false))       // throttled, not applied
         try e.advanceTime(100 * msNs)
-        #expect(e.submit(push(4, "c", animated: false)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(push(4, "c", animated: false)).status == .applied)
     }
 }
 
@@ -191,20 +191,20 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
         _ = e.submit(push(2, "menu"))
         #expect(e.holdMask == UInt32(NG_MASK_DEFAULT))
         let t = e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 7)
-        #expect(t.verdict == NG_VERDICT_DROP && t.reason == NG_REASON_IGNORING)
+        #expect(t.verdict == NG_VERDICT_DROP && t.reason == .ignoring)
         #expect(e.submitTestEvent(type: NG_EVENT_MOTION).verdict == NG_VERDICT_DROP)
         #expect(e.submitTestEvent(type: NG_EVENT_KEY).verdict == NG_VERDICT_DELIVER)   // not in the mask
-        try e.finishTransition(NG_TRACK_ALL)
+        try e.finishTransition(.all)
         #expect(e.holdMask == 0)
         #expect(rec.holdEnds.count == 1)
         // The touch withheld at began stays withheld after the block ends.
-        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 7).reason == NG_REASON_WITHHELD)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 7).reason == .withheld)
     }
 
     @Test func releasedWhenInteractiveBackIsCancelled() throws {
         let (e, _) = try makeGuardEngine([GuardSpec(ngg_global_ignore_descriptor())])
         _ = e.submit(push(2, "menu", animated: false))
-        _ = e.submit(Request(kind: NG_REQ_INTERACTIVE_BACK))
+        _ = e.submit(Request(kind: .interactiveBack))
         #expect(e.holdMask != 0)
         try e.cancelInteractive()
         #expect(e.holdMask == 0)
@@ -218,7 +218,7 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
         #expect(rec.touchCancels.map(\.touch_id) == [5])
         #expect(rec.touchCancels.first?.view_id == 3)
         let end = e.submitTestTouch(NG_TOUCH_ENDED, id: 5, view: 3)
-        #expect(end.verdict == NG_VERDICT_DROP && end.reason == NG_REASON_CANCELLED)
+        #expect(end.verdict == NG_VERDICT_DROP && end.reason == .cancelled)
     }
 
     @Test func optionOffTakesNoHold() throws {
@@ -239,19 +239,19 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
         let (e1, rec1) = try makeGuardEngine([bar, queue])
         _ = e1.submit(push(2, "menu"))
         let r1 = e1.submit(push(3, "item"))
-        #expect(r1.status == NG_OUTCOME_REFUSED && r1.reason == NG_REASON_BUSY)
+        #expect(r1.status == .refused && r1.reason == .busy)
         #expect(String(cString: r1.guardID!) == "org.navguard.bar-should")
-        try e1.finishTransition(NG_TRACK_ALL)
+        try e1.finishTransition(.all)
         #expect(e1.stackIDs == [1, 2])
-        #expect(rec1.outcome(of: r1.requestID)?.outcome == NG_OUTCOME_REFUSED)
+        #expect(rec1.outcome(of: r1.requestID)?.outcome == .refused)
 
         let (e2, rec2) = try makeGuardEngine([queue, bar])
         _ = e2.submit(push(2, "menu"))
         let r2 = e2.submit(push(3, "item"))
-        #expect(r2.status == NG_OUTCOME_DEFERRED)
+        #expect(r2.status == .deferred)
         #expect(String(cString: r2.guardID!) == "org.navguard.transition")
-        try e2.finishTransition(NG_TRACK_ALL)
-        #expect(rec2.outcome(of: r2.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        try e2.finishTransition(.all)
+        #expect(rec2.outcome(of: r2.requestID)?.outcome == .applied)
         #expect(e2.stackIDs == [1, 2, 3])
     }
 }
@@ -267,31 +267,31 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
 
     @Test func doubleTapOnNextPushesOnce() throws {
         let (e, _) = try makeGuardEngine(Self.chain)
-        #expect(e.submit(push(2, "menu", source: 1)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(push(2, "menu", source: 1)).status == .applied)
         try e.advanceTime(80 * msNs)
         let second = e.submit(push(3, "menu", source: 1))
-        #expect(second.status == NG_OUTCOME_REFUSED)
-        try e.finishTransition(NG_TRACK_ALL)
+        #expect(second.status == .refused)
+        try e.finishTransition(.all)
         #expect(e.stackIDs == [1, 2])
     }
 
     @Test func backDuringPushIsRefused() throws {
         let (e, _) = try makeGuardEngine(Self.chain)
         _ = e.submit(push(2, "menu", source: 1))
-        let back = e.submit(Request(kind: NG_REQ_BACK, source: 2))
-        #expect(back.status == NG_OUTCOME_REFUSED && back.reason == NG_REASON_BUSY)
-        try e.finishTransition(NG_TRACK_ALL)
+        let back = e.submit(Request(kind: .back, source: 2))
+        #expect(back.status == .refused && back.reason == .busy)
+        try e.finishTransition(.all)
         #expect(e.stackIDs == [1, 2])
     }
 
     @Test func networkReplyMidTransitionIsQueued() throws {
         let (e, rec) = try makeGuardEngine(Self.chain)
         _ = e.submit(push(2, "menu", source: 1))
-        try e.finishTransition(NG_TRACK_BAR)              // the bar ends first
+        try e.finishTransition(.bar)              // the bar ends first
         let reply = e.submit(push(3, "item", source: 9))
-        #expect(reply.status == NG_OUTCOME_DEFERRED)
-        try e.finishTransition(NG_TRACK_SCREEN)
-        #expect(rec.outcome(of: reply.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(reply.status == .deferred)
+        try e.finishTransition(.screen)
+        #expect(rec.outcome(of: reply.requestID)?.outcome == .applied)
         #expect(e.stackIDs == [1, 2, 3])
     }
 }

@@ -19,9 +19,9 @@ private func defaultChain(confirmConfig: String = "{}") -> [GuardSpec] {
 private func atCheckout(_ config: String = "{}") throws -> (Engine, GuardRecorder) {
     let (e, rec) = try makeGuardEngine(defaultChain(confirmConfig: config))
     for (id, route) in [(UInt64(2), "menu"), (3, "item")] {
-        #expect(e.submit(.push(Screen(id: id, route: route))).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(.push(Screen(id: id, route: route))).status == .applied)
     }
-    #expect(e.submit(.push(Screen(id: 4, route: "checkout", flags: confirm))).status == NG_OUTCOME_APPLIED)
+    #expect(e.submit(.push(Screen(id: 4, route: "checkout", flags: confirm))).status == .applied)
     return (e, rec)
 }
 
@@ -33,9 +33,9 @@ private func answer(_ e: Engine, _ rec: GuardRecorder, _ a: Int32) {
 struct ConfirmLeaveTests {
     @Test func everyPathThatRemovesTheScreenAsksAndTheAnswerDecides() throws {
         let paths: [(String, Request)] = [
-            ("back button", Request(kind: NG_REQ_BACK, flags: animatedFlag)),
-            ("back key", Request(kind: NG_REQ_POP, flags: animatedFlag)),
-            ("timer's pop-to-root", Request(kind: NG_REQ_POP_TO_ROOT, flags: animatedFlag)),
+            ("back button", Request(kind: .back, flags: animatedFlag)),
+            ("back key", Request(kind: .pop, flags: animatedFlag)),
+            ("timer's pop-to-root", Request(kind: .popToRoot, flags: animatedFlag)),
             ("pop-to menu", .popTo(2, flags: animatedFlag)),
             ("deep link", .replace([Screen(id: 1, route: "home"), Screen(id: 9, route: "promo")], flags: animatedFlag)),
         ]
@@ -43,17 +43,17 @@ struct ConfirmLeaveTests {
             for yes in [true, false] {
                 let (e, rec) = try atCheckout()
                 let r = e.submit(request)
-                #expect(r.status == NG_OUTCOME_DEFERRED && r.guardID.map { String(cString: $0) } == "org.navguard.confirm-leave", "\(name)")
+                #expect(r.status == .deferred && r.guardID.map { String(cString: $0) } == "org.navguard.confirm-leave", "\(name)")
                 let q = try #require(rec.questions.first)
                 #expect(q.topic == "org.navguard.confirm-leave" && q.text == "Leave checkout?" && q.request == r.requestID, "\(name)")
-                #expect(q.screen == 4 && q.kind == request.kind)
+                #expect(q.screen == 4 && q.kind == request.kind.rawValue)
                 #expect(e.stackIDs == [1, 2, 3, 4], "\(name): nothing moves while the host is asked")
                 answer(e, rec, yes ? NG_ANSWER_YES : NG_ANSWER_NO)
                 let o = try #require(rec.outcome(of: r.requestID))
                 if yes {
-                    #expect(o.outcome == NG_OUTCOME_APPLIED && !e.stackIDs.contains(4), "\(name)")
+                    #expect(o.outcome == .applied && !e.stackIDs.contains(4), "\(name)")
                 } else {
-                    #expect(o.outcome == NG_OUTCOME_DROPPED && o.reason == NG_REASON_DECLINED, "\(name)")
+                    #expect(o.outcome == .dropped && o.reason == .declined, "\(name)")
                     #expect(o.message?.string == "the host answered no to leaving checkout")
                     #expect(e.stackIDs == [1, 2, 3, 4])
                 }
@@ -66,14 +66,14 @@ struct ConfirmLeaveTests {
     @Test func aSwipeDoesNotStartAndYesMakesABack() throws {
         for yes in [true, false] {
             let (e, rec) = try atCheckout()
-            let swipe = e.submit(Request(kind: NG_REQ_INTERACTIVE_BACK, flags: animatedFlag, source: 3))
-            #expect(swipe.status == NG_OUTCOME_REFUSED && swipe.reason == NG_REASON_ASKING)
+            let swipe = e.submit(Request(kind: .interactiveBack, flags: animatedFlag, source: 3))
+            #expect(swipe.status == .refused && swipe.reason == .asking)
             #expect(!e.isInteractive && e.stackIDs == [1, 2, 3, 4])
             #expect(rec.questions.first?.kind == NG_REQ_INTERACTIVE_BACK && rec.questions.first?.request == swipe.requestID)
             answer(e, rec, yes ? NG_ANSWER_YES : NG_ANSWER_NO)
-            let backs = rec.outcomes.filter { $0.kind == NG_REQ_BACK }
+            let backs = rec.outcomes.filter { $0.kind == .back }
             if yes {
-                #expect(backs.count == 1 && backs[0].outcome == NG_OUTCOME_APPLIED && backs[0].source == 3)
+                #expect(backs.count == 1 && backs[0].outcome == .applied && backs[0].source == 3)
                 #expect(backs[0].requestID >= Limits.guardRequestIDBase, "made by the guard")
                 #expect(e.stackIDs == [1, 2, 3])
             } else {
@@ -85,37 +85,37 @@ struct ConfirmLeaveTests {
 
     @Test func whileAskingASecondBackIsRefusedAndOtherRequestsWait() throws {
         let (e, rec) = try atCheckout()
-        let back = e.submit(Request(kind: NG_REQ_BACK, flags: animatedFlag))
-        let again = e.submit(Request(kind: NG_REQ_BACK, flags: animatedFlag))
-        #expect(again.status == NG_OUTCOME_REFUSED && again.reason == NG_REASON_ASKING)
+        let back = e.submit(Request(kind: .back, flags: animatedFlag))
+        let again = e.submit(Request(kind: .back, flags: animatedFlag))
+        #expect(again.status == .refused && again.reason == .asking)
         // A network reply for checkout, and one unscoped: both wait.
         var scoped = Request.push(Screen(id: 20, route: "receipt"))
         scoped.fromScreen = 4
         let reply = e.submit(scoped)
         let other = e.submit(.push(Screen(id: 21, route: "notice")))
-        #expect(reply.status == NG_OUTCOME_DEFERRED && other.status == NG_OUTCOME_DEFERRED)
+        #expect(reply.status == .deferred && other.status == .deferred)
         #expect(rec.questions.count == 1)
         answer(e, rec, NG_ANSWER_YES)
-        #expect(rec.outcome(of: back.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(rec.outcome(of: back.requestID)?.outcome == .applied)
         // The reply was for checkout, which has gone: stale, whatever a
         // guard would say. The other waits for the back's transition.
         let stale = try #require(rec.outcome(of: reply.requestID))
-        #expect(stale.outcome == NG_OUTCOME_DROPPED && stale.reason == NG_REASON_STALE)
+        #expect(stale.outcome == .dropped && stale.reason == .stale)
         #expect(rec.outcome(of: other.requestID) == nil)
-        try e.finishTransition(NG_TRACK_ALL)
-        #expect(rec.outcome(of: other.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        try e.finishTransition(.all)
+        #expect(rec.outcome(of: other.requestID)?.outcome == .applied)
         #expect(e.stackIDs == [1, 2, 3, 21])
         e.destroy()
     }
 
     @Test func noAnswerInTimeRefusesAndReports() throws {
         let (e, rec) = try atCheckout(#"{"timeout_ms":5000}"#)
-        let back = e.submit(Request(kind: NG_REQ_BACK, flags: animatedFlag))
+        let back = e.submit(Request(kind: .back, flags: animatedFlag))
         #expect(e.nextDeadline() == 5000 * msNs)
         try e.advanceTime(5000 * msNs)
         try e.tick()
         let o = try #require(rec.outcome(of: back.requestID))
-        #expect(o.outcome == NG_OUTCOME_DROPPED && o.reason == NG_REASON_DECLINED)
+        #expect(o.outcome == .dropped && o.reason == .declined)
         #expect(o.message?.string == "no answer about leaving checkout within 5000 ms")
         #expect(rec.questionEnds.map(\.answer) == [NG_ANSWER_TIMEOUT])
         let report = try #require(rec.reports.first)
@@ -127,11 +127,11 @@ struct ConfirmLeaveTests {
     @Test func anUnmarkedScreenAndAPushAreNotAsked() throws {
         let (e, rec) = try atCheckout()
         try e.setScreenFlags(4, 0)                             // the cart was emptied
-        #expect(e.submit(Request(kind: NG_REQ_POP)).status == NG_OUTCOME_APPLIED)
-        #expect(e.submit(.push(Screen(id: 5, route: "x"))).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(Request(kind: .pop)).status == .applied)
+        #expect(e.submit(.push(Screen(id: 5, route: "x"))).status == .applied)
         // A deep link that keeps checkout does not ask either.
         try e.setScreenFlags(5, confirm)
-        #expect(e.submit(.replace([Screen(id: 1, route: "home"), Screen(id: 5, route: "x")])).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(.replace([Screen(id: 1, route: "home"), Screen(id: 5, route: "x")])).status == .applied)
         #expect(rec.questions.isEmpty)
         e.destroy()
     }
@@ -141,11 +141,11 @@ struct ConfirmLeaveTests {
 struct DedupeQueuedTests {
     @Test func aPushWithTheIdentityOfAQueuedPushIsRefusedAtOnce() throws {
         let (e, rec) = try makeGuardEngine(defaultChain())
-        #expect(e.submit(.push(Screen(id: 2, route: "menu"), flags: animatedFlag)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(.push(Screen(id: 2, route: "menu"), flags: animatedFlag)).status == .applied)
         let queued = e.submit(.push(Screen(id: 3, route: "item"), flags: animatedFlag, source: 1))
-        #expect(queued.status == NG_OUTCOME_DEFERRED)
+        #expect(queued.status == .deferred)
         let dup = e.submit(.push(Screen(id: 4, route: "item"), flags: animatedFlag, source: 2))
-        #expect(dup.status == NG_OUTCOME_REFUSED && dup.reason == NG_REASON_DUPLICATE)
+        #expect(dup.status == .refused && dup.reason == .duplicate)
         #expect(dup.guardID.map { String(cString: $0) } == "org.navguard.dedupe")
         #expect(rec.outcome(of: dup.requestID)?.message?.string == "the screen is already queued")
         e.destroy()

@@ -136,29 +136,29 @@ struct FFIPredicateTests {
         // int abs(int): abs(kind) is 0 only for push (kind 0): refused.
         let (e, rec) = try ffiEngine(#"{"symbol":"abs","args":["kind"],"returns":"int"}"#)
         let r = push(e, 2, "a")
-        #expect(r.status == NG_OUTCOME_REFUSED)
-        #expect(r.reason == NG_REASON_POLICY)
+        #expect(r.status == .refused)
+        #expect(r.reason == .policy)
         #expect(r.guardID.map { String(cString: $0) } == ffiID)
         let msg = try #require(rec.outcome(of: r.requestID)?.message).string
         #expect(msg.contains("abs()") && msg.contains("returned 0"), "message: \(msg)")
-        #expect(e.submit(Request.replace([Screen(id: 1, route: "home"), Screen(id: 2, route: "a")])).status == NG_OUTCOME_APPLIED)
-        #expect(e.submit(Request(kind: NG_REQ_POP)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(Request.replace([Screen(id: 1, route: "home"), Screen(id: 2, route: "a")])).status == .applied)
+        #expect(e.submit(Request(kind: .pop)).status == .applied)
         #expect(e.stackIDs == [1])
     }
 
     @Test func intReturnFromANamedLibrary() throws {
         let (e, _) = try ffiEngine(#"{"library":"libc.so.6","symbol":"abs","args":["kind"],"returns":"int"}"#)
-        #expect(push(e, 2, "a").status == NG_OUTCOME_REFUSED)
-        #expect(e.submit(Request.replace([Screen(id: 1, route: "home"), Screen(id: 2, route: "a")])).status == NG_OUTCOME_APPLIED)
-        #expect(e.submit(Request(kind: NG_REQ_BACK)).status == NG_OUTCOME_APPLIED)
+        #expect(push(e, 2, "a").status == .refused)
+        #expect(e.submit(Request.replace([Screen(id: 1, route: "home"), Screen(id: 2, route: "a")])).status == .applied)
+        #expect(e.submit(Request(kind: .back)).status == .applied)
     }
 
     @Test func boolReturnRefuseWhenTrue() throws {
         // abs(kind) read as a bool (its low byte): false for push, true otherwise.
         let (e, rec) = try ffiEngine(#"{"symbol":"abs","args":["kind"],"returns":"bool","refuse_when":"true","reason":"busy"}"#)
-        #expect(push(e, 2, "a").status == NG_OUTCOME_APPLIED)
-        let r = e.submit(Request(kind: NG_REQ_POP))
-        #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_BUSY)
+        #expect(push(e, 2, "a").status == .applied)
+        let r = e.submit(Request(kind: .pop))
+        #expect(r.status == .refused && r.reason == .busy)
         let msg = rec.outcome(of: r.requestID)?.message?.string ?? ""
         #expect(msg.contains("abs()") && msg.contains("returned true"), "message: \(msg)")
         #expect(e.stackIDs == [1, 2])
@@ -170,14 +170,14 @@ struct FFIPredicateTests {
         let config = { (args: String) in #"{"symbol":"strcspn","args":\#(args),"returns":"int","kinds":["push"]}"# }
         let (e, _) = try ffiEngine(config(#"["route","identity"]"#))
         // strcspn("c", "abc") = 0: refused; strcspn("abc", "c") = 2: allowed.
-        #expect(push(e, 2, "c", identity: "abc").status == NG_OUTCOME_REFUSED)
-        #expect(push(e, 2, "abc", identity: "c").status == NG_OUTCOME_APPLIED)
+        #expect(push(e, 2, "c", identity: "abc").status == .refused)
+        #expect(push(e, 2, "abc", identity: "c").status == .applied)
         // Swapped order: the answers swap.
         let (e2, _) = try ffiEngine(config(#"["identity","route"]"#))
-        #expect(push(e2, 2, "c", identity: "abc").status == NG_OUTCOME_APPLIED)
-        #expect(push(e2, 3, "abc", identity: "c").status == NG_OUTCOME_REFUSED)
+        #expect(push(e2, 2, "c", identity: "abc").status == .applied)
+        #expect(push(e2, 3, "abc", identity: "c").status == .refused)
         // Identity defaults to the route: strcspn("x", "x") = 0.
-        #expect(push(e2, 3, "x").status == NG_OUTCOME_REFUSED)
+        #expect(push(e2, 3, "x").status == .refused)
         #expect(e2.stackIDs == [1, 2])
     }
 
@@ -185,35 +185,35 @@ struct FFIPredicateTests {
         // int strncmp(route, identity, depth): equal in the first `depth`
         // bytes gives 0 (refused).
         let (e, _) = try ffiEngine(#"{"symbol":"strncmp","args":["route","identity","depth"],"returns":"int","kinds":["push"]}"#)
-        #expect(push(e, 2, "abc", identity: "abd").status == NG_OUTCOME_REFUSED)   // depth 1: "a" == "a"
-        #expect(push(e, 2, "x", identity: "y").status == NG_OUTCOME_APPLIED)       // depth 1
-        #expect(push(e, 3, "abc", identity: "abd").status == NG_OUTCOME_REFUSED)   // depth 2: "ab" == "ab"
-        #expect(push(e, 3, "p", identity: "q").status == NG_OUTCOME_APPLIED)
-        #expect(push(e, 4, "abc", identity: "abd").status == NG_OUTCOME_APPLIED)   // depth 3: "abc" != "abd"
+        #expect(push(e, 2, "abc", identity: "abd").status == .refused)   // depth 1: "a" == "a"
+        #expect(push(e, 2, "x", identity: "y").status == .applied)       // depth 1
+        #expect(push(e, 3, "abc", identity: "abd").status == .refused)   // depth 2: "ab" == "ab"
+        #expect(push(e, 3, "p", identity: "q").status == .applied)
+        #expect(push(e, 4, "abc", identity: "abd").status == .applied)   // depth 3: "abc" != "abd"
         #expect(e.stackIDs == [1, 2, 3, 4])
     }
 
     @Test func routeAsAnIntegerOnReplaceStack() throws {
         // int atoi(route): replace-stack passes its new top screen.
         let (e, _) = try ffiEngine(#"{"symbol":"atoi","args":["route"],"returns":"int","kinds":["replace-stack","push"]}"#)
-        #expect(e.submit(Request.replace([Screen(id: 5, route: "12"), Screen(id: 6, route: "0")])).status == NG_OUTCOME_REFUSED)
-        #expect(e.submit(Request.replace([Screen(id: 5, route: "0"), Screen(id: 6, route: "12")])).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(Request.replace([Screen(id: 5, route: "12"), Screen(id: 6, route: "0")])).status == .refused)
+        #expect(e.submit(Request.replace([Screen(id: 5, route: "0"), Screen(id: 6, route: "12")])).status == .applied)
         #expect(e.stackIDs == [5, 6])
-        #expect(push(e, 7, "0").status == NG_OUTCOME_REFUSED)
-        #expect(push(e, 7, "3").status == NG_OUTCOME_APPLIED)
+        #expect(push(e, 7, "0").status == .refused)
+        #expect(push(e, 7, "3").status == .applied)
     }
 
     @Test func sourceAndTarget() throws {
         // abs(source) with 32-bit values; labs(target) with the pop-to id.
         let (e, _) = try ffiEngine(#"{"symbol":"abs","args":["source"],"returns":"int"}"#)
-        #expect(push(e, 2, "a", source: 0).status == NG_OUTCOME_REFUSED)
-        #expect(push(e, 2, "a", source: 7).status == NG_OUTCOME_APPLIED)
-        #expect(push(e, 3, "b", source: 0x8000_0000).status == NG_OUTCOME_APPLIED)   // abs(INT_MIN) != 0
+        #expect(push(e, 2, "a", source: 0).status == .refused)
+        #expect(push(e, 2, "a", source: 7).status == .applied)
+        #expect(push(e, 3, "b", source: 0x8000_0000).status == .applied)   // abs(INT_MIN) != 0
         let (t, _) = try ffiEngine(#"{"symbol":"labs","args":["target"],"returns":"int","kinds":["pop-to","pop"]}"#)
-        #expect(push(t, 2, "a").status == NG_OUTCOME_APPLIED)
-        #expect(push(t, 3, "b").status == NG_OUTCOME_APPLIED)
-        #expect(t.submit(Request(kind: NG_REQ_POP)).status == NG_OUTCOME_REFUSED)  // target 0
-        #expect(t.submit(Request.popTo(1)).status == NG_OUTCOME_APPLIED)           // target 1
+        #expect(push(t, 2, "a").status == .applied)
+        #expect(push(t, 3, "b").status == .applied)
+        #expect(t.submit(Request(kind: .pop)).status == .refused)  // target 0
+        #expect(t.submit(Request.popTo(1)).status == .applied)           // target 1
         #expect(t.stackIDs == [1])
     }
 
@@ -222,13 +222,13 @@ struct FFIPredicateTests {
         // attempt 1 it is refused by abs(attempt) != 0 and ends DROPPED.
         let (e, rec) = try ffiEngine(#"{"symbol":"abs","args":["attempt"],"returns":"int","refuse_when":"true"}"#,
                                      extra: [GuardSpec(ngg_transition_descriptor(), #"{"mode":"queue"}"#)])
-        #expect(push(e, 2, "a", flags: animatedFlag).status == NG_OUTCOME_APPLIED)   // attempt 0
+        #expect(push(e, 2, "a", flags: animatedFlag).status == .applied)   // attempt 0
         let r = push(e, 3, "b", flags: animatedFlag)
-        #expect(r.status == NG_OUTCOME_DEFERRED)
-        try e.finishTransition(NG_TRACK_ALL)
+        #expect(r.status == .deferred)
+        try e.finishTransition(.all)
         let o = try #require(rec.outcome(of: r.requestID))
-        #expect(o.outcome == NG_OUTCOME_DROPPED)
-        #expect(o.reason == NG_REASON_POLICY)
+        #expect(o.outcome == .dropped)
+        #expect(o.reason == .policy)
         #expect(o.guardID.map { String(cString: $0) } == ffiID)
         #expect(e.stackIDs == [1, 2])
     }
@@ -236,25 +236,25 @@ struct FFIPredicateTests {
     @Test func kindsFilter() throws {
         // abs(kind) refuses only push; restricted to pop it never refuses a push.
         let (e, _) = try ffiEngine(#"{"symbol":"abs","args":["kind"],"returns":"int","refuse_when":"true","kinds":["pop","back"]}"#)
-        #expect(push(e, 2, "a").status == NG_OUTCOME_APPLIED)            // not asked
-        #expect(push(e, 3, "b").status == NG_OUTCOME_APPLIED)
-        #expect(e.submit(Request(kind: NG_REQ_POP)).status == NG_OUTCOME_REFUSED)
-        #expect(e.submit(Request(kind: NG_REQ_BACK)).status == NG_OUTCOME_REFUSED)
-        #expect(e.submit(Request(kind: NG_REQ_POP_TO_ROOT)).status == NG_OUTCOME_APPLIED)   // not asked
+        #expect(push(e, 2, "a").status == .applied)            // not asked
+        #expect(push(e, 3, "b").status == .applied)
+        #expect(e.submit(Request(kind: .pop)).status == .refused)
+        #expect(e.submit(Request(kind: .back)).status == .refused)
+        #expect(e.submit(Request(kind: .popToRoot)).status == .applied)   // not asked
         #expect(e.stackIDs == [1])
         // An empty list applies to nothing.
         let (n, _) = try ffiEngine(#"{"symbol":"abs","args":["kind"],"returns":"int","kinds":[]}"#)
-        #expect(push(n, 2, "a").status == NG_OUTCOME_APPLIED)
+        #expect(push(n, 2, "a").status == .applied)
     }
 
     @Test func everyReasonName() throws {
-        let table: [(String, Int32)] = [("busy", NG_REASON_BUSY), ("duplicate", NG_REASON_DUPLICATE),
-                                        ("throttled", NG_REASON_THROTTLED), ("ignoring", NG_REASON_IGNORING),
-                                        ("policy", NG_REASON_POLICY)]
+        let table: [(String, Reason)] = [("busy", .busy), ("duplicate", .duplicate),
+                                         ("throttled", .throttled), ("ignoring", .ignoring),
+                                         ("policy", .policy)]
         for (name, reason) in table {
             let (e, _) = try ffiEngine(#"{"symbol":"abs","args":["kind"],"returns":"int","reason":"\#(name)"}"#)
             let r = push(e, 2, "a")
-            #expect(r.status == NG_OUTCOME_REFUSED && r.reason == reason, "reason \(name)")
+            #expect(r.status == .refused && r.reason == reason, "reason \(name)")
         }
     }
 
@@ -263,26 +263,26 @@ struct FFIPredicateTests {
     @Test(.enabled(if: testExecutableExportsSymbols, "the test executable does not export its @_cdecl functions"))
     func boolPredicateOfTheHostProgram() throws {
         let (e, rec) = try ffiEngine(#"{"symbol":"ngtest_allow_depth_lt3","args":["kind","depth"]}"#)
-        #expect(push(e, 2, "a").status == NG_OUTCOME_APPLIED)        // depth 1
+        #expect(push(e, 2, "a").status == .applied)        // depth 1
         #expect(ffiSeen.kind == NG_REQ_PUSH && ffiSeen.depth == 1)
-        #expect(push(e, 3, "b").status == NG_OUTCOME_APPLIED)        // depth 2
+        #expect(push(e, 3, "b").status == .applied)        // depth 2
         let r = push(e, 4, "c")                                        // depth 3: false -> refused
-        #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_POLICY)
+        #expect(r.status == .refused && r.reason == .policy)
         let msg = rec.outcome(of: r.requestID)?.message?.string ?? ""
         #expect(msg.contains("ngtest_allow_depth_lt3") && msg.contains("false"), "message: \(msg)")
-        #expect(e.submit(Request(kind: NG_REQ_POP)).status == NG_OUTCOME_REFUSED)
+        #expect(e.submit(Request(kind: .pop)).status == .refused)
         #expect(ffiSeen.kind == NG_REQ_POP && ffiSeen.depth == 3 && ffiSeen.calls == 4)
         ffiSeen = FFISeen()
         let (b, _) = try ffiEngine(#"{"symbol":"ngtest_bool_answer"}"#)
         ffiBoolAnswer = false
-        #expect(push(b, 2, "a").status == NG_OUTCOME_REFUSED)
+        #expect(push(b, 2, "a").status == .refused)
         ffiBoolAnswer = true
-        #expect(push(b, 2, "a").status == NG_OUTCOME_APPLIED)
+        #expect(push(b, 2, "a").status == .applied)
         #expect(ffiSeen.calls == 2)
         let (rb, _) = try ffiEngine(#"{"symbol":"ngtest_route_is_blocked","args":["route"],"refuse_when":"true"}"#)
-        #expect(push(rb, 2, "blocked").status == NG_OUTCOME_REFUSED)
-        #expect(push(rb, 2, "open").status == NG_OUTCOME_APPLIED)
-        #expect(rb.submit(Request(kind: NG_REQ_POP)).status == NG_OUTCOME_APPLIED)
+        #expect(push(rb, 2, "blocked").status == .refused)
+        #expect(push(rb, 2, "open").status == .applied)
+        #expect(rb.submit(Request(kind: .pop)).status == .applied)
         #expect(ffiSeen.routeWasNull)
     }
 
@@ -294,25 +294,25 @@ struct FFIPredicateTests {
             ffiIntAnswer = 7
             let (e, rec) = try ffiEngine(#"{"symbol":"\#(symbol)","returns":"int","args":\#(args)}"#,
                                          extra: [GuardSpec(ngg_transition_descriptor(), #"{"mode":"queue"}"#)])
-            #expect(push(e, 2, "detail", identity: "item-42", source: 9).status == NG_OUTCOME_APPLIED)
+            #expect(push(e, 2, "detail", identity: "item-42", source: 9).status == .applied)
             #expect(ffiSeen.kind == NG_REQ_PUSH && ffiSeen.route == "detail" && ffiSeen.identity == "item-42")
             #expect(ffiSeen.depth == 1 && ffiSeen.source == 9 && ffiSeen.target == 0 && ffiSeen.attempt == 0)
             ffiIntAnswer = -1                      // non-zero (negative): allow
-            #expect(push(e, 3, "more", flags: animatedFlag, source: 0xFFFF_FFFF).status == NG_OUTCOME_APPLIED)
+            #expect(push(e, 3, "more", flags: animatedFlag, source: 0xFFFF_FFFF).status == .applied)
             #expect(ffiSeen.identity == "more" && ffiSeen.source == 0xFFFF_FFFF)
             let d = e.submit(Request.popTo(1))     // queued behind the transition
-            #expect(d.status == NG_OUTCOME_DEFERRED)
-            try e.finishTransition(NG_TRACK_ALL)
+            #expect(d.status == .deferred)
+            try e.finishTransition(.all)
             #expect(ffiSeen.kind == NG_REQ_POP_TO && ffiSeen.target == 1 && ffiSeen.depth == 3 && ffiSeen.attempt == 1)
             #expect(ffiSeen.routeWasNull && ffiSeen.identity == nil)
-            #expect(rec.outcome(of: d.requestID)?.outcome == NG_OUTCOME_APPLIED)
+            #expect(rec.outcome(of: d.requestID)?.outcome == .applied)
             ffiIntAnswer = 0
             let r = push(e, 4, "x")
-            #expect(r.status == NG_OUTCOME_REFUSED, "\(symbol)")
+            #expect(r.status == .refused, "\(symbol)")
             let msg = rec.outcome(of: r.requestID)?.message?.string ?? ""
             #expect(msg.contains(symbol) && msg.contains("returned 0"), "message: \(msg)")
             ffiSeen = FFISeen()
-            #expect(e.submit(Request.replace([Screen(id: 10, route: "r0"), Screen(id: 11, route: "r1", identity: "top")])).status == NG_OUTCOME_REFUSED)
+            #expect(e.submit(Request.replace([Screen(id: 10, route: "r0"), Screen(id: 11, route: "r1", identity: "top")])).status == .refused)
             #expect(ffiSeen.kind == NG_REQ_REPLACE_STACK && ffiSeen.route == "r1" && ffiSeen.identity == "top")
         }
     }

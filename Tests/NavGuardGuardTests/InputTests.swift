@@ -55,7 +55,7 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
             GuardSpec(b, #"{"type":3,"reason":1}"#),
         ])
         let v = e.submitTestEvent(type: NG_EVENT_KEY, code: 13)
-        #expect(v.verdict == NG_VERDICT_DROP && v.reason == NG_REASON_POLICY)
+        #expect(v.verdict == NG_VERDICT_DROP && v.reason == .policy)
         #expect(String(cString: v.guardID!) == "org.test.drop-a")
         #expect(e.submitTestEvent(type: NG_EVENT_SCROLL).verdict == NG_VERDICT_DELIVER)
     }
@@ -70,7 +70,7 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
     @Test func holdMaskDropsOnlyItsTypes() throws {
         let (e, _) = try makeGuardEngine([])
         let tok = try e.beginHold(label: CStr("cache purge"), mask: UInt32(NG_MASK_REMOTE | NG_MASK_KEY), maxDurationNs: 0)
-        #expect(e.submitTestEvent(type: NG_EVENT_REMOTE).reason == NG_REASON_IGNORING)
+        #expect(e.submitTestEvent(type: NG_EVENT_REMOTE).reason == .ignoring)
         #expect(e.submitTestEvent(type: NG_EVENT_KEY).verdict == NG_VERDICT_DROP)
         #expect(e.submitTestEvent(type: NG_EVENT_MOTION).verdict == NG_VERDICT_DELIVER)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 4).verdict == NG_VERDICT_DELIVER)
@@ -103,8 +103,8 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
 
     @Test func protocolErrorsAreDroppedNotCrashed() throws {
         let (e, _) = try makeGuardEngine([])
-        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 77, view: 1).reason == NG_REASON_INVALID)
-        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 77, view: 1).reason == NG_REASON_INVALID)
+        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 77, view: 1).reason == .invalid)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 77, view: 1).reason == .invalid)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
         // Began twice: the first touch's end was lost. It ends with a cancel
         // and the second is a new touch, never blocked.
@@ -122,7 +122,7 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
         _ = e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 999)           // host-targeted, not in the tree
         try e.removeView(10)
         #expect(rec.touchCancels.map(\.touch_id) == [1])
-        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 0).reason == NG_REASON_CANCELLED)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 0).reason == .cancelled)
         #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 0).verdict == NG_VERDICT_DELIVER)
     }
 }
@@ -140,26 +140,26 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
         let e = try engine()
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
         let x = e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 2)
-        #expect(x.verdict == NG_VERDICT_DROP && x.reason == NG_REASON_EXCLUSIVE)
+        #expect(x.verdict == NG_VERDICT_DROP && x.reason == .exclusive)
         // Withheld for its whole life, even after the other touch ended.
         _ = e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 1)
-        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 2, view: 2).reason == NG_REASON_WITHHELD)
-        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 2).reason == NG_REASON_WITHHELD)
+        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 2, view: 2).reason == .withheld)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 2).reason == .withheld)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 2).verdict == NG_VERDICT_DELIVER)
     }
 
     @Test func anyViewWithheldWhileAnExclusiveViewTracks() throws {
         let e = try engine()
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 2).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1).reason == NG_REASON_EXCLUSIVE)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 3).reason == NG_REASON_EXCLUSIVE)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1).reason == .exclusive)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 3).reason == .exclusive)
     }
 
     @Test func multipleTouchOffWithholdsTheSecondTouch() throws {
         let e = try engine()
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
         let second = e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1)
-        #expect(second.verdict == NG_VERDICT_DROP && second.reason == NG_REASON_MULTI_TOUCH)
+        #expect(second.verdict == NG_VERDICT_DROP && second.reason == .multiTouch)
         #expect(second.target == 1)                       // not passed to another view
         // Multiple touch on: both delivered.
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 3).verdict == NG_VERDICT_DELIVER)
@@ -169,13 +169,13 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
     @Test func everyViewExclusiveOption() throws {
         let e = try engine(#"{"every_view_exclusive":true}"#)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 3).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1).reason == NG_REASON_EXCLUSIVE)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1).reason == .exclusive)
     }
 
     @Test func unregisteredViewsHaveUIKitDefaults() throws {
         let e = try engine()
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 500).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 500).reason == NG_REASON_MULTI_TOUCH)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 500).reason == .multiTouch)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 501).verdict == NG_VERDICT_DELIVER)
     }
 }
@@ -189,9 +189,9 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
         #expect(Set(rec.touchCancels.map(\.touch_id)) == [1, 2])
         _ = try e.beginHold(label: nil, mask: UInt32(NG_MASK_TOUCH), maxDurationNs: 0)  // second block: nothing live
         #expect(rec.touchCancels.count == 2)
-        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 1, view: 5).reason == NG_REASON_CANCELLED)
+        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 1, view: 5).reason == .cancelled)
         try e.endHold(tok)
-        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 6).reason == NG_REASON_CANCELLED)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 6).reason == .cancelled)
     }
 
     @Test func holdWithoutTouchesCancelsNothing() throws {
@@ -286,7 +286,7 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
                     let r = Request.push(Screen(id: nextScreen, route: "s\(nextScreen)"), flags: animatedFlag)
                     nextScreen += 1
                     _ = e.submit(r)
-                    if rng.next() % 2 == 0 { try? e.finishTransition(NG_TRACK_ALL) }
+                    if rng.next() % 2 == 0 { try? e.finishTransition(.all) }
                 default:
                     try e.advanceTime(Int64(rng.next() % 200) * msNs)
                     try e.tick()

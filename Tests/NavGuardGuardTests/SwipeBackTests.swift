@@ -14,7 +14,7 @@ private let buttonView: UInt64 = 42
 
 /// An interactive back driven by `touch`.
 private func swipe(_ touch: UInt64?, flags: UInt32 = animatedFlag) -> Request {
-    var r = Request(kind: NG_REQ_INTERACTIVE_BACK, flags: flags)
+    var r = Request(kind: .interactiveBack, flags: flags)
     r.drivingTouch = touch
     return r
 }
@@ -40,8 +40,8 @@ private func defaultishChain(_ watchdogConfig: String = "{}") -> [GuardSpec] {
 /// home, menu, item on the stack (non-animated pushes).
 private func threeScreens(_ guards: [GuardSpec]) throws -> (Engine, GuardRecorder) {
     let (e, rec) = try makeGuardEngine(guards)
-    #expect(e.submit(.push(Screen(id: 2, route: "menu"))).status == NG_OUTCOME_APPLIED)
-    #expect(e.submit(.push(Screen(id: 3, route: "item"), source: 1)).status == NG_OUTCOME_APPLIED)
+    #expect(e.submit(.push(Screen(id: 2, route: "menu"))).status == .applied)
+    #expect(e.submit(.push(Screen(id: 3, route: "item"), source: 1)).status == .applied)
     rec.transitions.removeAll()
     return (e, rec)
 }
@@ -52,37 +52,37 @@ struct DrivingTouchTests {
         let (e, rec) = try threeScreens([])
         // Unknown touch.
         var r = e.submit(swipe(edgeTouch))
-        #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_INVALID)
+        #expect(r.status == .refused && r.reason == .invalid)
         #expect(r.message?.string.contains("not a live touch") == true)
         // Withheld: its began was dropped by a hold.
         let hold = try e.beginHold(label: CStr("purge"), mask: UInt32(NG_MASK_TOUCH), maxDurationNs: 0)
-        #expect(touch(e, NG_TOUCH_BEGAN, edgeTouch).reason == NG_REASON_IGNORING)
+        #expect(touch(e, NG_TOUCH_BEGAN, edgeTouch).reason == .ignoring)
         try e.endHold(hold)
         r = e.submit(swipe(edgeTouch))
-        #expect(r.status == NG_OUTCOME_REFUSED && r.reason == NG_REASON_INVALID)
+        #expect(r.status == .refused && r.reason == .invalid)
         #expect(r.message?.string.contains("withheld") == true)
         touch(e, NG_TOUCH_ENDED, edgeTouch)
         // Cancelled (awaiting its end).
         #expect(touch(e, NG_TOUCH_BEGAN, edgeTouch).verdict == NG_VERDICT_DELIVER)
         #expect(e.cancelTouches(edgeTouch) == 1)
         r = e.submit(swipe(edgeTouch))
-        #expect(r.status == NG_OUTCOME_REFUSED && r.message?.string.contains("cancelled") == true)
+        #expect(r.status == .refused && r.message?.string.contains("cancelled") == true)
         touch(e, NG_TOUCH_ENDED, edgeTouch)
         #expect(e.stackIDs == [1, 2, 3])
         // Live and delivered: applied, touch-driven, DRIVEN.
         #expect(touch(e, NG_TOUCH_BEGAN, edgeTouch).verdict == NG_VERDICT_DELIVER)
         r = e.submit(swipe(edgeTouch))
-        #expect(r.status == NG_OUTCOME_APPLIED)
+        #expect(r.status == .applied)
         let will = rec.phases(NG_PHASE_WILL)
         #expect(will.count == 2 && will.allSatisfy { $0.flags & UInt32(NG_TRANSF_TOUCH_DRIVEN | NG_TRANSF_INTERACTIVE) == UInt32(NG_TRANSF_TOUCH_DRIVEN | NG_TRANSF_INTERACTIVE) })
-        let info = try #require(e.trackView(NG_TRACK_SCREEN))
+        let info = try #require(e.trackView(.screen))
         #expect(info.swipe == NG_SWIPE_DRIVEN && info.driving_touch == edgeTouch && info.swipe_since_ns == 0)
         #expect(info.deadline_ns == Limits.noDeadline)
         // An interactive back that names no touch is UNDRIVEN from the start.
-        try e.finishTransition(NG_TRACK_ALL)
+        try e.finishTransition(.all)
         r = e.submit(swipe(nil))
-        #expect(r.status == NG_OUTCOME_APPLIED)
-        let plain = try #require(e.trackView(NG_TRACK_BAR))
+        #expect(r.status == .applied)
+        let plain = try #require(e.trackView(.bar))
         #expect(plain.swipe == NG_SWIPE_UNDRIVEN && plain.flags & UInt32(NG_TRANSF_TOUCH_DRIVEN) == 0)
     }
 
@@ -95,7 +95,7 @@ struct DrivingTouchTests {
         #expect(touch(e, NG_TOUCH_BEGAN, edgeTouch).verdict == NG_VERDICT_DELIVER)
         #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: 20).verdict == NG_VERDICT_DELIVER)
         let r = e.submit(swipe(edgeTouch))
-        #expect(r.status == NG_OUTCOME_APPLIED)
+        #expect(r.status == .applied)
         // global-ignore took its hold: the button's touch was cancelled, the
         // driving touch was not.
         #expect(e.holdMask & UInt32(NG_MASK_TOUCH) != 0)
@@ -105,19 +105,19 @@ struct DrivingTouchTests {
             #expect(v.verdict == NG_VERDICT_DELIVER, "move to \(x): \(v.reason)")
             try e.updateInteractive(x / 800)
         }
-        #expect(touch(e, NG_TOUCH_MOVED, buttonTouch, x: 330, y: 320).reason == NG_REASON_CANCELLED)
+        #expect(touch(e, NG_TOUCH_MOVED, buttonTouch, x: 330, y: 320).reason == .cancelled)
         // Every other touch is blocked as usual.
-        #expect(touch(e, NG_TOUCH_BEGAN, 9, x: 320, y: 320).reason == NG_REASON_IGNORING)
-        #expect(touch(e, NG_TOUCH_MOVED, 9).reason == NG_REASON_WITHHELD)
+        #expect(touch(e, NG_TOUCH_BEGAN, 9, x: 320, y: 320).reason == .ignoring)
+        #expect(touch(e, NG_TOUCH_MOVED, 9).reason == .withheld)
         // A guard cancelling "every delivered touch" spares it too.
         #expect(e.cancelTouches(0) == 0)
         // Its end is delivered, once; the swipe is no longer driven.
         try e.advanceTime(120 * msNs)
         #expect(touch(e, NG_TOUCH_ENDED, edgeTouch, x: 400).verdict == NG_VERDICT_DELIVER)
-        let info = try #require(e.trackView(NG_TRACK_SCREEN))
+        let info = try #require(e.trackView(.screen))
         #expect(info.swipe == NG_SWIPE_UNDRIVEN && info.swipe_since_ns == 120 * msNs)
         #expect(info.driving_touch == edgeTouch, "the named touch stays in the track info")
-        #expect(touch(e, NG_TOUCH_ENDED, edgeTouch).reason == NG_REASON_INVALID, "ended twice")
+        #expect(touch(e, NG_TOUCH_ENDED, edgeTouch).reason == .invalid, "ended twice")
         #expect(rec.touchCancels.count == 1)
         try e.releaseInteractive(finish: true)
         try e.completeInteractive()
@@ -130,13 +130,13 @@ struct DrivingTouchTests {
         try e.setView(ViewSpec(id: buttonView, parent: 0, frame: Rect(x: 0, y: 200, width: 100, height: 200),
                                order: 0, flags: [.interactionEnabled]))
         #expect(touch(e, NG_TOUCH_BEGAN, edgeTouch).target == buttonView)
-        #expect(e.submit(swipe(edgeTouch)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(swipe(edgeTouch)).status == .applied)
         // The host swaps the screens' views under the finger.
         try e.removeView(buttonView)
         #expect(rec.touchCancels.isEmpty)
         #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: 90).verdict == NG_VERDICT_DELIVER)
         // Once the swipe is over it is an ordinary touch again.
-        try e.finishTransition(NG_TRACK_ALL)
+        try e.finishTransition(.all)
         try e.setView(ViewSpec(id: buttonView, parent: 0, frame: Rect(x: 0, y: 200, width: 100, height: 200),
                                order: 0, flags: [.interactionEnabled]))
         #expect(touch(e, NG_TOUCH_BEGAN, buttonTouch).target == buttonView)
@@ -146,19 +146,19 @@ struct DrivingTouchTests {
     @Test func anExplicitCancelOfItsIdEndsIt() throws {
         let (e, rec) = try threeScreens([])
         touch(e, NG_TOUCH_BEGAN, edgeTouch)
-        #expect(e.submit(swipe(edgeTouch)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(swipe(edgeTouch)).status == .applied)
         try e.advanceTime(500 * msNs)
         #expect(e.guardCancelTouch(edgeTouch))
         #expect(rec.touchCancels.map(\.touch_id) == [edgeTouch])
-        let info = try #require(e.trackView(NG_TRACK_SCREEN))
+        let info = try #require(e.trackView(.screen))
         #expect(info.swipe == NG_SWIPE_UNDRIVEN && info.swipe_since_ns == 500 * msNs)
-        #expect(touch(e, NG_TOUCH_MOVED, edgeTouch).reason == NG_REASON_CANCELLED)
+        #expect(touch(e, NG_TOUCH_MOVED, edgeTouch).reason == .cancelled)
     }
 
     @Test func destroyCancelsTheDrivingTouch() throws {
         let (e, rec) = try threeScreens(defaultishChain())
         touch(e, NG_TOUCH_BEGAN, edgeTouch)
-        #expect(e.submit(swipe(edgeTouch)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(swipe(edgeTouch)).status == .applied)
         e.destroy()
         #expect(rec.touchCancels.map(\.touch_id) == [edgeTouch])
         #expect(e.holdCount == 0)
@@ -176,7 +176,7 @@ struct SwipeReleaseTests {
         touch(e, NG_TOUCH_ENDED, edgeTouch, x: 560)
         try e.advanceTime(10 * msNs)
         try e.releaseInteractive(finish: true)
-        let info = try #require(e.trackView(NG_TRACK_SCREEN))
+        let info = try #require(e.trackView(.screen))
         #expect(info.swipe == NG_SWIPE_FINISHING && info.swipe_since_ns == 310 * msNs)
         #expect(rec.phases(NG_PHASE_DID).isEmpty, "a release fires nothing")
         // The decision is kept.
@@ -198,25 +198,25 @@ struct SwipeReleaseTests {
         let r = e.submit(swipe(edgeTouch))
         try e.updateInteractive(0.3)
         try e.releaseInteractive(finish: false)             // before the touch ended: allowed
-        #expect(e.trackView(NG_TRACK_SCREEN)?.swipe == NG_SWIPE_CANCELLING)
+        #expect(e.trackView(.screen)?.swipe == NG_SWIPE_CANCELLING)
         #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: 50).verdict == NG_VERDICT_DELIVER, "still its finger")
         touch(e, NG_TOUCH_ENDED, edgeTouch, x: 50)
-        #expect(e.trackView(NG_TRACK_SCREEN)?.swipe == NG_SWIPE_CANCELLING, "the decision outlives the touch")
-        #expect(engineStatus { () throws(EngineError) in try e.finishTransition(NG_TRACK_ALL) } == NG_E_STATE)
-        #expect(engineStatus { () throws(EngineError) in try e.finishTransition(NG_TRACK_SCREEN) } == NG_E_STATE)
+        #expect(e.trackView(.screen)?.swipe == NG_SWIPE_CANCELLING, "the decision outlives the touch")
+        #expect(engineStatus { () throws(EngineError) in try e.finishTransition(.all) } == NG_E_STATE)
+        #expect(engineStatus { () throws(EngineError) in try e.finishTransition(.screen) } == NG_E_STATE)
         try e.completeInteractive()
         let cancelled = rec.phases(NG_PHASE_CANCELLED)
         #expect(cancelled.count == 2 && cancelled.allSatisfy { $0.request_id == r.requestID && $0.to_id == 3 })
         #expect(rec.phases(NG_PHASE_DID).isEmpty)
         #expect(e.stackIDs == [1, 2, 3])
-        #expect(rec.outcome(of: r.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(rec.outcome(of: r.requestID)?.outcome == .applied)
     }
 
     @Test func completeNeedsARelease() throws {
         let (e, _) = try threeScreens([])
         #expect(engineStatus { () throws(EngineError) in try e.releaseInteractive(finish: true) } == NG_E_NOT_FOUND)
         #expect(engineStatus { () throws(EngineError) in try e.completeInteractive() } == NG_E_NOT_FOUND)
-        #expect(e.submit(swipe(nil)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(swipe(nil)).status == .applied)
         #expect(engineStatus { () throws(EngineError) in try e.completeInteractive() } == NG_E_STATE)
         // Unreleased, the host may still end it either way (0.1 behaviour).
         try e.cancelInteractive()
@@ -231,18 +231,18 @@ struct SwipeReleaseTests {
         // Judged against the stack the swipe settles to (item on top): pop-to
         // menu is valid there, though menu is on top mid-swipe.
         let popTo = e.submit(.popTo(2, flags: animatedFlag))
-        #expect(popTo.status == NG_OUTCOME_APPLIED)
+        #expect(popTo.status == .applied)
         let cancelled = rec.phases(NG_PHASE_CANCELLED)
         #expect(cancelled.count == 2 && cancelled.allSatisfy { $0.request_id == back.requestID && $0.flags & UInt32(NG_TRANSF_INTERRUPTED) != 0 })
         #expect(!rec.phases(NG_PHASE_DID).contains { $0.request_id == back.requestID })
         #expect(e.stackIDs == [1, 2])
-        try e.finishTransition(NG_TRACK_ALL)
+        try e.finishTransition(.all)
 
         // Released to finish: the interruption commits it.
         let (f, frec) = try threeScreens([])
         let back2 = f.submit(swipe(nil))
         try f.releaseInteractive(finish: true)
-        #expect(f.submit(.push(Screen(id: 9, route: "help"))).status == NG_OUTCOME_APPLIED)
+        #expect(f.submit(.push(Screen(id: 9, route: "help"))).status == .applied)
         #expect(frec.phases(NG_PHASE_DID).filter { $0.request_id == back2.requestID }.allSatisfy { $0.flags & UInt32(NG_TRANSF_INTERRUPTED) != 0 })
         #expect(frec.phases(NG_PHASE_DID).filter { $0.request_id == back2.requestID }.count == 2)
         #expect(f.stackIDs == [1, 2, 9])
@@ -255,7 +255,7 @@ struct SwipeWatchdogTests {
         let (e, rec) = try threeScreens(defaultishChain())
         touch(e, NG_TOUCH_BEGAN, edgeTouch)
         let back = e.submit(swipe(edgeTouch))
-        #expect(back.status == NG_OUTCOME_APPLIED)
+        #expect(back.status == .applied)
         try e.updateInteractive(0.6)
         #expect(e.nextDeadline() == 60_000 * msNs, "only the driving touch's idle limit is pending")
         // The finger stays down, still, for 3 s (watchdog limit 2 s).
@@ -308,12 +308,12 @@ struct SwipeWatchdogTests {
         try e.updateInteractive(0.8)
         try advance(e, ms: 4000)
         touch(e, NG_TOUCH_ENDED, edgeTouch, x: 640)           // no release call follows
-        #expect(e.trackView(NG_TRACK_SCREEN)?.swipe == NG_SWIPE_UNDRIVEN)
+        #expect(e.trackView(.screen)?.swipe == NG_SWIPE_UNDRIVEN)
         #expect(e.nextDeadline() == 6000 * msNs)
         // Still in flight and undecided: new touches stay blocked meanwhile.
         try advance(e, ms: 1999)
         #expect(e.isInteractive)
-        #expect(touch(e, NG_TOUCH_BEGAN, 9, x: 320, y: 320).reason == NG_REASON_IGNORING)
+        #expect(touch(e, NG_TOUCH_BEGAN, 9, x: 320, y: 320).reason == .ignoring)
         touch(e, NG_TOUCH_ENDED, 9)
         try advance(e, ms: 1)
         #expect(!e.isInteractive && e.stackIDs == [1, 2, 3])
@@ -327,7 +327,7 @@ struct SwipeWatchdogTests {
         _ = f.submit(swipe(edgeTouch))
         touch(f, NG_TOUCH_ENDED, edgeTouch, x: 640)
         try advance(f, ms: 1000)
-        try f.finishTransition(NG_TRACK_ALL)
+        try f.finishTransition(.all)
         #expect(f.stackIDs == [1, 2])
     }
 
@@ -373,7 +373,7 @@ struct SwipeWatchdogTests {
         #expect(text.contains("(driving the swipe back) live for 8000 ms, idle 5000 ms (limit 5000 ms): cancelled"), "\(text)")
         try advance(e, ms: 20_000)
         #expect(rec.reports.count == 1 && e.holdCount == 0)
-        #expect(touch(e, NG_TOUCH_ENDED, edgeTouch).reason == NG_REASON_CANCELLED, "its late end is dropped")
+        #expect(touch(e, NG_TOUCH_ENDED, edgeTouch).reason == .cancelled, "its late end is dropped")
     }
 
     @Test func anUndrivenSwipeKeepsTheOldLimitFromItsBegin() throws {

@@ -64,13 +64,13 @@ struct WatchdogTests {
     @Test func stuckTransitionIsFinishedAndReported() throws {
         let (e, rec) = try makeGuardEngine([watchdog()])
         let r = e.submit(push(2, "detail"))
-        #expect(r.status == NG_OUTCOME_APPLIED)
+        #expect(r.status == .applied)
         #expect(e.nextDeadline() == 2000 * msNs)
         try advance(e, ms: 1999)
-        #expect(e.inFlight(NG_TRACK_SCREEN) == r.requestID)
+        #expect(e.inFlight(.screen) == r.requestID)
         #expect(rec.reports.isEmpty)
         try advance(e, ms: 1)
-        #expect(e.inFlight(NG_TRACK_SCREEN) == 0 && e.inFlight(NG_TRACK_BAR) == 0)
+        #expect(e.inFlight(.screen) == 0 && e.inFlight(.bar) == 0)
         let dids = rec.phases(NG_PHASE_DID)
         #expect(dids.count == 2)
         #expect(dids.allSatisfy { $0.flags & UInt32(NG_TRANSF_FORCED) != 0 && $0.request_id == r.requestID })
@@ -96,8 +96,8 @@ struct WatchdogTests {
         #expect(l.contains("  t=0 ms request \(r.requestID) push applied"))
 
         // A late completion by the host is harmless: not found, no second DID.
-        #expect(engineStatus { () throws(EngineError) in try e.finishTransition(NG_TRACK_ALL) } == NG_E_NOT_FOUND)
-        #expect(engineStatus { () throws(EngineError) in try e.finishTransition(NG_TRACK_SCREEN) } == NG_E_NOT_FOUND)
+        #expect(engineStatus { () throws(EngineError) in try e.finishTransition(.all) } == NG_E_NOT_FOUND)
+        #expect(engineStatus { () throws(EngineError) in try e.finishTransition(.screen) } == NG_E_NOT_FOUND)
         #expect(rec.phases(NG_PHASE_DID).count == 2)
         try advance(e, ms: 60_000)
         #expect(rec.reports.count == 1)
@@ -107,10 +107,10 @@ struct WatchdogTests {
         let (e, rec) = try makeGuardEngine([watchdog(#"{"transition_limit_ms":500}"#)])
         let r = e.submit(push(2, "detail"))
         try advance(e, ms: 100)
-        try e.finishTransition(NG_TRACK_SCREEN)            // the bar track never ends
+        try e.finishTransition(.screen)            // the bar track never ends
         #expect(e.nextDeadline() == 500 * msNs)
         try advance(e, ms: 400)
-        #expect(e.inFlight(NG_TRACK_BAR) == 0)
+        #expect(e.inFlight(.bar) == 0)
         let bar = rec.phases(NG_PHASE_DID, track: NG_TRACK_BAR)
         #expect(bar.count == 1 && bar[0].flags & UInt32(NG_TRANSF_FORCED) != 0)
         #expect(rec.phases(NG_PHASE_DID, track: NG_TRACK_SCREEN).count == 1)
@@ -118,19 +118,19 @@ struct WatchdogTests {
         #expect(text.contains("  transition: request \(r.requestID) (push) in flight for 500 ms (limit 500 ms): finished (forced)"))
         #expect(text.contains("  bar: request \(r.requestID) (push) age 500 ms animated"))
         #expect(!text.contains("  screen: request"))
-        #expect(engineStatus { () throws(EngineError) in try e.finishTransition(NG_TRACK_BAR) } == NG_E_NOT_FOUND)
+        #expect(engineStatus { () throws(EngineError) in try e.finishTransition(.bar) } == NG_E_NOT_FOUND)
     }
 
     @Test func stuckInteractiveBackIsRolledBack() throws {
         let (e, rec) = try makeGuardEngine([watchdog()])
-        #expect(e.submit(push(2, "detail", animated: false)).status == NG_OUTCOME_APPLIED)
-        let back = e.submit(Request(kind: NG_REQ_INTERACTIVE_BACK))
-        #expect(back.status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(push(2, "detail", animated: false)).status == .applied)
+        let back = e.submit(Request(kind: .interactiveBack))
+        #expect(back.status == .applied)
         try e.updateInteractive(0.4)
         #expect(e.stackIDs == [1])
         try advance(e, ms: 2000)
         #expect(e.stackIDs == [1, 2])                       // rolled back
-        #expect(!e.isInteractive && e.inFlight(NG_TRACK_SCREEN) == 0)
+        #expect(!e.isInteractive && e.inFlight(.screen) == 0)
         let cancelled = rec.phases(NG_PHASE_CANCELLED)
         #expect(cancelled.count == 2 && cancelled.allSatisfy { $0.request_id == back.requestID })
         #expect(!rec.phases(NG_PHASE_DID).contains { $0.request_id == back.requestID })
@@ -140,7 +140,7 @@ struct WatchdogTests {
         #expect(text.contains("stack (1 screen, root first):"))    // as found, before the rollback
         // The gesture's late end is harmless.
         #expect(engineStatus { () throws(EngineError) in try e.cancelInteractive() } == NG_E_NOT_FOUND)
-        #expect(engineStatus { () throws(EngineError) in try e.finishTransition(NG_TRACK_ALL) } == NG_E_NOT_FOUND)
+        #expect(engineStatus { () throws(EngineError) in try e.finishTransition(.all) } == NG_E_NOT_FOUND)
         #expect(rec.phases(NG_PHASE_CANCELLED).count == 2)
         #expect(rec.phases(NG_PHASE_DID).count == 2)        // only the non-animated push's
     }
@@ -150,7 +150,7 @@ struct WatchdogTests {
         _ = e.submit(push(2, "detail", animated: true).with(flags: UInt32(NG_REQF_ANIMATED | NG_REQF_TIMED)))
         #expect(e.nextDeadline() == 350 * msNs)
         try advance(e, ms: 350)
-        #expect(e.inFlight(NG_TRACK_SCREEN) == 0)
+        #expect(e.inFlight(.screen) == 0)
         #expect(rec.phases(NG_PHASE_DID).allSatisfy { $0.flags & UInt32(NG_TRANSF_FORCED) == 0 })
         try advance(e, ms: 5000)
         #expect(rec.reports.isEmpty)
@@ -218,7 +218,7 @@ struct WatchdogTests {
         // The cancelled touch is retired: its end is dropped; no new deadline.
         #expect(e.nextDeadline() == Limits.noDeadline)
         let end = e.submitTestTouch(NG_TOUCH_ENDED, id: 7, view: 3)
-        #expect(end.verdict == NG_VERDICT_DROP && end.reason == NG_REASON_CANCELLED)
+        #expect(end.verdict == NG_VERDICT_DROP && end.reason == .cancelled)
         #expect(rec.touchCancels.count == 1)
     }
 
@@ -294,7 +294,7 @@ struct WatchdogTests {
         #expect(text.contains("  hold: token \(token) \"sync\""))
         #expect(text.contains("  touch: 9 on view 4"))
         #expect(!text.contains("note:"))
-        #expect(e.inFlight(NG_TRACK_SCREEN) == 0 && e.holdCount == 0 && rec.touchCancels.count == 1)
+        #expect(e.inFlight(.screen) == 0 && e.holdCount == 0 && rec.touchCancels.count == 1)
         #expect(e.nextDeadline() == Limits.noDeadline)
     }
 
@@ -308,7 +308,7 @@ struct WatchdogTests {
         #expect(e.nextDeadline() == 7000 * msNs)
         try e.setTime(7000 * msNs)
         try e.tick()
-        #expect(rec.reports.count == 1 && e.inFlight(NG_TRACK_SCREEN) == 0)
+        #expect(rec.reports.count == 1 && e.inFlight(.screen) == 0)
         #expect(e.nextDeadline() == 10_000 * msNs)
         try e.setTime(10_000 * msNs)
         try e.tick()
@@ -329,14 +329,14 @@ struct WatchdogTests {
         #expect(e.nextDeadline() == Limits.noDeadline)
         try advance(e, ms: 3_600_000)
         #expect(rec.reports.isEmpty && rec.touchCancels.isEmpty && rec.holdEnds.isEmpty)
-        #expect(e.inFlight(NG_TRACK_SCREEN) != 0)
+        #expect(e.inFlight(.screen) != 0)
     }
 
     @Test func reportFalseLogsAWarningInstead() throws {
         let (e, rec) = try makeGuardEngine([watchdog(#"{"report":false}"#)])
         _ = e.submit(push(2, "detail"))
         try advance(e, ms: 2000)
-        #expect(e.inFlight(NG_TRACK_SCREEN) == 0)
+        #expect(e.inFlight(.screen) == 0)
         #expect(rec.reports.isEmpty)
         let warn = rec.logs.filter { $0.severity == NG_LOG_WARN }
         #expect(warn.count == 1 && warn[0].guardID == watchdogID)
@@ -349,7 +349,7 @@ struct WatchdogTests {
         let (e, rec) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor(), #"{"mode":"refuse"}"#), watchdog()])
         let a = e.submit(push(2, "detail", source: 4))
         let b = e.submit(push(3, "other"))
-        #expect(b.status == NG_OUTCOME_REFUSED)
+        #expect(b.status == .refused)
         try e.advanceTime(10 * msNs)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 5, view: 9).verdict == NG_VERDICT_DELIVER)
         #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 5, view: 9).verdict == NG_VERDICT_DELIVER)
@@ -373,12 +373,12 @@ struct WatchdogTests {
         let (e, rec) = try makeGuardEngine([GuardSpec(ngg_transition_descriptor(), #"{"mode":"queue"}"#), watchdog()])
         _ = e.submit(push(2, "detail"))
         let q = e.submit(push(3, "next", source: 2))
-        #expect(q.status == NG_OUTCOME_DEFERRED)
+        #expect(q.status == .deferred)
         try advance(e, ms: 2000)
         let text = try #require(rec.reports.first?.text)
         #expect(text.contains("deferred requests (1):\n  request \(q.requestID) (push) source 2 attempt 0\n"))
         // The forced end lets the queue go on: the deferred push is applied.
-        #expect(rec.outcome(of: q.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        #expect(rec.outcome(of: q.requestID)?.outcome == .applied)
         #expect(e.stackIDs == [1, 2, 3])
         try advance(e, ms: 2000)                      // its own transition got stuck too
         #expect(rec.reports.count == 2)
@@ -389,8 +389,8 @@ struct WatchdogTests {
         let (e, rec) = try makeGuardEngine([watchdog()])
         var ids: [UInt64] = []
         for i in 0..<100 {
-            let r = i % 2 == 0 ? e.submit(push(2, "detail", animated: false)) : e.submit(Request(kind: NG_REQ_POP))
-            #expect(r.status == NG_OUTCOME_APPLIED)
+            let r = i % 2 == 0 ? e.submit(push(2, "detail", animated: false)) : e.submit(Request(kind: .pop))
+            #expect(r.status == .applied)
             ids.append(r.requestID)
             try e.advanceTime(msNs)
         }

@@ -365,11 +365,11 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
             let (e, rec) = try makeEngine([(adminPinDescriptor(), "{}")])
             rec.onQuestion = { q in try! e.answerQuestion(q.question_id, yes ? NG_ANSWER_YES : NG_ANSWER_NO) }
             let r = e.submit(push(2, "admin"))
-            #expect(r.status == NG_OUTCOME_DEFERRED)
+            #expect(r.status == .deferred)
             #expect(rec.questions == ["org.example.admin-pin"])
             let o = try #require(rec.outcome(of: r.requestID))
-            #expect(o.outcome == (yes ? NG_OUTCOME_APPLIED : NG_OUTCOME_DROPPED))
-            #expect(yes || (o.reason == NG_REASON_DECLINED && o.message?.string == "wrong PIN"))
+            #expect(o.outcome == (yes ? .applied : .dropped))
+            #expect(yes || (o.reason == .declined && o.message?.string == "wrong PIN"))
             e.destroy()
         }
     }
@@ -391,12 +391,12 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
     @Test func refusesAllowsAndLogs() throws {
         let (e, rec) = try makeEngine([(gatekeeperDescriptor(), #"{"blocked": ["admin", "secret"]}"#)])
         let refused = e.submit(push(2, "admin"))
-        #expect(refused.status == NG_OUTCOME_REFUSED)
-        #expect(refused.reason == NG_REASON_POLICY)
+        #expect(refused.status == .refused)
+        #expect(refused.reason == .policy)
         #expect(refused.guardID.map { String(cString: $0) } == "org.example.kit.gatekeeper")
         #expect(refused.message?.string == "route is blocked by the gatekeeper")
-        #expect(e.submit(push(3, "settings")).status == NG_OUTCOME_APPLIED)
-        #expect(e.submit(Request(kind: NG_REQ_POP)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(push(3, "settings")).status == .applied)
+        #expect(e.submit(Request(kind: .pop)).status == .applied)
         #expect(rec.logs.contains { $0.severity == NG_LOG_INFO && $0.guardID == "org.example.kit.gatekeeper"
                                     && $0.message == "gatekeeper: 2 blocked routes" })
         e.destroy()
@@ -405,20 +405,20 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
     @Test func defersThenAppliesOrDrops() throws {
         let (e, rec) = try makeEngine([(gatekeeperDescriptor(), #"{"max_deferred": 1}"#)])
         let first = e.submit(push(2, "a", animated: true))
-        #expect(first.status == NG_OUTCOME_APPLIED)
+        #expect(first.status == .applied)
         let second = e.submit(push(3, "b"))
-        #expect(second.status == NG_OUTCOME_DEFERRED)
+        #expect(second.status == .deferred)
         #expect(String(cString: second.guardID!) == "org.example.kit.gatekeeper")
         // A third supersedes the second (max_deferred 1): dropped by the guard.
         let third = e.submit(push(4, "c"))
-        #expect(third.status == NG_OUTCOME_DEFERRED)
-        #expect(rec.outcome(of: second.requestID)?.outcome == NG_OUTCOME_DROPPED)
-        #expect(rec.outcome(of: second.requestID)?.reason == NG_REASON_SUPERSEDED)
+        #expect(third.status == .deferred)
+        #expect(rec.outcome(of: second.requestID)?.outcome == .dropped)
+        #expect(rec.outcome(of: second.requestID)?.reason == .superseded)
         #expect(rec.outcome(of: second.requestID)?.message?.string == "superseded")
         #expect(e.deferredCount == 1)
         // The screen track's DID: the guard applies the deferred push.
-        try e.finishTransition(NG_TRACK_ALL)
-        #expect(rec.outcome(of: third.requestID)?.outcome == NG_OUTCOME_APPLIED)
+        try e.finishTransition(.all)
+        #expect(rec.outcome(of: third.requestID)?.outcome == .applied)
         #expect(e.deferredCount == 0)
         #expect((0..<e.stackCount).map { e.screen(at: $0)!.id } == [1, 2, 4])
         e.destroy()
@@ -428,7 +428,7 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
         let (e, _) = try makeEngine([(gatekeeperDescriptor(), #"{"drop_key": 27}"#)])
         let dropped = keyEvent(e, code: 27)
         #expect(dropped.verdict == NG_VERDICT_DROP)
-        #expect(dropped.reason == NG_REASON_POLICY)
+        #expect(dropped.reason == .policy)
         #expect(dropped.guardID.map { String(cString: $0) } == "org.example.kit.gatekeeper")
         #expect(keyEvent(e, code: 13).verdict == NG_VERDICT_DELIVER)
         #expect(touch(e, NG_TOUCH_BEGAN, id: 1, view: 5).verdict == NG_VERDICT_DELIVER)
@@ -483,12 +483,12 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
 
     @Test func beginsAndEndsHoldsAndReports() throws {
         let (e, rec) = try makeEngine([(modalHoldDescriptor(), "{}")])
-        #expect(e.submit(push(2, "modal")).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(push(2, "modal")).status == .applied)
         #expect(e.holdCount == 1)
         #expect(e.holdMask == UInt32(NG_MASK_TOUCH))
-        #expect(touch(e, NG_TOUCH_BEGAN, id: 1, view: 9).reason == NG_REASON_IGNORING)
+        #expect(touch(e, NG_TOUCH_BEGAN, id: 1, view: 9).reason == .ignoring)
         #expect(keyEvent(e, code: 1).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submit(Request(kind: NG_REQ_POP)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(Request(kind: .pop)).status == .applied)
         #expect(e.holdCount == 0)
         #expect(rec.holdEnds.count == 1 && rec.holdEnds[0].label?.string == "modal")
         #expect(rec.holdEnds[0].reason == NG_HOLD_ENDED)       // the guard's own hold
@@ -529,7 +529,7 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
     @Test func hostReadsState() throws {
         let (e, _) = try makeEngine([(modalHoldDescriptor(), "{}")])
         let h = try #require(instance(of: ModalHold.self, in: e, at: 0)).host
-        #expect(e.submit(push(2, "menu", animated: true)).status == NG_OUTCOME_APPLIED)
+        #expect(e.submit(push(2, "menu", animated: true)).status == .applied)
         #expect(h.stackCount == 2)
         #expect(h.screen(at: 0)?.route.string == "home")
         #expect(h.top?.id == 2 && h.top?.route.string == "menu" && h.top?.identity.string == "menu")
@@ -537,7 +537,7 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
         #expect(h.screen(at: 2) == nil && h.screen(at: -1) == nil)
         #expect(h.isInFlight(NG_TRACK_SCREEN))
         #expect(h.track(NG_TRACK_SCREEN)?.kind == NG_REQ_PUSH)
-        try e.finishTransition(NG_TRACK_ALL)
+        try e.finishTransition(.all)
         #expect(!h.isInFlight(NG_TRACK_SCREEN) && h.track(NG_TRACK_BAR) == nil)
         try e.advanceTime(5)
         #expect(h.now == 5)

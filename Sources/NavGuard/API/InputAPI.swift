@@ -10,7 +10,7 @@ let knownEventFlags = UInt32(NG_EVF_HAS_TARGET)
 @inline(__always)
 func eventProblem(_ e: ng_event) -> String? {
     guard e.type >= 0 && e.type < NG_EVENT_TYPE_COUNT else { return "event type \(e.type) is out of range" }
-    if e.type == NG_EVENT_TOUCH && (e.phase < NG_TOUCH_BEGAN || e.phase > NG_TOUCH_CANCELLED) {
+    if e.type == NG_EVENT_TOUCH && !TouchPhase(rawValue: e.phase).isKnown {
         return "touch phase \(e.phase) is out of range"
     }
     if e.flags & ~knownEventFlags != 0 { return "unknown event flags" }
@@ -80,12 +80,12 @@ private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: U
     if let rec = box.recorder { rec.args(box.engine.now) { w in w.object("ev") { TraceWrite.event($0, event.pointee) } } }
     let v = box.engine.submitEvent(event)
     if let rec = box.recorder {
-        rec.result { TraceWrite.eventResult($0, verdict: v.verdict, reason: v.reason, view: v.target, guardID: v.guardID) }
+        rec.result { TraceWrite.eventResult($0, verdict: v.verdict, reason: v.reason.rawValue, view: v.target, guardID: v.guardID) }
     }
     if let out {
         if out.pointee.size >= UInt32(MemoryLayout<ng_event_result>.size) {
             out.pointee.verdict = v.verdict
-            out.pointee.reason = v.reason
+            out.pointee.reason = v.reason.rawValue
             out.pointee.target_view = v.target
             out.pointee.guard_id = v.guardID
             out.pointee.hold_token = v.holdToken
@@ -93,7 +93,7 @@ private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: U
         } else {
             var r = ng_event_result()
             r.verdict = v.verdict
-            r.reason = v.reason
+            r.reason = v.reason.rawValue
             r.target_view = v.target
             r.guard_id = v.guardID
             r.hold_token = v.holdToken

@@ -18,7 +18,7 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
         do throws(EngineError) { r = try Request(c, declared: declared, intern: box.engine) } catch {
             // Malformed content is refused, but still gets an id and an
             // outcome; the call succeeds and ng_errmsg says why.
-            r = Request(kind: c.kind, flags: c.flags, source: c.source)
+            r = Request(kind: RequestKind(rawValue: c.kind), flags: c.flags, source: c.source)
             r.invalidMessage = error.message
             box.setError(error.message)
         }
@@ -30,13 +30,14 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
         let res = box.engine.submit(r)
         if let m = res.message { box.setError(m.string) }
         box.recordResult {
-            TraceWrite.submitResult($0, status: res.status, id: res.requestID, reason: res.reason, guardID: res.guardID)
+            TraceWrite.submitResult($0, status: res.status.rawValue, id: res.requestID, reason: res.reason.rawValue,
+                                    guardID: res.guardID)
         }
         if let out {
             var o = ng_request_result()
-            o.status = res.status
+            o.status = res.status.rawValue
             o.request_id = res.requestID
-            o.reason = res.reason
+            o.reason = res.reason.rawValue
             o.guard_id = res.guardID
             writeSized(o, to: out)
         }

@@ -8,7 +8,7 @@ import NavGuardCore
 public func ng_transition_finish(_ ctx: OpaquePointer?, _ track: ng_track) -> ng_status {
     withContext(ctx, record: "finish") { box throws(EngineError) in
         box.recordArgs { w in w.field("track", track, names: ng_track_name) }
-        try box.engine.finishTransition(track)
+        try box.engine.finishTransition(Track(rawValue: track))
     }
 }
 
@@ -48,8 +48,7 @@ public func ng_interactive_complete(_ ctx: OpaquePointer?) -> ng_status {
 public func ng_transition_in_flight(_ ctx: OpaquePointer?, _ track: ng_track, _ outBusy: UnsafeMutablePointer<Bool>?, _ outRequestID: UnsafeMutablePointer<UInt64>?) -> ng_status {
     withContext(ctx) { box throws(EngineError) in
         guard let outBusy else { throw .null("out_busy") }
-        try screenOrBar(track)
-        let id = box.engine.inFlight(track)
+        let id = box.engine.inFlight(try screenOrBar(track))
         outBusy.pointee = id != 0
         outRequestID?.pointee = id
     }
@@ -60,8 +59,7 @@ public func ng_track_get(_ ctx: OpaquePointer?, _ track: ng_track, _ out: Unsafe
     withContext(ctx) { box throws(EngineError) in
         guard let out else { throw .null("out") }
         try box.checkSize(out.pointee.size, NG_TRACK_INFO_MIN_SIZE, "ng_track_info")
-        try screenOrBar(track)
-        guard let info = box.engine.trackView(track) else {
+        guard let info = box.engine.trackView(try screenOrBar(track)) else {
             throw EngineError(NG_E_NOT_FOUND, "no transition in flight on the \(String(cString: ng_track_name(track))) track")
         }
         writeSized(info, to: out)
@@ -69,8 +67,10 @@ public func ng_track_get(_ ctx: OpaquePointer?, _ track: ng_track, _ out: Unsafe
 }
 
 /// What reads a track takes: one of the two, not both.
-private func screenOrBar(_ track: ng_track) throws(EngineError) {
-    guard track == NG_TRACK_SCREEN || track == NG_TRACK_BAR else {
+private func screenOrBar(_ track: ng_track) throws(EngineError) -> Track {
+    let t = Track(rawValue: track)
+    guard t == .screen || t == .bar else {
         throw EngineError(NG_E_RANGE, "track \(track) is not NG_TRACK_SCREEN or NG_TRACK_BAR")
     }
+    return t
 }

@@ -145,7 +145,7 @@ final class Recorder {
                 w.object("live") { w in
                     w.field("holds", e.holdCount)
                     w.field("touches", e.touchCount)
-                    w.field("transitions", (e.inFlight(NG_TRACK_SCREEN) != 0 || e.inFlight(NG_TRACK_BAR) != 0) ? 1 : 0)
+                    w.field("transitions", (e.inFlight(.screen) != 0 || e.inFlight(.bar) != 0) ? 1 : 0)
                     w.field("deferred", e.deferredCount)
                     w.field("questions", e.openQuestion == nil ? 0 : 1)
                 }
@@ -403,7 +403,7 @@ enum TraceWrite {
     }
 
     static func request(_ w: TraceLine, _ r: Request) {
-        w.field("kind", r.kind, names: ng_request_kind_name)
+        w.field("kind", r.kind.rawValue, names: ng_request_kind_name)
         if r.flags != 0 { w.field("flags", r.flags) }
         if r.source != 0 { w.field("source", r.source) }
         if let s = r.screen { w.key("screen"); screen(w, s) }
@@ -506,9 +506,9 @@ enum TraceWrite {
 
     static func outcome(_ w: TraceLine, _ o: OutcomeRecord) {
         w.field("id", o.requestID)
-        w.field("kind", o.kind, names: ng_request_kind_name)
-        w.field("outcome", o.outcome, names: ng_outcome_name)
-        w.field("reason", o.reason, names: ng_reason_name)
+        w.field("kind", o.kind.rawValue, names: ng_request_kind_name)
+        w.field("outcome", o.outcome.rawValue, names: ng_outcome_name)
+        w.field("reason", o.reason.rawValue, names: ng_reason_name)
         if o.source != 0 { w.field("source", o.source) }
         if let g = o.guardID { w.field("guard", g) }
         if let m = o.message { w.field("message", m) }

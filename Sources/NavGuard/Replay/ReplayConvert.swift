@@ -163,7 +163,8 @@ extension Replayer {
         d.on_outcome = { user, _, o in
             let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
             let c = o!.pointee
-            let rec = OutcomeRecord(requestID: c.request_id, kind: c.kind, outcome: c.outcome, reason: c.reason,
+            let rec = OutcomeRecord(requestID: c.request_id, kind: RequestKind(rawValue: c.kind),
+                                    outcome: Outcome(rawValue: c.outcome), reason: Reason(rawValue: c.reason),
                                     source: c.source, guardID: c.guard_id,
                                     message: r.outcomeMessage(id: c.request_id, reason: c.reason, c.message))
             r.callback("outcome") { TraceWrite.outcome($0, rec) }
