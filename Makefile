@@ -2,7 +2,10 @@
 #
 #   make / make all      configure build/ (CMake + Ninja, Release) and build it
 #   make test            SwiftPM build + swift test (and the thread stress tests
-#                        under AddressSanitizer), then CMake build + ctest
+#                        under AddressSanitizer), then CMake build + ctest: every
+#                        Swift source compiled in ordinary Swift (SwiftPM) and in
+#                        Embedded Swift (CMake), so a source that stops compiling
+#                        in either mode fails it
 #   make install         install to $(PREFIX) (default /usr/local)
 #   make package         the Debian packages (libnavguard0, libnavguard-dev,
 #                        navguard-tools) in build/packages, checked by lintian
@@ -134,6 +137,9 @@ swift-test-asan: test-tools
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
 	  --no-parallel --filter ThreadStressTests
 
+# SwiftPM compiles the sources in ordinary Swift (swift-test), CMake in
+# Embedded Swift (build; the ctest navguard_embedded fails for a tree
+# configured otherwise): both must compile.
 test: test-tools swift-test swift-test-asan build
 	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure
 
