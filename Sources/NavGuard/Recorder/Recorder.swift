@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 /// The flight recorder of one context: writes the trace of docs/trace-format.md
@@ -309,8 +309,8 @@ final class Recorder {
             while off < out.count {
                 let n = out.withUnsafeBytes { write(fd, $0.baseAddress! + off, out.count - off) }
                 if n < 0 {
-                    if errno == EINTR { continue }
-                    failed = "writing \(path) failed: \(String(cString: strerror(errno)))"
+                    if ngc_errno() == EINTR { continue }
+                    failed = "writing \(path) failed: \(String(cString: strerror(ngc_errno())))"
                     break
                 }
                 off += n
@@ -369,21 +369,21 @@ final class Recorder {
 
     func close() {
         flush()
-        if case .file(let fd, _) = sink { _ = Glibc.close(fd) }
+        if case .file(let fd, _) = sink { _ = NavGuardLibc.close(fd) }
     }
 }
 
 /// Write a whole byte array to a new file; nil or the error text.
 func writeFile(_ path: String, _ bytes: [UInt8]) -> String? {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { return "cannot create \(path): \(String(cString: strerror(errno)))" }
+    let fd = ngc_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { return "cannot create \(path): \(String(cString: strerror(ngc_errno())))" }
     defer { _ = close(fd) }
     var off = 0
     while off < bytes.count {
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, bytes.count - off) }
         if n < 0 {
-            if errno == EINTR { continue }
-            return "writing \(path) failed: \(String(cString: strerror(errno)))"
+            if ngc_errno() == EINTR { continue }
+            return "writing \(path) failed: \(String(cString: strerror(ngc_errno())))"
         }
         off += n
     }

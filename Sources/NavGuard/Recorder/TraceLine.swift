@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 /// Builds one JSON line of a trace (docs/trace-format.md) into a byte buffer
@@ -44,7 +44,7 @@ final class TraceLine {
         var c = capacity * 2
         while c < need { c *= 2 }
         let b = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
-        b.update(from: base, count: count)
+        UnsafeMutableRawPointer(b).copyMemory(from: base, byteCount: count)
         base.deallocate()
         base = b
         capacity = c
@@ -208,7 +208,9 @@ final class TraceLine {
             x = q
         } while x > 0
         let n = count + 20 - i
-        (base + count).update(from: base + i, count: n)
+        // Bytes by copyMemory (memmove): Embedded Swift compiles a typed
+        // update(from:count:) into a call per element.
+        UnsafeMutableRawPointer(base + count).copyMemory(from: base + i, byteCount: n)
         count += n
     }
 

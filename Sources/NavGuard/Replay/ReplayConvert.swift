@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // Trace records → the C structs the replaying host passes, and the replay
@@ -16,7 +16,7 @@ struct CStrings {
         return UnsafePointer(p)
     }
 
-    func free() { for p in pointers { Glibc.free(p) } }
+    func free() { for p in pointers { NavGuardLibc.free(p) } }
 }
 
 // Every number read from a record is checked here: a field left out takes
