@@ -2,7 +2,10 @@
 #
 #   make / make all      configure build/ (CMake + Ninja, Release) and build it
 #   make test            SwiftPM build + swift test (and the thread stress tests
-#                        under AddressSanitizer), then CMake build + ctest
+#                        under AddressSanitizer), then CMake build + ctest: every
+#                        Swift source compiled in ordinary Swift (SwiftPM) and in
+#                        Embedded Swift (CMake), so a source that stops compiling
+#                        in either mode fails it
 #   make install         install to $(PREFIX) (default /usr/local)
 #   make package         the Debian packages (libnavguard0, libnavguard-dev,
 #                        navguard-tools) in build/packages, checked by lintian
@@ -18,6 +21,9 @@
 #                        (debootstrap + chroot, as root): a C host and a C guard
 #                        built there with gcc and run, with and without /proc
 #   make bench           build, then run every benchmark in build/bench/
+#   make bench-compare   the benchmarks of build/ (Embedded Swift) and of an
+#                        ordinary Swift build (build-ordinary/) run alternately,
+#                        medians side by side
 #   make docs            rewrite docs/guards.md from the built-in guards' declared
 #                        options (a ctest fails when it is out of date), and
 #                        docs/timeline.svg and docs/timeline-incident.svg (navguard
@@ -64,7 +70,7 @@ FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/
 FUZZ_FLAGS   ?=
 FUZZ_OUT     := $(FUZZ_DIR)/fuzz
 
-.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window demo-qt bench fuzz docs clean
+.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window demo-qt bench bench-compare fuzz docs clean
 
 all: build
 
@@ -138,6 +144,9 @@ swift-test-asan: test-tools
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
 	  --no-parallel --filter ThreadStressTests
 
+# SwiftPM compiles the sources in ordinary Swift (swift-test), CMake in
+# Embedded Swift (build; the ctest navguard_embedded fails for a tree
+# configured otherwise): both must compile.
 test: test-tools swift-test swift-test-asan build
 	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure
 
@@ -281,6 +290,20 @@ bench:
 	if [ -z "$$benches" ]; then echo "error: no benchmark executables in $(BUILD_DIR)/bench/" >&2; exit 1; fi; \
 	for b in $$benches; do echo "== $$b"; "$$b"; done
 
+# The Embedded Swift build's benchmarks beside the ordinary Swift build's
+# (-DNAVGUARD_SWIFT_EMBEDDED=OFF in $(ORDINARY_DIR), without the CLI), every
+# benchmark of both run alternately in one session, BENCH_ROUNDS times each,
+# medians side by side (tools/bench-compare.py).
+ORDINARY_DIR ?= $(BUILD_DIR)-ordinary
+BENCH_ROUNDS ?= 2
+bench-compare: test-tools
+	$(MAKE) --no-print-directory build
+	$(CMAKE) -S . -B $(ORDINARY_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DNAVGUARD_SWIFT_EMBEDDED=OFF -DNAVGUARD_BUILD_CLI=OFF
+	$(CMAKE) --build $(ORDINARY_DIR)
+	python3 tools/bench-compare.py --rounds $(BENCH_ROUNDS) \
+	  embedded="$(BUILD_DIR)/bench" ordinary="$(ORDINARY_DIR)/bench"
+
 # The harness (fuzz/fuzz_api.c) runs call sequences against an ASan and
 # coverage instrumented copy of libnavguard; new inputs go to
 # $(FUZZ_OUT)/corpus, crashes and hangs to $(FUZZ_OUT)/artifacts/ (replay one
@@ -298,5 +321,5 @@ fuzz: tools
 	  $(FUZZ_OUT)/corpus fuzz/corpus
 
 clean:
-	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(SANITIZE_DIR) .build-cmake-helper .build-asan .build-tsan
+	rm -rf $(BUILD_DIR) $(ORDINARY_DIR) $(FUZZ_DIR) $(SANITIZE_DIR) .build-cmake-helper .build-asan .build-tsan
 	-$(SWIFT) package clean

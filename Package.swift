@@ -27,7 +27,9 @@ let package = Package(
         // ng_*_name, ng_version_string) generated from the headers' X-macro
         // tables, and a private header for what Swift cannot write (the
         // thread id read by every owner check).
-        .target(name: "NavGuardC", dependencies: ["CNavGuard"]),
+        // (embedded/: what Embedded Swift's standard library lacks, linked
+        // into CMake's Embedded build only; cmake/NavGuardSwift.cmake.)
+        .target(name: "NavGuardC", dependencies: ["CNavGuard"], exclude: ["embedded"]),
         // Thin C ABI: @c @implementation exports of include/navguard/*.h.
         .target(name: "NavGuard", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardC"]),
         // The built-in guards, written against plugin.h only. CMake also builds

@@ -17,6 +17,8 @@
 
 # navguard-plugin.map sits beside this file, in the source tree and installed.
 set(_NAVGUARD_GUARD_MAP ${CMAKE_CURRENT_LIST_DIR}/navguard-plugin.map)
+# Embedded Swift (NAVGUARD_SWIFT_EMBEDDED, the target triple): beside it too.
+include(${CMAKE_CURRENT_LIST_DIR}/NavGuardEmbeddedSwift.cmake)
 
 # Swift options of a guard and of the kit: library files (no top-level code),
 # whole-module in optimized builds as SwiftPM does.
@@ -33,9 +35,12 @@ set(_NAVGUARD_GUARD_SWIFT_OPTIONS
 # <last label of ID>.so (quiet-hours.so for org.example.quiet-hours), the name
 # a chain entry {"id": ...} is looked up by; OUTPUT_NAME overrides it, and
 # without either it is <target>.so. Swift sources are compiled in Swift 6
-# mode unless the project chose another, and link the Swift runtime
-# statically (-static-stdlib), so the guard runs in hosts without a Swift
-# toolchain.
+# mode unless the project chose another, with Embedded Swift (no Swift
+# runtime: the guard needs only libc, and a few tens of KiB), or with
+# -DNAVGUARD_SWIFT_EMBEDDED=OFF in ordinary Swift with the runtime linked in
+# statically (-static-stdlib, several MiB), for code Embedded Swift refuses
+# (NavGuardEmbeddedSwift.cmake). Either way the guard runs in hosts without
+# a Swift toolchain.
 function(navguard_add_guard target)
   cmake_parse_arguments(ARG "" "ID;OUTPUT_NAME" "SOURCES" ${ARGN})
   if(NOT ARG_SOURCES)
@@ -83,7 +88,7 @@ function(navguard_add_guard target)
       set_target_properties(${target} PROPERTIES Swift_LANGUAGE_VERSION 6)
     endif()
     target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:Swift>:${_NAVGUARD_GUARD_SWIFT_OPTIONS}>")
-    target_link_options(${target} PRIVATE -static-stdlib -no-toolchain-stdlib-rpath)
+    navguard_embedded_swift(${target})
     _navguard_swift_ninja(${target})
   endif()
 endfunction()
@@ -120,6 +125,7 @@ function(_navguard_plugin_kit)
   target_compile_options(NavGuardPluginKit PRIVATE ${_NAVGUARD_GUARD_SWIFT_OPTIONS})
   target_include_directories(NavGuardPluginKit PUBLIC ${module_dir})
   target_link_libraries(NavGuardPluginKit PUBLIC NavGuard::plugin)
+  navguard_embedded_swift(NavGuardPluginKit)
   _navguard_swift_ninja(NavGuardPluginKit)
 endfunction()
 

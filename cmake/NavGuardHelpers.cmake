@@ -20,8 +20,11 @@ endfunction()
 
 # navguard_swift_target(<target>)
 # A Swift module of this build: refuses a target not in the language mode
-# SwiftPM uses (NAVGUARD_SWIFT_LANGUAGE_MODE, cmake/NavGuardSwift.cmake), and
-# works around CMake 3.25's Ninja rules for Swift (_navguard_swift_ninja,
+# SwiftPM uses (NAVGUARD_SWIFT_LANGUAGE_MODE, cmake/NavGuardSwift.cmake),
+# compiles it (and links it, if it is a shared library) with Embedded Swift
+# or, with -DNAVGUARD_SWIFT_EMBEDDED=OFF, ordinary Swift
+# (navguard_embedded_swift, cmake/NavGuardEmbeddedSwift.cmake), and works
+# around CMake 3.25's Ninja rules for Swift (_navguard_swift_ninja,
 # cmake/NavGuardGuards.cmake).
 function(navguard_swift_target target)
   get_target_property(mode ${target} Swift_LANGUAGE_VERSION)
@@ -29,6 +32,7 @@ function(navguard_swift_target target)
     message(FATAL_ERROR "${target}: Swift_LANGUAGE_VERSION is '${mode}', not ${NAVGUARD_SWIFT_LANGUAGE_MODE} "
       "as in Package.swift (define Swift targets after include(NavGuardSwift))")
   endif()
+  navguard_embedded_swift(${target})
   _navguard_swift_ninja(${target})
 endfunction()
 
@@ -86,6 +90,29 @@ function(navguard_add_export_check test target)
     -P ${NavGuard_SOURCE_DIR}/cmake/CheckExports.cmake)
 endfunction()
 
+# navguard_add_embedded_check(<test-name> <target> MAX_BYTES <n> NEEDED <lib>...)
+# A test: <target>, stripped, is at most <n> bytes and needs no shared
+# library but the NEEDED ones (cmake/CheckEmbedded.cmake): what building it
+# with Embedded Swift promises.
+function(navguard_add_embedded_check test target)
+  cmake_parse_arguments(ARG "" "MAX_BYTES" "NEEDED" ${ARGN})
+  foreach(tool STRIP READELF)
+    if(NOT CMAKE_${tool})
+      string(TOLOWER ${tool} prog)
+      find_program(CMAKE_${tool} ${prog} REQUIRED)
+    endif()
+  endforeach()
+  string(REPLACE ";" "," needed "${ARG_NEEDED}")
+  add_test(NAME ${test} COMMAND ${CMAKE_COMMAND}
+    -DLIB=$<TARGET_FILE:${target}>
+    -DSTRIP=${CMAKE_STRIP}
+    -DREADELF=${CMAKE_READELF}
+    -DMAX_BYTES=${ARG_MAX_BYTES}
+    -DNEEDED=${needed}
+    -DOUT=${CMAKE_CURRENT_BINARY_DIR}/${test}.stripped
+    -P ${NavGuard_SOURCE_DIR}/cmake/CheckEmbedded.cmake)
+endfunction()
+
 # navguard_plugin_in_tree(<target> [NO_INSTALL])
 # What this build adds to a guard made by navguard_add_guard or
 # navguard_add_swift_guard (cmake/NavGuardGuards.cmake, the rule installed for
@@ -102,6 +129,12 @@ function(navguard_plugin_in_tree target)
   endif()
   navguard_add_export_check(plugin_${target}_exports ${target}
     PATTERN "^ng_plugin_entry$" REQUIRE ng_plugin_entry)
+  # A Swift guard is Embedded Swift: at most 200 KB, libc only.
+  get_target_property(sources ${target} SOURCES)
+  list(FILTER sources INCLUDE REGEX "\\.swift$")
+  if(sources AND NOT NAVGUARD_SANITIZE)
+    navguard_add_embedded_check(plugin_${target}_embedded ${target} MAX_BYTES 200000 NEEDED libc.so.6)
+  endif()
   if(NAVGUARD_SANITIZE)
     # The sanitizer runtime's symbols come from the executable that loads
     # the plugin (cmake/NavGuardSanitize.cmake): no -z defs.

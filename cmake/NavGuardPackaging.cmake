@@ -74,8 +74,9 @@ set(CPACK_COMPONENT_TOOLS_DEPENDS runtime)
 set(navguard_deb_about "NavGuard keeps a stack of screens safe from double pushes, back-button
 races, cancelled swipe-backs, touches during transitions and stuck input
 blocks, for C and C++ game front-ends, kiosks and embedded touch UIs. Its
-core is written in Swift, with the Swift runtime linked in, and driven
-through a C ABI; every policy is a guard plugin.")
+core is written in Swift, built with Embedded Swift (no Swift runtime:
+the library needs only libc and libm), and driven through a C ABI; every
+policy is a guard plugin.")
 
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME libnavguard${PROJECT_VERSION_MAJOR})
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)

@@ -14,17 +14,41 @@
 #     the CLI, it runs `swift build -c release --static-swift-stdlib` into
 #     build/swiftpm (cmake/NavGuardCLI.cmake), so bin/navguard has SwiftPM's
 #     settings, not the ones below.
-#  2. Runtime. Every CMake shared library with Swift code links the Swift
-#     runtime statically (-static-stdlib), with no RUNPATH into the toolchain
-#     and -z defs; SwiftPM's dynamic `navguard` product needs the toolchain's
-#     libswift*.so.
+#  2. Mode and runtime. CMake compiles every Swift module it builds
+#     (NavGuardCore, NavGuard, NavGuardPluginKit, Swift guards) with
+#     Embedded Swift (cmake/NavGuardEmbeddedSwift.cmake, the one place its
+#     flags and the target triple are set): no Swift runtime, so
+#     libnavguard.so needs only libc and libm and a Swift guard only libc.
+#     SwiftPM compiles the same sources in ordinary Swift, which `swift
+#     test` (XCTest, Swift Testing) and the CLI (Foundation,
+#     swift-argument-parser) need and Embedded Swift does not have; its
+#     dynamic `navguard` product needs the toolchain's libswift*.so. The
+#     sources therefore stay inside what both accept: no `any` values or
+#     dynamic casts (typed throws; the plugin kit's hook protocols fill in
+#     requirements instead of being cast to), no key paths, no reflection or
+#     String(describing:), libc through the NavGuardLibc module
+#     (Sources/NavGuardC/include/navguard_libc.h) instead of Glibc, and a
+#     pthread Lock (Sources/NavGuard/Context/Lock.swift) instead of
+#     Synchronization.Mutex, which Embedded Swift lacks on Linux (its
+#     Atomic is used in both). `make test` compiles both: SwiftPM's build
+#     and `swift test`, then this one. The Embedded build also links
+#     Sources/NavGuardC/embedded/ (what Embedded Swift's standard library
+#     calls but does not provide; Package.swift excludes it) and the
+#     toolchain's Embedded Unicode tables. -DNAVGUARD_SWIFT_EMBEDDED=OFF
+#     builds ordinary Swift here too, with the runtime linked in statically
+#     (-static-stdlib, no RUNPATH into the toolchain): the fallback, and what
+#     `make bench-compare` measures the Embedded build against. Every shared
+#     library links with -z defs.
 #  3. Linking. Only CMake gives libnavguard a SONAME (libnavguard.so.0),
 #     versioned file names and the version script cmake/navguard.map (exports
 #     ng_* only); plugins export ng_plugin_entry only (navguard-plugin.map).
 #     NavGuardCore and NavGuardPluginKit are static archives linked whole
 #     (WHOLE_ARCHIVE), as SwiftPM links a module's objects.
 #  4. Optimized configurations (Release, the default of `make`). Both are
-#     whole-module with one LLVM thread per core; CMake adds
+#     whole-module, SwiftPM with one LLVM thread per core, CMake in Embedded
+#     Swift with one (see NAVGUARD_SWIFT_OPTIONS below; Embedded Swift is
+#     whole-module in every configuration, and puts each function in its own
+#     section for the linker's --gc-sections); CMake adds
 #     -enforce-exclusivity=unchecked (the dynamic exclusivity checks cost ~20%
 #     of an event on the hot path; a context is single-threaded by contract)
 #     and -cross-module-optimization (the ABI layer inlines the core's hot
@@ -55,15 +79,25 @@ endif()
 set(NAVGUARD_SWIFT_LANGUAGE_MODE 6)
 set(CMAKE_Swift_LANGUAGE_VERSION ${NAVGUARD_SWIFT_LANGUAGE_MODE})
 
-# Options for every Swift module: optimized builds are whole-module, with LLVM
-# code generation on every core (one object per file, as SwiftPM); see 4.
+# Options for every Swift module: optimized builds are whole-module; in
+# ordinary Swift with LLVM code generation on every core (one object per
+# file, as SwiftPM), in Embedded Swift in one LLVM module: Embedded Swift
+# emits the runtime functions (retain, release) and the standard library's
+# specialisations into the module itself, and split over several objects
+# LLVM cannot inline them into their callers (ng_tick on the default chain
+# took 83 ns instead of 67). `-num-threads 0` says so explicitly: CMake's
+# Swift rule passes -j, which the driver takes as a thread count for WMO
+# otherwise. See 4.
 cmake_host_system_information(RESULT NAVGUARD_CORES QUERY NUMBER_OF_LOGICAL_CORES)
+set(_navguard_codegen_threads ${NAVGUARD_CORES})
+if(NAVGUARD_SWIFT_EMBEDDED)
+  set(_navguard_codegen_threads 0)
+endif()
 set(NAVGUARD_SWIFT_OPTIONS
   -parse-as-library
-  "$<$<CONFIG:Release,RelWithDebInfo,MinSizeRel>:-wmo;-num-threads;${NAVGUARD_CORES};-enforce-exclusivity=unchecked;-cross-module-optimization>")
+  "$<$<CONFIG:Release,RelWithDebInfo,MinSizeRel>:-wmo;-num-threads;${_navguard_codegen_threads};-enforce-exclusivity=unchecked;-cross-module-optimization>")
 
-# Link options for every shared library containing Swift code; see 2.
+# Link options for every shared library containing Swift code, beside the
+# mode's own (navguard_swift_target); see 2.
 set(NAVGUARD_SWIFT_SHARED_LINK_OPTIONS
-  -static-stdlib
-  -no-toolchain-stdlib-rpath
   LINKER:-z,defs)

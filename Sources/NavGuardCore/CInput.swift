@@ -50,9 +50,25 @@ public func writeSized<T>(_ value: T, to dst: UnsafeMutablePointer<T>) {
 /// Whether a caller's struct of `declared` bytes holds the whole field at
 /// `offset` (NG_HAS_FIELD): a size ending inside a field covers none of it.
 @inline(__always)
-public func covers(_ declared: Int, _ offset: Int?, _ size: Int) -> Bool {
-    guard let offset else { return false }
-    return declared >= offset + size
+public func covers(_ declared: Int, _ offset: Int, _ size: Int) -> Bool {
+    declared >= offset + size
+}
+
+extension MemoryLayout {
+    /// A field's offset in the C struct `T`, as `offset(of:)` gives it, but
+    /// named by its address instead of a key path (Embedded Swift has no key
+    /// paths): `MemoryLayout<ng_request>.fieldOffset { $0.offset(of: &$0.pointee.from_screen) }`.
+    /// Optimized, it is the same constant.
+    @inline(__always)
+    public static func fieldOffset(_ field: (UnsafeMutablePointer<T>) -> Int) -> Int {
+        withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { field($0.baseAddress!) }
+    }
+}
+
+extension UnsafeMutablePointer {
+    /// How far `field` (`&p.pointee.name`) lies from the start of the pointee.
+    @inline(__always)
+    public func offset(of field: UnsafeMutableRawPointer) -> Int { field - UnsafeMutableRawPointer(self) }
 }
 
 extension Screen {
@@ -97,14 +113,14 @@ extension Request {
             guard kind == .interactiveBack else {
                 throw EngineError(NG_E_RANGE, "NG_REQF_TOUCH_DRIVEN is for NG_REQ_INTERACTIVE_BACK only")
             }
-            guard covers(declared, MemoryLayout<ng_request>.offset(of: \.driving_touch), 8) else {
+            guard covers(declared, MemoryLayout<ng_request>.fieldOffset { $0.offset(of: &$0.pointee.driving_touch) }, 8) else {
                 throw EngineError(NG_E_SIZE, "NG_REQF_TOUCH_DRIVEN needs ng_request.size to cover driving_touch (set it to sizeof(ng_request) of NavGuard 0.2 or later)")
             }
             drivingTouch = c.driving_touch
         }
-        if covers(declared, MemoryLayout<ng_request>.offset(of: \.from_screen), 8) { fromScreen = c.from_screen }
+        if covers(declared, MemoryLayout<ng_request>.fieldOffset { $0.offset(of: &$0.pointee.from_screen) }, 8) { fromScreen = c.from_screen }
         var screenFlags: UInt32 = 0
-        if kind == .push && covers(declared, MemoryLayout<ng_request>.offset(of: \.screen_flags), 4) {
+        if kind == .push && covers(declared, MemoryLayout<ng_request>.fieldOffset { $0.offset(of: &$0.pointee.screen_flags) }, 4) {
             if let m = screenFlagsProblem(c.screen_flags) { throw EngineError(NG_E_RANGE, "screen_flags: \(m)") }
             screenFlags = c.screen_flags
         }

@@ -22,6 +22,6 @@ struct DeferredRequests {
 
     mutating func takeAll() -> [Request] {
         defer { items.removeAll() }
-        return items.map(\.request)
+        return items.map { $0.request }
     }
 }

@@ -28,8 +28,8 @@ public struct GuardDescriptor {
         // A size ending inside a field covers none of it (NG_HAS_FIELD): a
         // partly copied pointer would be garbage.
         let pointer = MemoryLayout<UnsafeRawPointer>.size
-        if !covers(size, MemoryLayout<ng_plugin_descriptor>.offset(of: \.options), pointer) { d.options = nil }
-        if !covers(size, MemoryLayout<ng_plugin_descriptor>.offset(of: \.on_answer), pointer) { d.on_answer = nil }
+        if !covers(size, MemoryLayout<ng_plugin_descriptor>.fieldOffset { $0.offset(of: &$0.pointee.options) }, pointer) { d.options = nil }
+        if !covers(size, MemoryLayout<ng_plugin_descriptor>.fieldOffset { $0.offset(of: &$0.pointee.on_answer) }, pointer) { d.on_answer = nil }
         guard let idp = d.id else { throw EngineError(NG_E_GUARD, "descriptor has no id") }
         if let m = Engine.validateID(idp) { throw EngineError(NG_E_GUARD, m) }
         if d.name == nil || d.version == nil || d.description == nil {

@@ -169,7 +169,7 @@ public struct OptionTable: Sendable {
         guard declared, let members = config.object else { return }
         for (key, value) in members {
             guard let o = option(key) else {
-                let valid = options.isEmpty ? "it takes no options" : "valid keys: " + options.map(\.name).joined(separator: ", ")
+                let valid = options.isEmpty ? "it takes no options" : "valid keys: " + options.map { $0.name }.joined(separator: ", ")
                 throw EngineError(NG_E_PARSE, "guard \(guardID): unknown option \"\(key)\"; \(valid)")
             }
             if let why = o.problem(value) {

@@ -3,19 +3,21 @@
 //
 // Every hook but create() receives the instance pointer, so one C function
 // per hook serves every guard type: the instance is a GuardBox (passed
-// retained as `void *instance`, released by destroy()) holding the guard
-// once per hook protocol it conforms to. create() receives only the host
-// table and the config text, nothing that says which descriptor it was
-// called through, and a @convention(c) function cannot capture the guard
-// type; so each descriptor gets its own create() from a fixed pool of
-// `maxGuardTypes` functions, each reading its guard type from a registry
-// slot.
+// retained as `void *instance`, released by destroy()) holding the guard and
+// its type's hooks. Which hooks a type has, and how to call them, comes from
+// requirements of NavGuardGuard that the hook protocols fill in (`_hooks`,
+// Guard.swift): read at compile time, not by casting at run time, which
+// Embedded Swift cannot do. create() receives only the host table and the
+// config text, nothing that says which descriptor it was called through,
+// and a @convention(c) function cannot capture the guard type; so each
+// descriptor gets its own create() from a fixed pool of `maxGuardTypes`
+// functions, each reading its guard type from a registry slot.
 import CNavGuard
 import Synchronization
 
 /// How many guard types one binary (plugin library, host or test program)
-/// can make descriptors for. A descriptor made beyond it fails create()
-/// with a logged error.
+/// can make descriptors for. Beyond it, each call makes a new descriptor
+/// whose create() fails with a logged error.
 public let maxGuardTypes = 32
 
 /// The descriptor for guard type `G`: built on the first call for this type
@@ -36,64 +38,119 @@ public func makeDescriptor<G: NavGuardGuard>(_ type: G.Type, id: StaticString, n
                                              version: StaticString, description: StaticString)
     -> UnsafePointer<ng_plugin_descriptor>
 {
-    registry.withLock { entries -> Sent<UnsafePointer<ng_plugin_descriptor>> in
-        let idC = permanentCString(id)
-        let key = ObjectIdentifier(type)
-        for e in entries where e.type == key && CString(e.id) == CString(idC) {
-            return Sent(UnsafePointer(e.descriptor))
+    let idC = permanentCString(id)
+    let key = ObjectIdentifier(type)
+    for slot in 0..<maxGuardTypes {
+        if registry.at(slot) == nil {
+            // The first empty slot: claim it. Two threads registering the
+            // same type race for the same slot, and the loser finds the
+            // winner's registration there (the loser's descriptor storage,
+            // never handed out, is not freed: a rare race, a few hundred
+            // bytes).
+            let reg = Registration.of(G.self, id: idC, name: name, version: version,
+                                      description: description, slot: slot)
+            if registry.publish(reg, slot: slot) { return reg.descriptor }
         }
-        let slot = entries.count
+        if let found = registry.find(slot: slot, type: key, id: idC) { return found.descriptor }
+    }
+    return Registration.of(G.self, id: idC, name: name, version: version, description: description,
+                           slot: Int.max).descriptor
+}
+
+// MARK: Registry
+
+/// One guard type and id: its descriptor (never freed) and how to make and
+/// call its instances. Immutable once published.
+final class Registration {
+    let type: ObjectIdentifier
+    let id: UnsafePointer<CChar>
+    let descriptor: UnsafePointer<ng_plugin_descriptor>
+    let make: (GuardHost) -> AnyObject?
+    let hooks: GuardHooks
+
+    init(type: ObjectIdentifier, id: UnsafePointer<CChar>, descriptor: UnsafePointer<ng_plugin_descriptor>,
+         make: @escaping (GuardHost) -> AnyObject?, hooks: GuardHooks) {
+        self.type = type
+        self.id = id
+        self.descriptor = descriptor
+        self.make = make
+        self.hooks = hooks
+    }
+
+    /// `G`'s, with the create() of `slot`. (A generic function, not a
+    /// generic init: Embedded Swift allows no generic init in a class.)
+    static func of<G: NavGuardGuard>(_: G.Type, id: UnsafePointer<CChar>, name: StaticString, version: StaticString,
+                                     description: StaticString, slot: Int) -> Registration {
+        let hooks = G._hooks
         let d = UnsafeMutablePointer<ng_plugin_descriptor>.allocate(capacity: 1)
         d.initialize(to: ng_plugin_descriptor(
             abi_major: UInt32(NG_PLUGIN_ABI_MAJOR),
             abi_minor: UInt32(NG_PLUGIN_ABI_MINOR),
             size: UInt32(MemoryLayout<ng_plugin_descriptor>.size),
-            id: idC,
+            id: id,
             name: permanentCString(name),
             version: permanentCString(version),
             description: permanentCString(description),
             create: createHook(slot),
             destroy: destroyHook,
-            on_request: G.self is any RequestVoting.Type ? requestHook : nil,
-            on_event: G.self is any EventVoting.Type ? eventHook : nil,
-            on_outcome: G.self is any OutcomeObserving.Type ? outcomeHook : nil,
-            on_transition: G.self is any TransitionObserving.Type ? transitionHook : nil,
-            on_hold: G.self is any HoldObserving.Type ? holdHook : nil,
-            on_tick: G.self is any Ticking.Type ? tickHook : nil,
-            next_deadline: G.self is any Ticking.Type ? nextDeadlineHook : nil,
-            get_extension: G.self is any ExtensionProviding.Type ? extensionHook : nil,
-            options: optionArray(G.self),
-            on_answer: G.self is any AnswerObserving.Type ? answerHook : nil))
-        entries.append(Registration(type: key, factory: G.self, id: idC, descriptor: d))
-        return Sent(UnsafePointer(d))
-    }.value
+            on_request: hooks.request != nil ? requestHook : nil,
+            on_event: hooks.event != nil ? eventHook : nil,
+            on_outcome: hooks.outcome != nil ? outcomeHook : nil,
+            on_transition: hooks.transition != nil ? transitionHook : nil,
+            on_hold: hooks.hold != nil ? holdHook : nil,
+            on_tick: hooks.tick != nil ? tickHook : nil,
+            next_deadline: hooks.nextDeadline != nil ? nextDeadlineHook : nil,
+            get_extension: hooks.getExtension != nil ? extensionHook : nil,
+            options: G._options.map(optionArray),
+            on_answer: hooks.answer != nil ? answerHook : nil))
+        return Registration(type: ObjectIdentifier(G.self), id: id, descriptor: UnsafePointer(d),
+                            make: { G(host: $0) }, hooks: hooks)
+    }
 }
 
-// MARK: Registry
+/// `maxGuardTypes` slots, filled in order and never emptied: lock-free (the
+/// kit needs no lock, which Embedded Swift's Synchronization lacks on
+/// Linux). A slot holds a retained Registration, published with release
+/// ordering once complete.
+private struct Registry: @unchecked Sendable {
+    let slots: UnsafeMutablePointer<Atomic<UInt>>
 
-private struct Registration: @unchecked Sendable {
-    var type: ObjectIdentifier
-    var factory: any NavGuardGuard.Type
-    var id: UnsafePointer<CChar>
-    var descriptor: UnsafeMutablePointer<ng_plugin_descriptor>
+    init() {
+        slots = .allocate(capacity: maxGuardTypes)
+        for i in 0..<maxGuardTypes { (slots + i).initialize(to: Atomic(0)) }
+    }
+
+    func at(_ slot: Int) -> Registration? {
+        guard slot >= 0, slot < maxGuardTypes,
+              let p = UnsafeRawPointer(bitPattern: slots[slot].load(ordering: .acquiring)) else { return nil }
+        return Unmanaged<Registration>.fromOpaque(p).takeUnretainedValue()
+    }
+
+    func find(slot: Int, type: ObjectIdentifier, id: UnsafePointer<CChar>) -> Registration? {
+        guard let r = at(slot), r.type == type, CString(r.id) == CString(id) else { return nil }
+        return r
+    }
+
+    /// Whether `reg` took the empty `slot` (false: another did first).
+    func publish(_ reg: Registration, slot: Int) -> Bool {
+        // A published registration is retained for good.
+        let p = Unmanaged.passRetained(reg)
+        if slots[slot].compareExchange(expected: 0, desired: UInt(bitPattern: p.toOpaque()),
+                                       ordering: .acquiringAndReleasing).exchanged { return true }
+        p.release()
+        return false
+    }
 }
 
-private let registry = Mutex<[Registration]>([])
-
-/// A pointer handed out of the lock (descriptors are immutable once built).
-private struct Sent<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}
+private let registry = Registry()
 
 private typealias CreateFn = @convention(c) (UnsafePointer<ng_guard_host>?, UnsafePointer<CChar>?) -> UnsafeMutableRawPointer?
 
 /// create() for registry slot `slot`.
 private func create(slot: Int, _ host: UnsafePointer<ng_guard_host>?) -> UnsafeMutableRawPointer? {
     guard let host else { return nil }
-    let reg = registry.withLock { slot < $0.count ? $0[slot] : nil }
     let h = GuardHost(host)
-    guard let reg else {
+    guard let reg = registry.at(slot) else {
         h.log(.error, "NavGuardPluginKit: more than \(maxGuardTypes) guard types in one binary; this one cannot be created")
         return nil
     }
@@ -104,12 +161,12 @@ private func create(slot: Int, _ host: UnsafePointer<ng_guard_host>?) -> UnsafeM
         h.log(.error, "NavGuardPluginKit: the host's guard table (ABI \(host.pointee.abi_major).\(host.pointee.abi_minor), \(host.pointee.size) bytes) does not fit a plugin built for \(NG_PLUGIN_ABI_MAJOR).\(NG_PLUGIN_ABI_MINOR)")
         return nil
     }
-    guard let instance = reg.factory.init(host: h) else {
+    guard let instance = reg.make(h) else {
         // The guard should have logged why; this line guarantees a trace.
         h.log(.debug, "NavGuardPluginKit: init(host:) returned nil")
         return nil
     }
-    return Unmanaged.passRetained(GuardBox(instance)).toOpaque()
+    return Unmanaged.passRetained(GuardBox(instance, reg.hooks)).toOpaque()
 }
 
 /// A distinct C create() per slot (a C function pointer cannot carry the
@@ -154,30 +211,18 @@ private func createHook(_ slot: Int) -> CreateFn {
 
 // MARK: Instances and hooks
 
-/// The `void *instance`: the guard, once per hook protocol it conforms to
-/// (cast once at create, so a hook costs a load, a retain/release pair and
-/// a witness call: no allocation, no dynamic cast).
+/// The `void *instance`: the guard and its type's hooks (a hook costs a
+/// load, a retain/release pair and a call: no allocation, no dynamic cast).
 final class GuardBox {
-    let instance: any NavGuardGuard
-    let request: (any RequestVoting)?
-    let event: (any EventVoting)?
-    let outcome: (any OutcomeObserving)?
-    let transition: (any TransitionObserving)?
-    let hold: (any HoldObserving)?
-    let ticking: (any Ticking)?
-    let extensions: (any ExtensionProviding)?
-    let answers: (any AnswerObserving)?
+    let instance: AnyObject
+    /// `instance`, unretained, as the hooks take it.
+    let opaque: UnsafeMutableRawPointer
+    let hooks: GuardHooks
 
-    init(_ g: any NavGuardGuard) {
+    init(_ g: AnyObject, _ hooks: GuardHooks) {
         instance = g
-        request = g as? any RequestVoting
-        event = g as? any EventVoting
-        outcome = g as? any OutcomeObserving
-        transition = g as? any TransitionObserving
-        hold = g as? any HoldObserving
-        ticking = g as? any Ticking
-        extensions = g as? any ExtensionProviding
-        answers = g as? any AnswerObserving
+        opaque = Unmanaged.passUnretained(g).toOpaque()
+        self.hooks = hooks
     }
 
     @inline(__always)
@@ -188,7 +233,7 @@ final class GuardBox {
 
 // The hooks below allocate nothing: the request/event views copy C structs,
 // votes carry StaticString messages (pointers into static storage), and the
-// guard is reached through the box's stored existentials.
+// guard is reached through its box's hooks.
 
 private let destroyHook: @convention(c) (UnsafeMutableRawPointer?) -> Void = { instance in
     guard let instance else { return }
@@ -196,8 +241,10 @@ private let destroyHook: @convention(c) (UnsafeMutableRawPointer?) -> Void = { i
 }
 
 private let requestHook: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_guard_request>?, UnsafeMutablePointer<ng_verdict>?) -> ng_vote = { instance, request, verdict in
-    guard let instance, let request, let g = GuardBox.from(instance).request else { return NG_VOTE_ALLOW }
-    switch g.vote(on: GuardRequest(request.pointee)) {
+    guard let instance, let request else { return NG_VOTE_ALLOW }
+    let box = GuardBox.from(instance)
+    guard let vote = box.hooks.request else { return NG_VOTE_ALLOW }
+    switch vote(box.opaque, GuardRequest(request.pointee)) {
     case .allow:
         return NG_VOTE_ALLOW
     case .refuse(let reason, let message):
@@ -210,8 +257,10 @@ private let requestHook: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer
 }
 
 private let eventHook: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_guard_event>?, UnsafeMutablePointer<ng_verdict>?) -> ng_vote = { instance, event, verdict in
-    guard let instance, let event, let g = GuardBox.from(instance).event else { return NG_VOTE_ALLOW }
-    switch g.vote(on: GuardEvent(event.pointee)) {
+    guard let instance, let event else { return NG_VOTE_ALLOW }
+    let box = GuardBox.from(instance)
+    guard let vote = box.hooks.event else { return NG_VOTE_ALLOW }
+    switch vote(box.opaque, GuardEvent(event.pointee)) {
     case .deliver:
         return NG_VOTE_ALLOW
     case .drop(let reason, let message):
@@ -222,36 +271,43 @@ private let eventHook: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<n
 }
 
 private let outcomeHook: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_outcome>?) -> Void = { instance, outcome in
-    guard let instance, let outcome, let g = GuardBox.from(instance).outcome else { return }
-    g.observe(outcome: GuardOutcome(outcome.pointee))
+    guard let instance, let outcome else { return }
+    let box = GuardBox.from(instance)
+    box.hooks.outcome?(box.opaque, GuardOutcome(outcome.pointee))
 }
 
 private let transitionHook: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_transition_event>?) -> Void = { instance, event in
-    guard let instance, let event, let g = GuardBox.from(instance).transition else { return }
-    g.observe(transition: event.pointee)
+    guard let instance, let event else { return }
+    let box = GuardBox.from(instance)
+    box.hooks.transition?(box.opaque, event.pointee)
 }
 
 private let holdHook: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_hold_notice>?) -> Void = { instance, notice in
-    guard let instance, let notice, let g = GuardBox.from(instance).hold else { return }
-    g.observe(hold: GuardHoldNotice(notice.pointee))
+    guard let instance, let notice else { return }
+    let box = GuardBox.from(instance)
+    box.hooks.hold?(box.opaque, GuardHoldNotice(notice.pointee))
 }
 
 private let tickHook: @convention(c) (UnsafeMutableRawPointer?, Int64) -> Void = { instance, now in
-    guard let instance, let g = GuardBox.from(instance).ticking else { return }
-    g.tick(now: now)
+    guard let instance else { return }
+    let box = GuardBox.from(instance)
+    box.hooks.tick?(box.opaque, now)
 }
 
 private let nextDeadlineHook: @convention(c) (UnsafeMutableRawPointer?) -> Int64 = { instance in
-    guard let instance, let g = GuardBox.from(instance).ticking else { return noDeadline }
-    return g.nextDeadline
+    guard let instance else { return noDeadline }
+    let box = GuardBox.from(instance)
+    return box.hooks.nextDeadline?(box.opaque) ?? noDeadline
 }
 
 private let answerHook: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ng_question>?, ng_answer) -> Void = { instance, question, answer in
-    guard let instance, let question, let g = GuardBox.from(instance).answers else { return }
-    g.observe(answer: answer, to: GuardQuestion(question.pointee))
+    guard let instance, let question else { return }
+    let box = GuardBox.from(instance)
+    box.hooks.answer?(box.opaque, answer, GuardQuestion(question.pointee))
 }
 
 private let extensionHook: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> UnsafeRawPointer? = { instance, id in
-    guard let instance, let id, let g = GuardBox.from(instance).extensions else { return nil }
-    return g.getExtension(CString(id))
+    guard let instance, let id else { return nil }
+    let box = GuardBox.from(instance)
+    return box.hooks.getExtension?(box.opaque, CString(id))
 }

@@ -2,9 +2,9 @@
 //
 // The kit wraps include/navguard/plugin.h and nothing else: it imports the C
 // header module CNavGuard (plus the standard library's Synchronization for
-// one lock taken when a descriptor is built and when an instance is created),
-// never NavGuardCore or Foundation. A plugin built with it still links no
-// libnavguard and exports only ng_plugin_entry.
+// the atomics of its registry of guard types), never NavGuardCore or
+// Foundation, and compiles in Embedded Swift as in ordinary Swift. A plugin
+// built with it still links no libnavguard and exports only ng_plugin_entry.
 //
 // A guard is a final class conforming to NavGuardGuard and to one protocol
 // per hook it implements:
@@ -63,6 +63,60 @@ public protocol NavGuardGuard: AnyObject {
     /// `host` stays valid until the instance is released (destroy()); keep it
     /// to read state and act from the hooks.
     init?(host: GuardHost)
+
+    // The kit's, not the guard's: each hook protocol below fills in its own,
+    // and a guard implements none of them. They tell the kit at compile time
+    // which hooks the type has and how to call them (the guard as an
+    // unretained pointer), where asking at run time (`is RequestVoting`)
+    // would need dynamic casts, which Embedded Swift does not have.
+    static var _requestHook: ((UnsafeMutableRawPointer, GuardRequest) -> Vote)? { get }
+    static var _eventHook: ((UnsafeMutableRawPointer, GuardEvent) -> EventVote)? { get }
+    static var _outcomeHook: ((UnsafeMutableRawPointer, GuardOutcome) -> Void)? { get }
+    static var _transitionHook: ((UnsafeMutableRawPointer, ng_transition_event) -> Void)? { get }
+    static var _holdHook: ((UnsafeMutableRawPointer, GuardHoldNotice) -> Void)? { get }
+    static var _tickHooks: (tick: (UnsafeMutableRawPointer, Int64) -> Void,
+                            nextDeadline: (UnsafeMutableRawPointer) -> Int64)? { get }
+    static var _answerHook: ((UnsafeMutableRawPointer, ng_answer, GuardQuestion) -> Void)? { get }
+    static var _extensionHook: ((UnsafeMutableRawPointer, CString) -> UnsafeRawPointer?)? { get }
+    static var _options: [GuardOption]? { get }
+}
+
+// No hooks but create and destroy, unless a hook protocol says otherwise.
+extension NavGuardGuard {
+    public static var _requestHook: ((UnsafeMutableRawPointer, GuardRequest) -> Vote)? { nil }
+    public static var _eventHook: ((UnsafeMutableRawPointer, GuardEvent) -> EventVote)? { nil }
+    public static var _outcomeHook: ((UnsafeMutableRawPointer, GuardOutcome) -> Void)? { nil }
+    public static var _transitionHook: ((UnsafeMutableRawPointer, ng_transition_event) -> Void)? { nil }
+    public static var _holdHook: ((UnsafeMutableRawPointer, GuardHoldNotice) -> Void)? { nil }
+    public static var _tickHooks: (tick: (UnsafeMutableRawPointer, Int64) -> Void,
+                                   nextDeadline: (UnsafeMutableRawPointer) -> Int64)? { nil }
+    public static var _answerHook: ((UnsafeMutableRawPointer, ng_answer, GuardQuestion) -> Void)? { nil }
+    public static var _extensionHook: ((UnsafeMutableRawPointer, CString) -> UnsafeRawPointer?)? { nil }
+    public static var _options: [GuardOption]? { nil }
+
+    /// The guard behind a hook's pointer.
+    @inline(__always)
+    static func _guard(_ p: UnsafeMutableRawPointer) -> Self { Unmanaged<Self>.fromOpaque(p).takeUnretainedValue() }
+
+    /// This type's hooks, as the kit's boxes keep them.
+    static var _hooks: GuardHooks {
+        GuardHooks(request: _requestHook, event: _eventHook, outcome: _outcomeHook, transition: _transitionHook,
+                   hold: _holdHook, tick: _tickHooks?.tick, nextDeadline: _tickHooks?.nextDeadline,
+                   answer: _answerHook, getExtension: _extensionHook)
+    }
+}
+
+/// How the kit calls one guard type's hooks; nil for a hook it lacks.
+struct GuardHooks {
+    var request: ((UnsafeMutableRawPointer, GuardRequest) -> Vote)?
+    var event: ((UnsafeMutableRawPointer, GuardEvent) -> EventVote)?
+    var outcome: ((UnsafeMutableRawPointer, GuardOutcome) -> Void)?
+    var transition: ((UnsafeMutableRawPointer, ng_transition_event) -> Void)?
+    var hold: ((UnsafeMutableRawPointer, GuardHoldNotice) -> Void)?
+    var tick: ((UnsafeMutableRawPointer, Int64) -> Void)?
+    var nextDeadline: ((UnsafeMutableRawPointer) -> Int64)?
+    var answer: ((UnsafeMutableRawPointer, ng_answer, GuardQuestion) -> Void)?
+    var getExtension: ((UnsafeMutableRawPointer, CString) -> UnsafeRawPointer?)?
 }
 
 /// Votes on navigation requests (the descriptor's on_request).
@@ -74,6 +128,10 @@ public protocol RequestVoting: NavGuardGuard {
     func vote(on request: GuardRequest) -> Vote
 }
 
+extension RequestVoting {
+    public static var _requestHook: ((UnsafeMutableRawPointer, GuardRequest) -> Vote)? { { _guard($0).vote(on: $1) } }
+}
+
 /// Votes on input events (the descriptor's on_event).
 public protocol EventVoting: NavGuardGuard {
     /// `.deliver` or `.drop(reason, message:)`. For an event with
@@ -82,9 +140,17 @@ public protocol EventVoting: NavGuardGuard {
     func vote(on event: GuardEvent) -> EventVote
 }
 
+extension EventVoting {
+    public static var _eventHook: ((UnsafeMutableRawPointer, GuardEvent) -> EventVote)? { { _guard($0).vote(on: $1) } }
+}
+
 /// Observes the final outcome of every request (on_outcome).
 public protocol OutcomeObserving: NavGuardGuard {
     func observe(outcome: GuardOutcome)
+}
+
+extension OutcomeObserving {
+    public static var _outcomeHook: ((UnsafeMutableRawPointer, GuardOutcome) -> Void)? { { _guard($0).observe(outcome: $1) } }
 }
 
 /// Observes transition phases (on_transition), in delegate order.
@@ -92,9 +158,19 @@ public protocol TransitionObserving: NavGuardGuard {
     func observe(transition: ng_transition_event)
 }
 
+extension TransitionObserving {
+    public static var _transitionHook: ((UnsafeMutableRawPointer, ng_transition_event) -> Void)? {
+        { _guard($0).observe(transition: $1) }
+    }
+}
+
 /// Observes holds beginning and ending (on_hold).
 public protocol HoldObserving: NavGuardGuard {
     func observe(hold: GuardHoldNotice)
+}
+
+extension HoldObserving {
+    public static var _holdHook: ((UnsafeMutableRawPointer, GuardHoldNotice) -> Void)? { { _guard($0).observe(hold: $1) } }
 }
 
 /// Asks for wake-ups (on_tick and next_deadline, set together).
@@ -107,6 +183,13 @@ public protocol Ticking: NavGuardGuard {
     func tick(now: Int64)
 }
 
+extension Ticking {
+    public static var _tickHooks: (tick: (UnsafeMutableRawPointer, Int64) -> Void,
+                                   nextDeadline: (UnsafeMutableRawPointer) -> Int64)? {
+        ({ _guard($0).tick(now: $1) }, { _guard($0).nextDeadline })
+    }
+}
+
 /// Hears how the questions it asked the host ended (on_answer, plugin ABI
 /// 1.2): exactly once per question, NG_ANSWER_YES or _NO from the host,
 /// _TIMEOUT or _WITHDRAWN.
@@ -114,11 +197,23 @@ public protocol AnswerObserving: NavGuardGuard {
     func observe(answer: ng_answer, to question: GuardQuestion)
 }
 
+extension AnswerObserving {
+    public static var _answerHook: ((UnsafeMutableRawPointer, ng_answer, GuardQuestion) -> Void)? {
+        { _guard($0).observe(answer: $1, to: $2) }
+    }
+}
+
 /// Offers optional capabilities by versioned id (get_extension).
 public protocol ExtensionProviding: NavGuardGuard {
     /// The capability for `id` (compare exactly: `id == "org.example.x/1"`),
     /// or nil for every id the guard does not know.
     func getExtension(_ id: CString) -> UnsafeRawPointer?
+}
+
+extension ExtensionProviding {
+    public static var _extensionHook: ((UnsafeMutableRawPointer, CString) -> UnsafeRawPointer?)? {
+        { _guard($0).getExtension($1) }
+    }
 }
 
 /// NG_NO_DEADLINE: "no wake-up wanted".

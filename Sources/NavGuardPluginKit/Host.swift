@@ -300,7 +300,13 @@ public struct GuardHost {
 
     /// Whether the host has the 1.2 table (questions, requests, tied holds).
     public var hasQuestions: Bool {
-        Int(raw.pointee.size) >= MemoryLayout<ng_guard_host>.offset(of: \.wake)! + MemoryLayout<UnsafeRawPointer>.size
+        // The offset of `wake`, the 1.2 table's last function, read from its
+        // address in a scratch table: Embedded Swift has no key paths for
+        // MemoryLayout.offset(of:). Optimized, it is a constant.
+        let wake = withUnsafeTemporaryAllocation(of: ng_guard_host.self, capacity: 1) { scratch in
+            offset(of: &scratch.baseAddress!.pointee.wake, in: scratch.baseAddress!)
+        }
+        return Int(raw.pointee.size) >= wake + MemoryLayout<UnsafeRawPointer>.size
     }
 
     /// Make a navigation request as this guard, evaluated after the hook
@@ -366,4 +372,10 @@ public struct GuardHost {
 private func withOptionalCString<T>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> T) -> T {
     guard let s else { return body(nil) }
     return s.withCString { body($0) }
+}
+
+/// How far `field` (`&p.pointee.name`) lies from the start of `base`.
+@inline(__always)
+private func offset<T>(of field: UnsafeMutableRawPointer, in base: UnsafeMutablePointer<T>) -> Int {
+    field - UnsafeMutableRawPointer(base)
 }

@@ -73,11 +73,13 @@ public protocol OptionDeclaring: NavGuardGuard {
     static var options: [GuardOption] { get }
 }
 
-/// The descriptor's `options` array for `G`, or NULL when `G` declares
-/// nothing; built once, never freed (the descriptor points at it).
-func optionArray<G: NavGuardGuard>(_ type: G.Type) -> UnsafePointer<ng_option_decl>? {
-    guard let declaring = G.self as? any OptionDeclaring.Type else { return nil }
-    let list = declaring.options
+extension OptionDeclaring {
+    public static var _options: [GuardOption]? { options }
+}
+
+/// The descriptor's `options` array for a guard that declares `list`;
+/// built once, never freed (the descriptor points at it).
+func optionArray(_ list: [GuardOption]) -> UnsafePointer<ng_option_decl> {
     let out = UnsafeMutablePointer<ng_option_decl>.allocate(capacity: list.count + 1)
     for (i, o) in list.enumerated() {
         var choices: UnsafePointer<UnsafePointer<CChar>?>?

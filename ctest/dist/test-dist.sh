@@ -8,7 +8,10 @@
 #     (examples/plugins/c-minimal/minimal.c) with only <navguard/plugin.h>;
 #   - the host runs the default chain plus the template guard;
 #   - the installed navguard tool validates the template guard;
-#   - ldd resolves every dependency, and no Swift runtime exists in the root.
+#   - ldd resolves every dependency, and no Swift runtime exists in the root;
+#   - the library needs only libc (and libm), each built-in guard only libc
+#     (and libffi, the ffi-predicate guard), and libnavguard0 depends on
+#     nothing else (libc6, libffi8).
 #
 # Usage: ctest/dist/test-dist.sh BUILD_DIR PACKAGE_DIR
 set -euo pipefail
@@ -59,6 +62,28 @@ chroot "$root" /bin/sh -c 'dpkg -i /tmp/pkgs/*.deb' > "$build/dist/dpkg.log" 2>&
 if find "$root" -xdev \( -name 'libswift*' -o -name 'libFoundation*' -o -name 'swift*' -type f \) | grep -q .; then
     fail "a Swift runtime file is in the root: $(find "$root" -xdev -name 'libswift*' | head -3)"
 fi
+
+# What the library and its guards need (readelf from outside the root):
+# libnavguard is Embedded Swift, with no Swift runtime to pull in libstdc++.
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' '; }
+only() {   # only FILE ALLOWED...: FILE needs nothing but the ALLOWED libraries
+    local file=$1 lib; shift
+    for lib in $(needed "$file"); do
+        case " $* " in *" $lib "*) ;; *) fail "${file#"$root"} needs $lib (only $* expected)";; esac
+    done
+}
+libdir=$(dirname "$(find "$root/usr/lib" -name 'libnavguard.so.0' | head -1)")
+[ -n "$libdir" ] && [ "$libdir" != . ] || fail "libnavguard.so.0 is not installed under /usr/lib"
+only "$libdir/libnavguard.so.0" libc.so.6 libm.so.6
+say "libnavguard.so.0 needs: $(needed "$libdir/libnavguard.so.0")"
+for guard in "$libdir"/navguard/plugins/*.so; do
+    if [ "$(basename "$guard")" = ffi-predicate.so ]; then only "$guard" libc.so.6 libffi.so.8; else only "$guard" libc.so.6; fi
+done
+depends=$(dpkg-deb -f "$(ls "$packages"/libnavguard0_*.deb)" Depends)
+for dep in $(printf '%s\n' "$depends" | tr ',' '\n' | sed 's/^ *//; s/ .*//'); do
+    case $dep in libc6|libffi8) ;; *) fail "libnavguard0 depends on $dep: $depends";; esac
+done
+say "libnavguard0 depends on: $depends"
 
 cp "$src/ctest/dist/host.c" "$src/examples/plugins/c-minimal/minimal.c" "$root/tmp/work/"
 inside() {

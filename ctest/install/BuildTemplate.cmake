@@ -1,12 +1,15 @@
 # cmake -DTEMPLATE=<examples/plugins/x> -DBINARY=<dir> -DPREFIX=<install> -DPLUGIN=<x.so>
 #       -DGENERATOR=<gen> -DSOURCE_DIR=<NavGuard's source tree> [-DCONFIG=<json file>]
-#       [-DCMAKE_ARGS=<-D...;-D...>] -P BuildTemplate.cmake
+#       [-DCMAKE_ARGS=<-D...;-D...>] [-DMAX_BYTES=<n> -DNEEDED=<libs> -DSTRIP=<strip> -DREADELF=<readelf>]
+#       -P BuildTemplate.cmake
 # Builds a plugin template as a project of its own against the installed
 # tree PREFIX (CMAKE_PREFIX_PATH), as a plugin author without the source tree
 # would, then validates the plugin with the installed bin/navguard. Fails
 # when NavGuard was found elsewhere than PREFIX, when the build used a file
 # of the source tree other than the template's own, or when the plugin does
-# not conform.
+# not conform; with MAX_BYTES, also when the plugin is larger stripped or
+# needs a library not in NEEDED (cmake/CheckEmbedded.cmake: an Embedded Swift
+# guard).
 cmake_minimum_required(VERSION 3.25)
 foreach(var TEMPLATE BINARY PREFIX PLUGIN GENERATOR SOURCE_DIR)
   if(NOT ${var})
@@ -37,6 +40,14 @@ if(NOT at EQUAL -1)
   string(SUBSTRING "${ninja}" ${at} 200 line)
   string(REGEX REPLACE "[ \n].*" "" line "${line}")
   message(FATAL_ERROR "the template's build used the source tree, not only the install: ${line}")
+endif()
+
+if(MAX_BYTES)
+  run("size and NEEDED" ${CMAKE_COMMAND} -DLIB=${BINARY}/${PLUGIN} -DSTRIP=${STRIP} -DREADELF=${READELF}
+      -DMAX_BYTES=${MAX_BYTES} -DNEEDED=${NEEDED} -DOUT=${BINARY}/${PLUGIN}.stripped
+      -P ${SOURCE_DIR}/cmake/CheckEmbedded.cmake)
+  string(REGEX REPLACE "^-- |\n$" "" embedded "${out}")
+  message(STATUS "${embedded}")
 endif()
 
 set(args plugins validate)

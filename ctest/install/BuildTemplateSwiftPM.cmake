@@ -7,8 +7,9 @@
 # .package(path:) is PREFIX/share/navguard/swift (the installed kit's
 # Package.swift); then libmax-depth.so, named max-depth.so, is validated
 # with the installed bin/navguard. Fails when the kit resolved is not the
-# installed one, when the guard exports more than ng_plugin_entry or
-# needs a Swift runtime library, or when it does not conform.
+# installed one, when the guard exports more than ng_plugin_entry, is not
+# Embedded Swift's size (200 KB stripped) or needs more than libc, or when it
+# does not conform.
 cmake_minimum_required(VERSION 3.25)
 foreach(var TEMPLATE BINARY PREFIX SWIFT CONFIG)
   if(NOT ${var})
@@ -33,10 +34,11 @@ endif()
 
 set(plugin ${BINARY}/max-depth.so)
 file(COPY_FILE ${BINARY}/scratch/release/libmax-depth.so ${plugin})
-run("readelf -d" readelf -d ${plugin})
-if(out MATCHES "NEEDED[^\n]*libswift")
-  message(FATAL_ERROR "${plugin} needs a Swift runtime library (-static-stdlib missing):\n${out}")
-endif()
+run("size and NEEDED" ${CMAKE_COMMAND} -DLIB=${plugin} -DSTRIP=strip -DREADELF=readelf
+    -DMAX_BYTES=200000 -DNEEDED=libc.so.6 -DOUT=${plugin}.stripped
+    -P ${CMAKE_CURRENT_LIST_DIR}/../../cmake/CheckEmbedded.cmake)
+string(REGEX REPLACE "^-- |\n$" "" embedded "${out}")
+message(STATUS "${embedded}")
 run("nm -D" nm -D --defined-only ${plugin})
 string(REGEX MATCHALL "[0-9a-f]+ [A-Z] [^\n]+" globals "${out}")
 if(NOT globals MATCHES "^[0-9a-f]+ T ng_plugin_entry$")

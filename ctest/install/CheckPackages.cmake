@@ -16,8 +16,10 @@
 #    more than 2 % above its files' size (CPack alone counts a symlink as a
 #    copy of its target);
 #  - -dev and -tools depend on the runtime package of the same version, the
-#    runtime on libc6 (dpkg-shlibdeps ran), and it has its shlibs line and
-#    the ldconfig trigger;
+#    runtime on libc6 (dpkg-shlibdeps ran) and libffi8 (the ffi-predicate
+#    guard) and nothing else (libnavguard and its Swift guards are Embedded
+#    Swift: no libstdc++6, no libgcc-s1), and it has its shlibs line and the
+#    ldconfig trigger;
 #  - lintian reports no error;
 #  - unpacked together, they build the C guard template (find_package) and
 #    their navguard tool validates it, and a C host (ctest/dist/host.c) linked
@@ -141,6 +143,13 @@ endforeach()
 if(NOT depends_${runtime} MATCHES "(^|, )libc6 \\(>= ")
   string(APPEND errors "  ${runtime}'s dependencies were not computed (dpkg-shlibdeps): ${depends_${runtime}}\n")
 endif()
+string(REPLACE ", " ";" runtime_needs "${depends_${runtime}}")
+foreach(dep IN LISTS runtime_needs)
+  string(REGEX REPLACE " .*" "" dep "${dep}")
+  if(NOT dep MATCHES "^(libc6|libffi8)$")
+    string(APPEND errors "  ${runtime} depends on ${dep}: only libc6 and libffi8 are expected: ${depends_${runtime}}\n")
+  endif()
+endforeach()
 run("dpkg-deb -I shlibs" ${DPKG_DEB} -I ${OUT}/${runtime}_${VERSION}_${arch}.deb shlibs)
 if(NOT out MATCHES "^libnavguard ${MAJOR} ${runtime} \\(>= ${VERSION}\\)")
   string(APPEND errors "  ${runtime}'s shlibs is not 'libnavguard ${MAJOR} ${runtime} (>= ${VERSION})': ${out}\n")

@@ -47,11 +47,13 @@
  *  - Every handle is checked: NULL, destroyed and foreign handles get
  *    NG_E_HANDLE, never a crash.
  *
- * Runtime note: libnavguard.so links the Swift runtime statically. If the
- * host also loads the dynamic Swift runtime (for example through a Swift
- * plugin), that runtime installs handlers for SIGILL, SIGBUS, SIGFPE, SIGTRAP
- * and SIGABRT; set SWIFT_BACKTRACE=enable=no in the environment to keep the
- * host's own crash handling.
+ * Runtime note: libnavguard.so is built with Embedded Swift: it contains no
+ * Swift runtime, needs only libc and libm, and installs no signal handler.
+ * If the host also loads the dynamic Swift runtime (for example through a
+ * Swift plugin built in ordinary Swift without -static-stdlib), that runtime
+ * installs handlers for SIGILL, SIGBUS, SIGFPE, SIGTRAP and SIGABRT; set
+ * SWIFT_BACKTRACE=enable=no in the environment to keep the host's own crash
+ * handling.
  */
 #ifndef NAVGUARD_H
 #define NAVGUARD_H

@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // navguard.h, "Plugins: loading guards from shared libraries": one plugin,

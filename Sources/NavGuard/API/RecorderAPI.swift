@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // navguard.h, "Flight recorder and replay": recording a context (Recorder/
@@ -33,8 +33,8 @@ public func ng_record_start(_ ctx: OpaquePointer?, _ options: UnsafePointer<ng_r
         var fd: Int32 = -1
         if o.path != nil {
             let path = try readCString(o.path, "path")!.string
-            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw EngineError(NG_E_LOAD, "cannot create \(path): \(String(cString: strerror(errno)))") }
+            fd = ngc_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw EngineError(NG_E_LOAD, "cannot create \(path): \(String(cString: strerror(ngc_errno())))") }
             sink = .file(fd: fd, path: path)
         } else if let w = o.write {
             sink = .writer(write: w, user: o.user)

@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // navguard.h, "Stack": the root, reading the stack, snapshots, screen flags,

@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 /// What the host hears: the engine's callbacks handed to the C delegate, the

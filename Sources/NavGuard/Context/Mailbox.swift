@@ -28,7 +28,7 @@ final class Mailbox: Sendable {
         var bytes = 0
     }
 
-    private let queue = Mutex(Queue())
+    private let queue = Lock(Queue())
     private let waiting = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(0)
     private let woken = Atomic<Bool>(false)

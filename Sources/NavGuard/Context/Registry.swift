@@ -1,6 +1,6 @@
 import CNavGuard
 import NavGuardC
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 import Synchronization
 
@@ -19,7 +19,7 @@ final class Registry: @unchecked Sendable {
     private let owners: UnsafeMutablePointer<Atomic<UInt>>
     /// Free slots and generations; taken by create, destroy, attach and
     /// posting (which must not race a destroy).
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     struct State {
         var free: [Int] = Array((0..<Registry.capacity).reversed())

@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // A chain configuration (ng_chain_configure, navguard.h): parsed, edited,

@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // Opening guard plugins: only regular files, dlopen'd once and never closed
@@ -11,15 +11,15 @@ import NavGuardCore
 /// reading would wait for a writer forever, a device may block or act.
 /// (Regular files ignore O_NONBLOCK, so reads need no change.)
 func openRegularFile(_ path: String) throws(FileRefusal) -> Int32 {
-    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-    guard fd >= 0 else { throw FileRefusal(why: String(cString: strerror(errno))) }
+    let fd = ngc_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0)
+    guard fd >= 0 else { throw FileRefusal(why: String(cString: strerror(ngc_errno()))) }
     var st = stat()
     guard fstat(fd, &st) == 0 else {
-        let why = String(cString: strerror(errno))
+        let why = String(cString: strerror(ngc_errno()))
         close(fd)
         throw FileRefusal(why: why)
     }
-    guard st.st_mode & S_IFMT == S_IFREG else {
+    guard fileType(st.st_mode) == S_IFREG else {
         close(fd)
         throw FileRefusal(why: "it is \(fileKind(st.st_mode)), not a regular file")
     }
@@ -36,9 +36,9 @@ func readRegularFile(_ path: String, limit: Int) throws(FileRefusal) -> [UInt8] 
         let n = read(fd, &chunk, chunk.count)
         if n == 0 { return bytes }
         if n < 0 {
-            if errno == EINTR { continue }
+            if ngc_errno() == EINTR { continue }
             // A read error part-way would otherwise read a truncated file.
-            throw FileRefusal(why: String(cString: strerror(errno)))
+            throw FileRefusal(why: String(cString: strerror(ngc_errno())))
         }
         bytes.append(contentsOf: chunk[0..<n])
         if bytes.count > limit { throw FileRefusal(why: "it is larger than \(limit >> 20) MiB", tooLarge: true) }
@@ -51,8 +51,11 @@ struct FileRefusal: Error {
     var tooLarge = false
 }
 
+/// The S_IF* type bits of a mode (the headers' S_IF* constants are Int32).
+private func fileType(_ mode: mode_t) -> Int32 { Int32(bitPattern: mode) & S_IFMT }
+
 private func fileKind(_ mode: mode_t) -> String {
-    switch mode & S_IFMT {
+    switch fileType(mode) {
     case S_IFDIR: return "a directory"
     case S_IFIFO: return "a FIFO"
     case S_IFCHR: return "a character device"

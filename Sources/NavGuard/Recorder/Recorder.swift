@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardC
 import NavGuardCore
 
@@ -130,11 +130,7 @@ final class Recorder {
         r.pointee.window_ns = ringNs
         var dir = dumpDir ?? "."
         dir.withUTF8 { d in
-            withUnsafeMutableBytes(of: &r.pointee.dir) { dst in
-                let n = min(d.count, dst.count - 1)
-                if n > 0 { dst.baseAddress!.copyMemory(from: d.baseAddress!, byteCount: n) }
-                dst[n] = 0
-            }
+            d.withMemoryRebound(to: CChar.self) { ngc_ring_set_dir(r, $0.baseAddress, $0.count) }
         }
     }
 
@@ -477,10 +473,10 @@ final class Recorder {
         case .file(let fd, let path):
             var off = 0
             while off < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
+                let n = NavGuardLibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
                 if n < 0 {
-                    if errno == EINTR { continue }
-                    failed = "writing \(path) failed: \(String(cString: strerror(errno)))"
+                    if ngc_errno() == EINTR { continue }
+                    failed = "writing \(path) failed: \(String(cString: strerror(ngc_errno())))"
                     break
                 }
                 off += n
@@ -546,21 +542,21 @@ final class Recorder {
     func close() {
         flush()
         ngc_crash_unregister(ring)
-        if case .file(let fd, _) = sink { _ = Glibc.close(fd) }
+        if case .file(let fd, _) = sink { _ = NavGuardLibc.close(fd) }
     }
 }
 
 /// Write a whole byte array to a new file; nil or the error text.
 func writeFile(_ path: String, _ bytes: [UInt8]) -> String? {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { return "cannot create \(path): \(String(cString: strerror(errno)))" }
+    let fd = ngc_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { return "cannot create \(path): \(String(cString: strerror(ngc_errno())))" }
     defer { _ = close(fd) }
     var off = 0
     while off < bytes.count {
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, bytes.count - off) }
         if n < 0 {
-            if errno == EINTR { continue }
-            return "writing \(path) failed: \(String(cString: strerror(errno)))"
+            if ngc_errno() == EINTR { continue }
+            return "writing \(path) failed: \(String(cString: strerror(ngc_errno())))"
         }
         off += n
     }

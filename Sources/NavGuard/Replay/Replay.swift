@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // Replay of a trace (docs/trace-format.md): a host of its own that re-makes

@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 /// A crash dump (docs/trace-format.md, "Crash dumps"): what the signal

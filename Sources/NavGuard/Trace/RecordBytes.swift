@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // The flight recorder's binary records (docs/trace-format.md, "Binary

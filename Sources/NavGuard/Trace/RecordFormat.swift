@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // Binary records as the trace's JSON lines: what a file or writer recorder

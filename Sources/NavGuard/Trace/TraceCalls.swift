@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // The calls a trace records (docs/trace-format.md, "Calls"): for each, its

@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 /// Builds one JSON line of a trace (docs/trace-format.md) into a byte buffer
@@ -46,7 +46,7 @@ final class TraceLine {
         var c = capacity * 2
         while c < need { c *= 2 }
         let b = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
-        b.update(from: base, count: count)
+        UnsafeMutableRawPointer(b).copyMemory(from: base, byteCount: count)
         base.deallocate()
         base = b
         capacity = c

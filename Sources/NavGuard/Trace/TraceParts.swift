@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // The parts records are made of (docs/trace-format.md): a screen, a request,
@@ -273,7 +273,7 @@ struct CStrings {
         ng_screen(id: s.id, route: make(s.route), identity: make(s.identity))
     }
 
-    func free() { for p in pointers { Glibc.free(p) } }
+    func free() { for p in pointers { NavGuardLibc.free(p) } }
 }
 
 // MARK: Event

@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // A trace's first line (docs/trace-format.md, "The header"), and the state

@@ -98,6 +98,13 @@ static inline void ngc_ring_end(ngc_ring *r) {
     __atomic_store_n(&r->writing, r->writing + 1, __ATOMIC_RELEASE);
 }
 
+/* Where the ring's crash dumps go: `n` bytes of `dir` (cut to fit). */
+static inline void ngc_ring_set_dir(ngc_ring *r, const char *dir, size_t n) {
+    if (n >= sizeof r->dir) n = sizeof r->dir - 1;
+    for (size_t i = 0; i < n; i++) r->dir[i] = dir[i];
+    r->dir[n] = 0;
+}
+
 /* A ring for `capacity` bytes (zeroed), or NULL; freed by ngc_ring_free. */
 ngc_ring *ngc_ring_new(uint64_t capacity);
 void ngc_ring_free(ngc_ring *r);

@@ -2,9 +2,11 @@
 //
 // TEMPLATE FOR INTEGRATORS. One file, no Foundation: it imports the C module
 // CNavGuard (include/module.modulemap: navguard.h + plugin.h) and
-// NavGuardPluginKit (Sources/NavGuardPluginKit: plugin.h in Swift), and is
-// linked with the Swift runtime inside (-static-stdlib), exporting a single
-// symbol, ng_plugin_entry. Copy it, change the id and the policy.
+// NavGuardPluginKit (Sources/NavGuardPluginKit: plugin.h in Swift), is
+// compiled with Embedded Swift (no Swift runtime: it needs only libc), and
+// exports a single symbol, ng_plugin_entry. Copy it, change the id and the
+// policy (what Embedded Swift refuses, and the ordinary Swift fallback:
+// examples/plugins/README.md, "Embedded Swift").
 //
 // The guard: org.example.max-depth. Refuses a push (or a replace-stack) that
 // would make the stack deeper than "max_depth" screens (default 8), with
