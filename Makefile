@@ -14,6 +14,8 @@
 #   make demo-window     the SDL kiosk (examples/sdl-kiosk) in a real window, with
 #                        DEMO_ARGS; without DISPLAY a scripted visit under xvfb-run
 #                        leaves a screenshot in build/sdl-kiosk.bmp
+#   make demo-qt         the Qt Quick kiosk (examples/qt-kiosk), likewise; its
+#                        headless screenshot is build/qt-kiosk.png
 #   make package         the Debian packages into build/packages (CPack), then lintian
 #   make test-dist       those packages in a minimal Debian 12 root without Swift
 #                        (debootstrap + chroot, as root): a C host and a C guard
@@ -75,7 +77,7 @@ FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/
 FUZZ_FLAGS   ?=
 FUZZ_OUT     := $(FUZZ_DIR)/fuzz
 
-.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window bench bench-compare fuzz docs clean \
+.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window demo-qt bench bench-compare fuzz docs clean \
         cross-tools cross-arm64 test-arm64 package-arm64 bench-arm64
 
 all: build
@@ -118,8 +120,12 @@ package-tools: tools
 
 # The tests also run the SDL2 adapter and the SDL kiosk in a real window:
 # an X server (Xvfb), xdotool to drive it, SDL2, SDL2_ttf and the DejaVu font;
-# and they build the Debian packages (package_deb).
-TEST_PACKAGES := xvfb xdotool libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core abigail-tools $(PACKAGE_TOOLS)
+# the Qt 6 adapter and the Qt Quick kiosk: Qt 6 (Quick, Controls) and the QML
+# modules the kiosk imports; and they build the Debian packages (package_deb).
+QT_PACKAGES := qt6-declarative-dev qml6-module-qtquick qml6-module-qtquick-controls \
+  qml6-module-qtquick-templates qml6-module-qtquick-window qml6-module-qtquick-layouts \
+  qml6-module-qtqml-workerscript
+TEST_PACKAGES := xvfb xdotool libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core $(QT_PACKAGES) abigail-tools $(PACKAGE_TOOLS)
 test-tools: tools
 	@missing=""; \
 	for p in $(TEST_PACKAGES); do \
@@ -156,8 +162,8 @@ test: test-tools swift-test swift-test-asan build
 # the C tests: -fsanitize=address,undefined or thread), built by the Swift
 # toolchain's clang (whose runtimes swiftc instruments for) in
 # $(SANITIZE_DIR)/address and $(SANITIZE_DIR)/thread
-# (cmake/NavGuardSanitize.cmake), then the C tests and the SDL2 adapter's
-# test under each, and the fuzz harness's replay (fuzz_api_smoke: corpus,
+# (cmake/NavGuardSanitize.cmake), then the C tests and the SDL2 and Qt 6
+# adapters' tests under each (Qt itself uninstrumented), and the fuzz harness's replay (fuzz_api_smoke: corpus,
 # crashers, 20,000 generated programs) under ASan + UBSan (it has one
 # thread: TSan would only slow it down). Then the Swift thread stress tests
 # under TSan (a SwiftPM build in .build-tsan), as swift-test-asan runs them
@@ -165,7 +171,7 @@ test: test-tools swift-test swift-test-asan build
 SANITIZE_DIR   ?= build-sanitize
 SANITIZE_CC    ?= $(FUZZ_CC)
 SANITIZE_CXX   ?= $(dir $(SANITIZE_CC))clang++
-SANITIZE_C_TESTS := c_test_.*|header_check_c(xx)?_run|readme_example(_cxx)?|sdl2_adapter
+SANITIZE_C_TESTS := c_test_.*|header_check_c(xx)?_run|readme_example(_cxx)?|sdl2_adapter|qt6_adapter
 SANITIZE_TESTS_address := ^($(SANITIZE_C_TESTS)|fuzz_api_smoke)$$
 SANITIZE_TESTS_thread  := ^($(SANITIZE_C_TESTS))$$
 test-sanitize: test-tools
@@ -305,6 +311,25 @@ demo-window: test-tools build
 	  xvfb-run -a -s "-screen 0 800x600x24 -nolisten tcp" \
 	    examples/sdl-kiosk/headless-demo.sh "$$app" "$(BUILD_DIR)/sdl-kiosk.bmp" $(DEMO_ARGS); \
 	  echo "screenshot: $(BUILD_DIR)/sdl-kiosk.bmp"; \
+	fi
+
+# demo-qt: examples/qt-kiosk in a window on $(DISPLAY), run with DEMO_ARGS
+# (e.g. DEMO_ARGS=--unguarded; Escape or Backspace is Back, F12 screenshot,
+# Ctrl+Q quits). With no DISPLAY it plays a short scripted visit under
+# `xvfb-run -a` (examples/qt-kiosk/headless-demo.sh), whose exit screenshot
+# (a swipe-back in flight) is left in $(BUILD_DIR)/qt-kiosk.png.
+demo-qt: test-tools build
+	@app="$(BUILD_DIR)/examples/qt-kiosk/qt-kiosk"; \
+	test -x "$$app" || { echo "error: $$app was not built (see the qt-kiosk line of cmake's output)" >&2; exit 1; }; \
+	if [ -n "$${DISPLAY:-}" ]; then \
+	  echo "qt-kiosk on $$DISPLAY: Escape or Backspace is Back, drag from the left edge to go back, F12 screenshot, Ctrl+Q quits"; \
+	  "$$app" $(DEMO_ARGS); \
+	else \
+	  echo "DISPLAY is not set: no screen to open a window on. Playing a scripted visit under xvfb-run instead;"; \
+	  echo "its screenshot goes to $(BUILD_DIR)/qt-kiosk.png (run with a DISPLAY to use the kiosk yourself)."; \
+	  xvfb-run -a -s "-screen 0 800x600x24 -nolisten tcp" \
+	    examples/qt-kiosk/headless-demo.sh "$$app" "$(BUILD_DIR)/qt-kiosk.png" $(DEMO_ARGS); \
+	  echo "screenshot: $(BUILD_DIR)/qt-kiosk.png"; \
 	fi
 
 # Benchmarks are the executables bench/ builds into $(BUILD_DIR)/bench/.

@@ -33,9 +33,9 @@
  * (v)-(viii) pick their iteration count so that a run lasts about 30 ms.
  *
  * Allocation: malloc/calloc/realloc/memalign/posix_memalign/aligned_alloc are
- * interposed by this executable (forwarding to glibc's __libc_* functions),
- * so the calls made by libnavguard and the plugins during a measured loop are
- * counted; mallinfo2() gives the heap-in-use delta over 1e6 moved events.
+ * interposed by this executable (bench_alloc.h), so the calls made by
+ * libnavguard and the plugins during a measured loop are counted; mallinfo2()
+ * gives the heap-in-use delta over 1e6 moved events.
  */
 #define _GNU_SOURCE 1   /* mallinfo2, __libc_* prototypes are declared below */
 #include <navguard/navguard.h>
@@ -49,48 +49,7 @@
 #include <time.h>
 
 #include "bench_measure.h"
-
-/* ------------------------------------------------------------------------ */
-/* Allocation counting (interposition of the malloc family)                  */
-/* ------------------------------------------------------------------------ */
-
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void *__libc_memalign(size_t, size_t);
-extern void __libc_free(void *);
-
-static volatile int g_counting = 0;
-static uint64_t g_allocs = 0;
-
-void *malloc(size_t n) {
-    if (g_counting) g_allocs++;
-    return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b) {
-    if (g_counting) g_allocs++;
-    return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n) {
-    if (g_counting) g_allocs++;
-    return __libc_realloc(p, n);
-}
-void free(void *p) { __libc_free(p); }
-void *memalign(size_t al, size_t n) {
-    if (g_counting) g_allocs++;
-    return __libc_memalign(al, n);
-}
-void *aligned_alloc(size_t al, size_t n) {
-    if (g_counting) g_allocs++;
-    return __libc_memalign(al, n);
-}
-int posix_memalign(void **out, size_t al, size_t n) {
-    if (g_counting) g_allocs++;
-    void *p = __libc_memalign(al, n);
-    if (!p) return 12; /* ENOMEM */
-    *out = p;
-    return 0;
-}
+#include "bench_alloc.h"   /* the malloc family interposed, allocs_per_op */
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
@@ -119,15 +78,6 @@ static long calibrate(bench_fn fn, void *state) {
         }
         it *= 4;
     }
-}
-
-/* Allocations per op over one run of `iters`. */
-static double allocs_per_op(bench_fn fn, void *state, long iters, double ops_per_iter) {
-    g_allocs = 0;
-    g_counting = 1;
-    fn(state, iters);
-    g_counting = 0;
-    return (double)g_allocs / ((double)iters * ops_per_iter);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -7,8 +7,9 @@
 #   libnavguard-dev  dev      include/navguard, <libdir>/libnavguard.so,
 #                             <libdir>/pkgconfig/navguard.pc, <libdir>/cmake/NavGuard
 #                             (guard helpers included), share/navguard (SDL2
-#                             adapter, Swift plugin kit and its Package.swift),
-#                             share/doc/navguard/html (the API reference)
+#                             and Qt 6 adapters, Swift plugin kit and its
+#                             Package.swift), share/doc/navguard/html (the API
+#                             reference)
 #   navguard-tools   tools    bin/navguard
 #
 # `make package` (cpack in the build directory) writes them to
@@ -105,9 +106,12 @@ set(CPACK_DEBIAN_DEV_DESCRIPTION "navigation and input guard library (developmen
 ${navguard_deb_about}
 
 This package has the C headers, pkg-config and CMake files
-(find_package(NavGuard)), the SDL2 adapter's sources, and what writing a
-guard plugin needs: the CMake helpers navguard_add_guard and
+(find_package(NavGuard)), the SDL2 and Qt 6 adapters' sources, and what
+writing a guard plugin needs: the CMake helpers navguard_add_guard and
 navguard_add_swift_guard and the Swift plugin kit's sources.")
+# The adapters are sources a host compiles with its own toolkit: suggested,
+# never depended on, so the -dev package pulls in neither SDL2 nor Qt.
+set(CPACK_DEBIAN_DEV_PACKAGE_SUGGESTS "libsdl2-dev, qt6-declarative-dev")
 
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME navguard-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)

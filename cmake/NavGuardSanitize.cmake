@@ -12,7 +12,7 @@
 # overflow and out-of-bounds itself) and its C part (NavGuardC), the built-in
 # guard plugins, the C tests, the fuzz harness's replay and the SDL2 adapter
 # with its test. Not instrumented: the Swift runtime linked in statically,
-# libc, libffi, SDL. The runtimes are linked into each executable; the
+# libc, libffi, SDL, Qt. The runtimes are linked into each executable; the
 # libraries (libnavguard.so, the plugins) take their symbols from it.
 #
 # ThreadSanitizer: the toolchain's TSan runtime intercepts libdispatch and

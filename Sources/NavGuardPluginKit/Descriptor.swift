@@ -44,8 +44,9 @@ public func makeDescriptor<G: NavGuardGuard>(_ type: G.Type, id: StaticString, n
         if registry.at(slot) == nil {
             // The first empty slot: claim it. Two threads registering the
             // same type race for the same slot, and the loser finds the
-            // winner's registration there (a lost registration is not freed:
-            // its descriptor may have been read).
+            // winner's registration there (the loser's descriptor storage,
+            // never handed out, is not freed: a rare race, a few hundred
+            // bytes).
             let reg = Registration.of(G.self, id: idC, name: name, version: version,
                                       description: description, slot: slot)
             if registry.publish(reg, slot: slot) { return reg.descriptor }
@@ -132,10 +133,11 @@ private struct Registry: @unchecked Sendable {
 
     /// Whether `reg` took the empty `slot` (false: another did first).
     func publish(_ reg: Registration, slot: Int) -> Bool {
-        // Retained for good, won or lost (see makeDescriptor).
+        // A published registration is retained for good.
         let p = Unmanaged.passRetained(reg)
         if slots[slot].compareExchange(expected: 0, desired: UInt(bitPattern: p.toOpaque()),
                                        ordering: .acquiringAndReleasing).exchanged { return true }
+        p.release()
         return false
     }
 }

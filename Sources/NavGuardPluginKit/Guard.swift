@@ -3,8 +3,8 @@
 // The kit wraps include/navguard/plugin.h and nothing else: it imports the C
 // header module CNavGuard (plus the standard library's Synchronization for
 // the atomics of its registry of guard types), never NavGuardCore or
-// Foundation, and compiles in Embedded Swift as in ordinary Swift. A plugin built with it still links no
-// libnavguard and exports only ng_plugin_entry.
+// Foundation, and compiles in Embedded Swift as in ordinary Swift. A plugin
+// built with it still links no libnavguard and exports only ng_plugin_entry.
 //
 // A guard is a final class conforming to NavGuardGuard and to one protocol
 // per hook it implements:

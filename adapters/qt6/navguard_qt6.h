@@ -1,0 +1,495 @@
+/*
+ * navguard_qt6.h — NavGuard's Qt 6 adapter (Qt Quick), C++17, Qt 6.4 or later.
+ *
+ * Compile navguard_qt6.cpp into your program (the way Dear ImGui ships its
+ * backends) with CMake's AUTOMOC on: it sits on the host side of navguard.h,
+ * knows nothing of the library's internals and needs only Qt (Core, Gui, Qml,
+ * Quick) and libnavguard. Installed as
+ * <prefix>/share/navguard/adapters/qt6/navguard_qt6.{h,cpp}; with CMake,
+ * find_package(NavGuard COMPONENTS qt6) gives NavGuard::qt6, which compiles
+ * it into whatever links it.
+ *
+ * Two parts, usable together (the usual way) or apart:
+ *
+ *  - navguard::qt6::InputFilter, an event filter on a QQuickWindow: every
+ *    pointer, key, wheel and hover event is converted, submitted
+ *    (ng_event_submit) and passed on to Qt only when NavGuard delivers it. The
+ *    mouse (left button) is one touch; each point of a QTouchEvent gets its
+ *    own verdict; keys are NG_EVENT_KEY; the wheel NG_EVENT_SCROLL; mouse
+ *    motion with no button NG_EVENT_HOVER. A focus loss, a hidden window or
+ *    an application going inactive ends every live touch. NavGuard's
+ *    on_touch_cancel is routed into Qt by taking the point's grab away from
+ *    the item or handler holding it (routeTouchCancel).
+ *
+ *  - navguard::qt6::Navigator, a QML type (registerQmlTypes(), then in QML
+ *    `import NavGuard` and Navigator { stackView: stack; routes: {...} })
+ *    that owns a context with the default guard chain and drives a Qt Quick
+ *    Controls StackView: push(route, properties), back(), popToRoot() and the
+ *    rest go through NavGuard, each outcome comes back as a signal; StackView
+ *    is changed one event-loop turn after screen will-show (so never from
+ *    inside its own signals or a page's construction) and
+ *    ng_transition_finish is called when its transition ends (busy false);
+ *    posts from any thread (post()) wake the GUI loop (the context's
+ *    on_wake); one QTimer is armed for NavGuard's next deadline
+ *    (on_deadline); replies scoped to the screen they were asked from
+ *    (fromScreen) are dropped as stale once the user left it; a screen
+ *    pushed with confirmLeave makes every path that would remove it ask the
+ *    host first (question / answer()); an edge DragHandler drives an
+ *    interactive back with the page following the finger. The Navigator
+ *    installs an InputFilter on the StackView's window.
+ *
+ * Touch ids (ng_event.touch_id): the mouse is kMouseTouchId; a finger is
+ * (device << 32) | (Qt point id & 0xFFFFFFFF), where device is 1.. in the
+ * order the adapter first saw each QPointingDevice. All stay below 2^53, so
+ * QML reads them exactly.
+ *
+ * Timestamps: Qt stamps input events on the window system's clock (X server
+ * milliseconds on xcb), not on NavGuard's, so the adapter leaves
+ * ng_event.timestamp_ns 0 (not known): NavGuard times everything with ng_now.
+ *
+ * Fail open: an event ng_event_submit answers with a status (a destroyed
+ * context, a bug) is passed to Qt as if delivered, so a broken context never
+ * swallows the kiosk's input; the observer does not see it.
+ *
+ * Thread rule: everything runs on the GUI thread that owns the context,
+ * except Navigator::post, which any thread may call.
+ *
+ * What Qt 6.4 cannot express, and what the adapter does instead:
+ *  - Cancelling one touch point: Qt has no public per-point cancel, and a
+ *    TouchCancel event cancels every point of the device. The adapter hands
+ *    the point's exclusive grab to a hidden item of its own
+ *    (QPointerEvent::setExclusiveGrabber), which Qt reports to the old
+ *    grabber as CancelGrabExclusive (a Button gets its ungrab event and stops
+ *    being pressed; a TapHandler or DragHandler emits canceled), then drops
+ *    the grab. A handler holding only a passive grab (a TapHandler with the
+ *    default gesturePolicy) is cancelled the same way, after being made the
+ *    exclusive grabber for that instant: its grabChanged signal sees a
+ *    GrabExclusive just before the cancel. Other points keep their grabs.
+ *  - A QTouchEvent whose points get different verdicts: the original event
+ *    is consumed and a QTouchEvent with only the delivered points (and the
+ *    stationary points of delivered touches) is sent to the window in its
+ *    place, typed TouchBegin / TouchUpdate / TouchEnd from what Qt has seen
+ *    of those points. Only this case allocates.
+ *  - A double click has no NavGuard phase: MouseButtonDblClick follows the
+ *    verdict of the press it comes with (dropped with it, and after NavGuard
+ *    cancelled that press). X11 auto-repeat sends a key release before each
+ *    repeat: such a release follows the verdict of the key's last event.
+ *  - Shortcuts (QML Shortcut, QAction) are matched by Qt before the window
+ *    sees the key: guard a hardware Back key with a Keys handler (or
+ *    Keys.onReleased), which gets the key through the window.
+ *  - StackView has no interactive pop: during a swipe the Navigator shows
+ *    the page below and moves the top page itself, and pops without a
+ *    transition when the swipe completes.
+ */
+#ifndef NAVGUARD_QT6_H
+#define NAVGUARD_QT6_H
+
+#include <navguard/navguard.h>
+
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QHash>
+#include <QtCore/QMutex>
+#include <QtCore/QObject>
+#include <QtCore/QPointF>
+#include <QtCore/QPointer>
+#include <QtCore/QString>
+#include <QtCore/QTimer>
+#include <QtCore/QVariant>
+#include <QtCore/QVector>
+#include <QtQml/QJSValue>
+#include <QtQml/QQmlParserStatus>
+#include <QtQuick/QQuickItem>
+#include <QtQuick/QQuickWindow>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+
+class QEvent;
+class QPointingDevice;
+class QVariantAnimation;
+
+namespace navguard {
+namespace qt6 {
+
+/* The touch id of the mouse (left button). Finger ids never equal it. */
+inline constexpr uint64_t kMouseTouchId = UINT64_C(0xFFFF00000000);
+
+/* Live touches the filter follows (to end them on focus loss, to route their
+ * cancels, to type a filtered QTouchEvent). A touch beyond this many is still
+ * submitted; only those services are left to NavGuard's watchdog. */
+inline constexpr int kMaxTouches = 32;
+
+/* Pointing devices told apart in touch ids. */
+inline constexpr int kMaxDevices = 32;
+
+/* ------------------------------------------------------------------------ */
+/* InputFilter                                                               */
+/* ------------------------------------------------------------------------ */
+
+class InputFilter : public QObject {
+    Q_OBJECT
+public:
+    /* Every event the filter submitted, with its verdict (for logs and
+     * overlays). Called on the GUI thread right after ng_event_submit. */
+    using Observer = std::function<void(const ng_event &event, const ng_event_result &result)>;
+
+    /* [owner] A filter for `ctx` (not owned: it must outlive the filter). */
+    explicit InputFilter(ng_context *ctx, QObject *parent = nullptr);
+    ~InputFilter() override;
+
+    /* [owner] Install on `window` (nullptr: detach), and follow the
+     * application's state. A filter serves one window at a time. */
+    void attach(QQuickWindow *window);
+    QQuickWindow *window() const { return m_window; }
+    ng_context *context() const { return m_ctx; }
+
+    /* Submit mouse motion with no button as NG_EVENT_HOVER (default true),
+     * and wheel events as NG_EVENT_SCROLL (default true). */
+    void setHoverEnabled(bool on) { m_hover = on; }
+    bool hoverEnabled() const { return m_hover; }
+    void setWheelEnabled(bool on) { m_wheel = on; }
+    bool wheelEnabled() const { return m_wheel; }
+
+    void setObserver(Observer observer) { m_observer = std::move(observer); }
+
+    /* [owner] Route NavGuard's on_touch_cancel into Qt: the item or handler
+     * grabbing that touch's point is told its grab was cancelled (see the
+     * file comment). Call it from your delegate's on_touch_cancel (the
+     * Navigator does). Returns true when the touch was one of this filter's. */
+    bool routeTouchCancel(const ng_touch_info *touch);
+
+    /* [owner] End every live touch as NG_TOUCH_CANCELLED (what a focus loss
+     * does), and take their grabs in Qt away. Returns how many it ended. */
+    int endTouches();
+
+    /* [owner] The NavGuard touch id of a live Qt point (`device` nullptr:
+     * any device), or 0 when the filter follows no such point. */
+    uint64_t touchIdOf(int qtPointId, const QPointingDevice *device = nullptr) const;
+
+    /* The filter itself (QObject::eventFilter); public for benchmarks. */
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    struct Live {
+        uint64_t id;              /* NavGuard touch id */
+        const QPointingDevice *device;
+        int point;                /* Qt point id */
+        QPointF scene;            /* last scene position */
+        bool delivered;           /* Qt saw its press */
+        bool dblClickOk;          /* mouse: the press a double click follows */
+    };
+
+    bool submit(ng_event &e, ng_event_result &r);
+    bool onMouse(QEvent *event);
+    bool onTouch(QEvent *event);
+    bool onKey(QEvent *event);
+    bool onWheel(QEvent *event);
+    int liveIndex(uint64_t id) const;
+    void forget(int index);
+    uint64_t fingerId(const QPointingDevice *device, int point);
+    void cancelInQt(const QPointingDevice *device, int point, QPointF scene);
+    QQuickItem *cancelSink();
+    void onApplicationStateChanged(Qt::ApplicationState state);
+
+    ng_context *m_ctx;
+    QPointer<QQuickWindow> m_window;
+    QPointer<QQuickItem> m_sink;
+    Observer m_observer;
+    bool m_hover = true;
+    bool m_wheel = true;
+    bool m_forwarding = false;    /* sending a filtered QTouchEvent */
+    int m_lastKey = 0;            /* for X11's auto-repeat releases */
+    bool m_lastKeyDelivered = true;
+    int m_count = 0;
+    Live m_live[kMaxTouches];
+    int m_deviceCount = 0;
+    const QPointingDevice *m_devices[kMaxDevices];
+};
+
+/* ------------------------------------------------------------------------ */
+/* Navigator                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A request posted from any thread (Navigator::post). */
+struct PostRequest {
+    ng_request_kind kind = NG_REQ_PUSH;
+    QString route;                 /* PUSH: the route (a key of `routes`) */
+    QVariantMap properties;        /* PUSH: the page's initial properties */
+    QString identity;              /* PUSH: dedupe identity (empty: the route) */
+    uint32_t source = 0;           /* ng_request.source */
+    bool animated = true;
+    uint64_t fromScreen = 0;       /* ng_request.from_screen: the screen the
+                                      request was issued from (0: none); it is
+                                      dropped as stale (NG_REASON_STALE) when
+                                      that screen is no longer the top */
+    uint32_t screenFlags = 0;      /* PUSH: ng_request.screen_flags
+                                      (NG_SCREENF_CONFIRM_LEAVE) */
+};
+
+class Navigator : public QObject, public QQmlParserStatus {
+    Q_OBJECT
+    Q_INTERFACES(QQmlParserStatus)
+    /* The StackView (QtQuick.Controls) this navigator drives. */
+    Q_PROPERTY(QQuickItem *stackView READ stackView WRITE setStackView NOTIFY stackViewChanged)
+    /* Route name -> Component or URL of its page. */
+    Q_PROPERTY(QVariantMap routes READ routes WRITE setRoutes NOTIFY routesChanged)
+    /* The root screen, set when the component completes (or on create()). */
+    Q_PROPERTY(QString initialRoute READ initialRoute WRITE setInitialRoute NOTIFY initialRouteChanged)
+    Q_PROPERTY(QVariantMap initialProperties READ initialProperties WRITE setInitialProperties NOTIFY initialRouteChanged)
+    /* Before creation: true (default) loads the default guard chain, false an
+     * empty chain; chainConfig (JSON, as ng_chain_configure) overrides it. */
+    Q_PROPERTY(bool guarded READ guarded WRITE setGuarded NOTIFY configChanged)
+    Q_PROPERTY(QString chainConfig READ chainConfig WRITE setChainConfig NOTIFY configChanged)
+    /* Before creation: record the whole session (ng_record_start) to this file. */
+    Q_PROPERTY(QString recordPath READ recordPath WRITE setRecordPath NOTIFY configChanged)
+    /* Width of the left edge a swipe-back starts from (0: no swipe-back). */
+    Q_PROPERTY(qreal edgeWidth READ edgeWidth WRITE setEdgeWidth NOTIFY edgeWidthChanged)
+    /* Milliseconds a released swipe takes to settle over the full width. */
+    Q_PROPERTY(int settleDuration READ settleDuration WRITE setSettleDuration NOTIFY settleDurationChanged)
+    Q_PROPERTY(bool ready READ ready NOTIFY readyChanged)
+    Q_PROPERTY(int depth READ depth NOTIFY stackChanged)
+    Q_PROPERTY(QString currentRoute READ currentRoute NOTIFY stackChanged)
+    Q_PROPERTY(double currentScreen READ currentScreen NOTIFY stackChanged)
+    Q_PROPERTY(QStringList routeStack READ routeStack NOTIFY stackChanged)
+    /* A screen transition is in flight (NavGuard's view, swipes included). */
+    Q_PROPERTY(bool busy READ busy NOTIFY busyChanged)
+    Q_PROPERTY(bool swiping READ swiping NOTIFY swipingChanged)
+public:
+    explicit Navigator(QObject *parent = nullptr);
+    ~Navigator() override;
+
+    /* --- QML API (GUI thread) --- */
+    /* Each request returns its id (a number below 2^53; 0 when it could not
+     * be submitted: `error` says why). Its outcome follows as a signal.
+     * options: source (int: ng_request.source, what the throttle guard keys
+     * on), animated (bool, default true), identity (string: what dedupe
+     * compares; default the route), fromScreen (a screen id) or scoped (true:
+     * the current top) for ng_request.from_screen, confirmLeave (push: ask
+     * before the pushed screen is left, NG_SCREENF_CONFIRM_LEAVE). */
+    Q_INVOKABLE double push(const QString &route, const QVariantMap &properties = {},
+                            const QVariantMap &options = {});
+    Q_INVOKABLE double back(const QVariantMap &options = {});
+    Q_INVOKABLE double pop(const QVariantMap &options = {});
+    Q_INVOKABLE double popTo(double screenId, const QVariantMap &options = {});
+    Q_INVOKABLE double popToRoot(const QVariantMap &options = {});
+    /* screens: [{route, properties, identity}], bottom first. */
+    Q_INVOKABLE double replaceStack(const QVariantList &screens, const QVariantMap &options = {});
+    /* Answer the open question (a leave confirmation): true yes, false no.
+     * False when it is no longer open (it timed out, or was withdrawn). */
+    Q_INVOKABLE bool answer(double questionId, bool yes);
+    /* Ask before any request removes this stacked screen, or stop asking
+     * (NG_SCREENF_CONFIRM_LEAVE through ng_screen_set_flags). */
+    Q_INVOKABLE bool setConfirmLeave(double screenId, bool on);
+    Q_INVOKABLE QString routeOf(double screenId) const;
+    Q_INVOKABLE QString error() const { return m_error; }
+
+    /* --- C++ API --- */
+    /* [owner] Create the context now (QML does it when the component
+     * completes): options from the properties, the chain, the root screen.
+     * Returns NG_OK or the failing status (error() says why). */
+    ng_status create();
+    /* [any-thread] Post a request (ng_request_post) and wake the GUI loop;
+     * `out_id` (may be NULL) gets its id. The Navigator must outlive every
+     * thread that may post. Returns ng_request_post's statuses, NG_E_STATE
+     * before create(). */
+    ng_status post(const PostRequest &request, uint64_t *out_id = nullptr);
+    /* [owner] The context, for calls the Navigator does not wrap (holds,
+     * views, recording); NULL before create(). Do not replace its delegate. */
+    ng_context *context() const { return m_ctx; }
+    InputFilter *inputFilter() const { return m_filter; }
+    /* [owner] Submit a request as is (a PUSH's screen must name a route of
+     * `routes`; its id 0 takes the next screen id). */
+    double submit(ng_request request, const QVariantMap &properties = {});
+
+    QQuickItem *stackView() const { return m_stackView; }
+    void setStackView(QQuickItem *view);
+    QVariantMap routes() const { return m_routes; }
+    void setRoutes(const QVariantMap &routes);
+    QString initialRoute() const { return m_initialRoute; }
+    void setInitialRoute(const QString &route);
+    QVariantMap initialProperties() const { return m_initialProperties; }
+    void setInitialProperties(const QVariantMap &properties);
+    bool guarded() const { return m_guarded; }
+    void setGuarded(bool on);
+    QString chainConfig() const { return m_chainConfig; }
+    void setChainConfig(const QString &json);
+    QString recordPath() const { return m_recordPath; }
+    void setRecordPath(const QString &path);
+    qreal edgeWidth() const { return m_edgeWidth; }
+    void setEdgeWidth(qreal width);
+    int settleDuration() const { return m_settleMs; }
+    void setSettleDuration(int ms);
+    bool ready() const { return m_ctx != nullptr; }
+    int depth() const;
+    QString currentRoute() const;
+    double currentScreen() const;
+    QStringList routeStack() const;
+    bool busy() const { return m_busy; }
+    bool swiping() const { return m_swipe.active; }
+
+    void classBegin() override {}
+    void componentComplete() override;
+
+public Q_SLOTS:
+    /* [owner] ng_tick (the deadline timer and the wake-up call it). */
+    void tick();
+
+Q_SIGNALS:
+    void stackViewChanged();
+    void routesChanged();
+    void initialRouteChanged();
+    void configChanged();
+    void edgeWidthChanged();
+    void settleDurationChanged();
+    void readyChanged();
+    void stackChanged();
+    void busyChanged();
+    void swipingChanged();
+    /* A request's final outcome ({id, kind, outcome, reason, guard, source,
+     * message}; ids are numbers), and one of applied / refused / dropped with
+     * the same object. deferred: the request waits (a guard deferred it, or
+     * it was made inside a callback); its final outcome follows. */
+    void outcome(const QVariantMap &outcome);
+    void applied(const QVariantMap &outcome);
+    void refused(const QVariantMap &outcome);
+    void dropped(const QVariantMap &outcome);
+    void deferred(const QVariantMap &result);
+    /* Every request as submitted, with its immediate status ({id, kind,
+     * status: applied / refused / deferred / queued, reason, guard, source}). */
+    void submitted(const QVariantMap &result);
+    /* {track, phase, kind, id, from, to, fromRoute, toRoute, flags: [...]} */
+    void transition(const QVariantMap &event);
+    /* A guard asks the host ({id, topic, text, guard, requestId, kind,
+     * source, screenId, route, timeoutMs}); answer with answer(id, yes). questionEnded: the
+     * question is over (answer "yes", "no", "timeout" or "withdrawn"). */
+    void question(const QVariantMap &question);
+    void questionEnded(const QVariantMap &question, const QString &answer);
+    void report(const QString &guard, const QString &text);
+    void logMessage(int severity, const QString &guard, const QString &message);
+    void holdEnded(const QVariantMap &hold);
+    void touchCancelled(const QVariantMap &touch);
+    /* The swipe-back: {event: "begin" | "release" | "complete", request,
+     * status, progress, velocity, finish, touchCancelled}. */
+    void swipe(const QVariantMap &event);
+
+private Q_SLOTS:
+    void onStackBusy();
+    void edgeBegan(int pointId, double pressX, double x);
+    void edgeMoved(double x);
+    void edgeEnded(double x);
+
+private:
+    /* A StackView change waiting for the next event-loop turn. */
+    struct Pending {
+        uint64_t request;
+        bool animated;
+    };
+    struct Swipe {
+        bool active = false;       /* NavGuard's interactive back is ours */
+        bool dragging = false;     /* the finger drives it */
+        bool settling = false;
+        uint64_t request = 0;
+        uint64_t touch = 0;
+        qreal x0 = 0, x = 0, velocity = 0;
+        qreal offset = 0;
+        bool finish = false;
+        QPointer<QQuickItem> top, below;
+        static constexpr int kSamples = 16;
+        QElapsedTimer clock;       /* since the swipe began */
+        int samples = 0;
+        qint64 sampleMs[kSamples] = {};
+        qreal sampleX[kSamples] = {};
+    };
+
+    static void cbOutcome(void *user, ng_context *ctx, const ng_outcome *o);
+    static void cbTransition(void *user, ng_context *ctx, const ng_transition_event *e);
+    static void cbHoldEnd(void *user, ng_context *ctx, const ng_hold_info *h);
+    static void cbReport(void *user, ng_context *ctx, const char *guard, const char *text);
+    static void cbLog(void *user, ng_context *ctx, int32_t severity, const char *guard, const char *message);
+    static void cbTouchCancel(void *user, ng_context *ctx, const ng_touch_info *t);
+    static void cbQuestion(void *user, ng_context *ctx, const ng_question *q);
+    static void cbQuestionEnd(void *user, ng_context *ctx, const ng_question *q, ng_answer answer);
+    static void cbWake(void *user, ng_context *ctx);
+    static void cbDeadline(void *user, ng_context *ctx, int64_t deadline);
+
+    void onTransition(const ng_transition_event *e);
+    double request(ng_request rq, const QVariantMap &options, const QVariantMap &properties = {});
+    bool submitRequest(const ng_request &rq, ng_request_result *res);
+    void applyOptions(ng_request &rq, const QVariantMap &options) const;
+    uint64_t newScreenId() { return m_nextScreen.fetch_add(1, std::memory_order_relaxed); }
+    void rememberScreen(uint64_t id, const QString &route, const QVariantMap &properties);
+    void trackPush(uint64_t request, const QVector<uint64_t> &screens);
+    void pushDecided(uint64_t request, bool applied);
+    void forgetScreen(uint64_t screen);
+    void pruneScreens();
+    bool setError(ng_status st, const char *call);
+
+    /* StackView binding */
+    QVector<uint64_t> navStack() const;
+    void schedule(uint64_t request, bool animated);
+    void flush();
+    void reconcile(bool animated);
+    QJSValue jsStack() const;
+    QJSValue jsPage(uint64_t screenId) const;
+    QQuickItem *stackItem(int index) const;
+    void finishIfSettled();
+    void updateState();
+    void armDeadline(int64_t deadline);
+    void scheduleTick();
+    QVariantMap questionMap(const ng_question *q) const;
+
+    /* swipe-back */
+    void ensureEdge();
+    void swipeWill(const ng_transition_event *e);
+    void swipeRelease(bool touchCancelled);
+    double releaseVelocity() const;
+    void swipeSettle();
+    void swipeEnd(bool finished);
+
+    ng_context *m_ctx = nullptr;
+    InputFilter *m_filter = nullptr;
+    QPointer<QQuickItem> m_stackView;
+    QPointer<QQuickItem> m_edge;
+    QVariantMap m_routes;
+    QString m_initialRoute;
+    QVariantMap m_initialProperties;
+    bool m_guarded = true;
+    QString m_chainConfig;
+    QString m_recordPath;
+    qreal m_edgeWidth = 24;
+    int m_settleMs = 300;
+    QString m_error;
+    bool m_destroying = false;
+    bool m_busy = false;
+
+    /* screens: id -> route and page properties (post() adds from any thread),
+     * kept while stacked or while their push is undecided */
+    mutable QMutex m_screensMu;
+    struct ScreenRec { QString route; QVariantMap properties; };
+    QHash<uint64_t, ScreenRec> m_screens;
+    QHash<uint64_t, QVector<uint64_t>> m_pushes; /* undecided push / replace-stack -> its screens */
+    QHash<uint64_t, bool> m_orphans;      /* decided before tracked -> applied */
+    std::atomic<uint64_t> m_nextScreen{1};
+    std::atomic<bool> m_tickQueued{false};
+
+    QVector<uint64_t> m_mirror;    /* the screens StackView shows, bottom first */
+    QVector<uint64_t> m_lastStack; /* NavGuard's stack at the last stackChanged */
+    QVector<Pending> m_pending;
+    bool m_flushQueued = false;
+    bool m_finishQueued = false;
+
+    QTimer m_deadline;
+
+    Swipe m_swipe;
+    QVariantAnimation *m_settle = nullptr;
+};
+
+/* [GUI thread] Register the QML types: `import NavGuard` gives Navigator.
+ * Call before loading QML that uses it. `uri` may name another module. */
+void registerQmlTypes(const char *uri = "NavGuard");
+
+} // namespace qt6
+} // namespace navguard
+
+#endif /* NAVGUARD_QT6_H */

@@ -1,0 +1,927 @@
+/*
+ * test_qt6_adapter — the Qt 6 adapter (navguard_qt6.cpp) against its header,
+ * in-process, with QTest on the offscreen platform:
+ *  - InputFilter: every conversion (mouse, hover, keys with auto-repeat,
+ *    wheel), verdicts applied (a dropped event never reaches an item), a
+ *    double click following its press, focus loss / hide / deactivation
+ *    ending every live touch, a two-point QTouchEvent where one point is
+ *    dropped (the item gets an event with only the delivered point), a
+ *    platform TouchCancel;
+ *  - cancel routing: NavGuard cancels one finger while another stays down
+ *    (its Button stops being pressed and never clicks, the other clicks),
+ *    a TapHandler holding only a passive grab, the mouse;
+ *  - Navigator on a real StackView: outcomes as signals, StackView changed at
+ *    will-show and NavGuard finished when StackView's transition ends, a
+ *    Back during a push refused, pushes from inside StackView's own signals
+ *    and from a page's construction (no StackView warning), posts from
+ *    another thread waking the loop, the swipe-back from the left edge
+ *    (finished and cancelled), a host's hold expiring on time through the
+ *    deadline timer alone, a stale reply dropped and a scoped one applied,
+ *    the leave confirmation (Back answered no, a swipe answered yes,
+ *    popToRoot, setConfirmLeave), the same app unguarded.
+ * Every check runs; failures are counted and listed (QTest's QCOMPARE stops a
+ * test function at the first one, so checks use CHECK instead).
+ */
+#include "navguard_qt6.h"
+
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QPointer>
+#include <QtCore/QThread>
+#include <QtGui/QGuiApplication>
+#include <QtGui/QPointingDevice>
+#include <QtQml/QQmlApplicationEngine>
+#include <QtQml/QQmlComponent>
+#include <QtQuick/QQuickItem>
+#include <QtQuick/QQuickWindow>
+#include <QtTest/QSignalSpy>
+#include <QtTest/QTest>
+
+#include <cstdio>
+#include <memory>
+#include <thread>
+#include <vector>
+
+using navguard::qt6::InputFilter;
+using navguard::qt6::kMouseTouchId;
+using navguard::qt6::Navigator;
+
+static int g_failures = 0;
+static int g_checks = 0;
+
+#define CHECK(cond, ...)                                                          \
+    do {                                                                          \
+        g_checks++;                                                               \
+        if (!(cond)) {                                                            \
+            g_failures++;                                                         \
+            std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);  \
+            std::fprintf(stderr, __VA_ARGS__);                                    \
+            std::fprintf(stderr, "\n");                                           \
+        }                                                                         \
+    } while (0)
+
+/* Waits up to `ms` for `cond`, processing events. */
+#define WAIT_FOR(cond, ms) QTest::qWaitFor([&] { return (cond); }, (ms))
+
+/* --------------------------------------------------------------------------- */
+/* An item that records what Qt delivers to it                                  */
+/* --------------------------------------------------------------------------- */
+
+struct Delivered {
+    QEvent::Type type;
+    QList<int> ids;                       /* point ids (touch) */
+    QList<QEventPoint::State> states;
+};
+
+class Recorder : public QQuickItem {
+    Q_OBJECT
+public:
+    explicit Recorder(QQuickItem *parent = nullptr) : QQuickItem(parent) {
+        setAcceptedMouseButtons(Qt::LeftButton);
+        setAcceptTouchEvents(true);
+        setFlag(ItemIsFocusScope);
+        setFocus(true);
+    }
+    std::vector<Delivered> got;
+    int ungrabs = 0;
+    void clear() { got.clear(); ungrabs = 0; }
+    int count(QEvent::Type t) const {
+        int n = 0;
+        for (const Delivered &d : got) n += d.type == t;
+        return n;
+    }
+
+protected:
+    void record(QEvent *e) {
+        Delivered d{ e->type(), {}, {} };
+        if (auto *p = dynamic_cast<QPointerEvent *>(e))
+            for (const QEventPoint &pt : p->points()) {
+                d.ids << pt.id();
+                d.states << pt.state();
+            }
+        got.push_back(d);
+        e->accept();
+    }
+    void mousePressEvent(QMouseEvent *e) override { record(e); }
+    void mouseMoveEvent(QMouseEvent *e) override { record(e); }
+    void mouseReleaseEvent(QMouseEvent *e) override { record(e); }
+    void mouseDoubleClickEvent(QMouseEvent *e) override { record(e); }
+    void touchEvent(QTouchEvent *e) override { record(e); }
+    void keyPressEvent(QKeyEvent *e) override { record(e); }
+    void keyReleaseEvent(QKeyEvent *e) override { record(e); }
+    void wheelEvent(QWheelEvent *e) override { record(e); }
+    void mouseUngrabEvent() override { ungrabs++; }
+    void touchUngrabEvent() override { ungrabs++; }
+};
+
+/* --------------------------------------------------------------------------- */
+/* A context with the default chain, a window with a Recorder, the filter        */
+/* --------------------------------------------------------------------------- */
+
+struct Seen {
+    ng_event e;
+    ng_event_result r;
+};
+
+struct Rig {
+    ng_context *ctx = nullptr;
+    QQuickWindow *win = nullptr;
+    Recorder *rec = nullptr;
+    InputFilter *filter = nullptr;
+    std::vector<Seen> seen;
+    std::vector<uint64_t> cancelled;   /* on_touch_cancel */
+
+    static void onTouchCancel(void *user, ng_context *, const ng_touch_info *t) {
+        Rig *r = static_cast<Rig *>(user);
+        r->cancelled.push_back(t->touch_id);
+        r->filter->routeTouchCancel(t);
+    }
+
+    explicit Rig(bool defaultChain = true) {
+        ng_options o = NG_OPTIONS_INIT;
+        o.delegate.user = this;
+        o.delegate.on_touch_cancel = &Rig::onTouchCancel;
+        if (ng_context_create(&o, &ctx) != NG_OK) qFatal("ng_context_create");
+        if (defaultChain && ng_chain_configure(ctx, nullptr) != NG_OK)
+            qFatal("default chain: %s (plugin dir %s)", ng_errmsg(ctx), ng_plugin_dir());
+        ng_screen home = { 1, "home", nullptr };
+        ng_stack_set_root(ctx, &home);
+        win = new QQuickWindow;
+        win->resize(400, 300);
+        rec = new Recorder(win->contentItem());
+        rec->setSize(QSizeF(400, 300));
+        filter = new InputFilter(ctx);
+        filter->attach(win);
+        filter->setObserver([this](const ng_event &e, const ng_event_result &r) { seen.push_back({ e, r }); });
+        win->show();
+        if (!QTest::qWaitForWindowExposed(win)) qFatal("window not exposed");
+    }
+    ~Rig() {
+        delete filter;
+        delete win;
+        ng_context_destroy(ctx);
+    }
+    void clear() {
+        seen.clear();
+        rec->clear();
+        cancelled.clear();
+    }
+    size_t touches() const {
+        size_t n = 0;
+        ng_touch_count(ctx, &n);
+        return n;
+    }
+    /* The last submitted event of `type`. */
+    const Seen *last(ng_event_type type) const {
+        for (auto it = seen.rbegin(); it != seen.rend(); ++it)
+            if (it->e.type == type) return &*it;
+        return nullptr;
+    }
+};
+
+static bool isTouch(const Seen *s, int32_t phase, uint64_t id) {
+    return s && s->e.type == NG_EVENT_TOUCH && s->e.phase == phase && s->e.touch_id == id;
+}
+
+/* --------------------------------------------------------------------------- */
+/* InputFilter                                                                   */
+/* --------------------------------------------------------------------------- */
+
+static void test_mouse() {
+    Rig rig;
+    QTest::mouseMove(rig.win, QPoint(40, 50));
+    rig.clear();
+    QTest::mousePress(rig.win, Qt::LeftButton, {}, QPoint(40, 50));
+    CHECK(rig.seen.size() == 1, "%zu events submitted for a press", rig.seen.size());
+    const Seen *s = rig.last(NG_EVENT_TOUCH);
+    CHECK(isTouch(s, NG_TOUCH_BEGAN, kMouseTouchId), "press -> began of the mouse touch");
+    CHECK(s && s->e.x == 40 && s->e.y == 50, "press at (%g,%g)", s ? s->e.x : -1, s ? s->e.y : -1);
+    CHECK(s && s->e.timestamp_ns == 0, "timestamp %lld: Qt's clock is not NavGuard's",
+          s ? (long long)s->e.timestamp_ns : -1);
+    CHECK(s && s->r.verdict == NG_VERDICT_DELIVER, "the press was dropped");
+    CHECK(rig.rec->count(QEvent::MouseButtonPress) == 1, "the item did not get the press");
+    QTest::mouseMove(rig.win, QPoint(60, 55));
+    s = rig.last(NG_EVENT_TOUCH);
+    CHECK(isTouch(s, NG_TOUCH_MOVED, kMouseTouchId) && s->e.x == 60, "a move with the button down -> moved");
+    CHECK(rig.rec->count(QEvent::MouseMove) == 1, "the item did not get the move");
+    QTest::mouseRelease(rig.win, Qt::LeftButton, {}, QPoint(60, 55));
+    s = rig.last(NG_EVENT_TOUCH);
+    CHECK(isTouch(s, NG_TOUCH_ENDED, kMouseTouchId), "release -> ended");
+    CHECK(rig.touches() == 0, "%zu touches live after the release", rig.touches());
+
+    /* Motion with no button: hover. */
+    rig.clear();
+    QTest::mouseMove(rig.win, QPoint(100, 120));
+    s = rig.last(NG_EVENT_HOVER);
+    CHECK(s && s->e.x == 100 && s->e.y == 120, "a move with no button -> hover");
+    rig.filter->setHoverEnabled(false);
+    rig.clear();
+    QTest::mouseMove(rig.win, QPoint(110, 120));
+    CHECK(rig.seen.empty(), "hover off: %zu events submitted", rig.seen.size());
+    rig.filter->setHoverEnabled(true);
+
+    /* The right button is not NavGuard input: passed as is. */
+    rig.clear();
+    QTest::mousePress(rig.win, Qt::RightButton, {}, QPoint(40, 50));
+    QTest::mouseRelease(rig.win, Qt::RightButton, {}, QPoint(40, 50));
+    CHECK(rig.last(NG_EVENT_TOUCH) == nullptr, "the right button was submitted as a touch");
+
+    /* A hold over touches: the press is dropped and never reaches the item;
+     * so are its move and release. */
+    uint64_t hold = 0;
+    ng_hold_begin(rig.ctx, "test", NG_MASK_TOUCH, 0, &hold);
+    rig.clear();
+    QTest::mousePress(rig.win, Qt::LeftButton, {}, QPoint(40, 50));
+    QTest::mouseMove(rig.win, QPoint(45, 50));
+    QTest::mouseRelease(rig.win, Qt::LeftButton, {}, QPoint(45, 50));
+    s = rig.seen.empty() ? nullptr : &rig.seen.front();
+    CHECK(isTouch(s, NG_TOUCH_BEGAN, kMouseTouchId) && s->r.verdict == NG_VERDICT_DROP &&
+              s->r.reason == NG_REASON_IGNORING,
+          "the press under a hold was not dropped (ignoring)");
+    CHECK(rig.rec->got.empty(), "the item got %zu events while input was held", rig.rec->got.size());
+    ng_hold_end(rig.ctx, hold);
+    CHECK(rig.touches() == 0, "%zu touches live", rig.touches());
+}
+
+static void sendMouse(QWindow *w, QEvent::Type type, QPointF p, Qt::MouseButton b, Qt::MouseButtons bs) {
+    QMouseEvent e(type, p, p, w->mapToGlobal(p), b, bs, Qt::NoModifier);
+    QCoreApplication::sendEvent(w, &e);
+}
+
+static void test_double_click() {
+    Rig rig;
+    QPointF p(30, 30);
+    /* A double click follows a delivered press. */
+    rig.clear();
+    sendMouse(rig.win, QEvent::MouseButtonPress, p, Qt::LeftButton, Qt::LeftButton);
+    sendMouse(rig.win, QEvent::MouseButtonDblClick, p, Qt::LeftButton, Qt::LeftButton);
+    sendMouse(rig.win, QEvent::MouseButtonRelease, p, Qt::LeftButton, Qt::NoButton);
+    CHECK(rig.rec->count(QEvent::MouseButtonDblClick) == 1, "the double click after a delivered press was dropped");
+    CHECK(rig.seen.size() == 2, "%zu events submitted (the double click has no NavGuard phase)", rig.seen.size());
+
+    /* ... and is dropped with a dropped press. */
+    uint64_t hold = 0;
+    ng_hold_begin(rig.ctx, "test", NG_MASK_TOUCH, 0, &hold);
+    rig.clear();
+    sendMouse(rig.win, QEvent::MouseButtonPress, p, Qt::LeftButton, Qt::LeftButton);
+    sendMouse(rig.win, QEvent::MouseButtonDblClick, p, Qt::LeftButton, Qt::LeftButton);
+    sendMouse(rig.win, QEvent::MouseButtonRelease, p, Qt::LeftButton, Qt::NoButton);
+    CHECK(rig.rec->got.empty(), "the item got %zu events (the double click of a dropped press?)", rig.rec->got.size());
+    ng_hold_end(rig.ctx, hold);
+
+    /* ... and after NavGuard cancelled its press (a hold beginning cancels
+     * the touches in progress). */
+    rig.clear();
+    sendMouse(rig.win, QEvent::MouseButtonPress, p, Qt::LeftButton, Qt::LeftButton);
+    ng_hold_begin(rig.ctx, "test", NG_MASK_TOUCH, 0, &hold);
+    CHECK(rig.cancelled.size() == 1 && rig.cancelled[0] == kMouseTouchId, "the press was not cancelled by the hold");
+    CHECK(rig.rec->ungrabs == 1, "the item got %d ungrab events, expected 1", rig.rec->ungrabs);
+    sendMouse(rig.win, QEvent::MouseButtonDblClick, p, Qt::LeftButton, Qt::LeftButton);
+    sendMouse(rig.win, QEvent::MouseButtonRelease, p, Qt::LeftButton, Qt::NoButton);
+    CHECK(rig.rec->count(QEvent::MouseButtonDblClick) == 0, "a double click of a cancelled press was delivered");
+    CHECK(rig.rec->count(QEvent::MouseButtonRelease) == 0, "the release of a cancelled press was delivered");
+    ng_hold_end(rig.ctx, hold);
+    CHECK(rig.touches() == 0, "%zu touches live", rig.touches());
+}
+
+static void sendKey(QWindow *w, QEvent::Type type, int key, bool autoRepeat) {
+    QKeyEvent e(type, key, Qt::NoModifier, QString(), autoRepeat);
+    QCoreApplication::sendEvent(w, &e);
+}
+
+static void test_keys_wheel() {
+    Rig rig;
+    rig.clear();
+    sendKey(rig.win, QEvent::KeyPress, Qt::Key_Escape, false);
+    const Seen *s = rig.last(NG_EVENT_KEY);
+    CHECK(s && s->e.phase == 0 && s->e.code == Qt::Key_Escape && s->r.verdict == NG_VERDICT_DELIVER,
+          "key press -> key down, code Qt::Key_Escape");
+    sendKey(rig.win, QEvent::KeyRelease, Qt::Key_Escape, true);
+    CHECK(rig.seen.size() == 1, "an auto-repeat release was submitted");
+    sendKey(rig.win, QEvent::KeyPress, Qt::Key_Escape, true);
+    s = rig.last(NG_EVENT_KEY);
+    CHECK(s && s->e.phase == 2, "auto-repeat press -> repeat (phase %d)", s ? s->e.phase : -1);
+    sendKey(rig.win, QEvent::KeyRelease, Qt::Key_Escape, false);
+    s = rig.last(NG_EVENT_KEY);
+    CHECK(s && s->e.phase == 1, "release -> up (phase %d)", s ? s->e.phase : -1);
+    CHECK(rig.rec->count(QEvent::KeyPress) == 2 && rig.rec->count(QEvent::KeyRelease) == 2,
+          "the item got %d presses and %d releases, expected 2 and 2", rig.rec->count(QEvent::KeyPress),
+          rig.rec->count(QEvent::KeyRelease));
+
+    /* Keys held: dropped, the auto-repeat release with them. */
+    uint64_t hold = 0;
+    ng_hold_begin(rig.ctx, "keys", NG_MASK_KEY, 0, &hold);
+    rig.clear();
+    sendKey(rig.win, QEvent::KeyPress, Qt::Key_Backspace, false);
+    sendKey(rig.win, QEvent::KeyRelease, Qt::Key_Backspace, true);
+    sendKey(rig.win, QEvent::KeyPress, Qt::Key_Backspace, true);
+    sendKey(rig.win, QEvent::KeyRelease, Qt::Key_Backspace, false);
+    CHECK(rig.rec->got.empty(), "the item got %zu key events under a key hold", rig.rec->got.size());
+    CHECK(rig.seen.size() == 3, "%zu key events submitted, expected 3 (down, repeat, up)", rig.seen.size());
+    ng_hold_end(rig.ctx, hold);
+
+    rig.clear();
+    QPointF p(50, 50);
+    QWheelEvent w(p, rig.win->mapToGlobal(p), QPoint(), QPoint(0, -240), Qt::NoButton, Qt::NoModifier,
+                  Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(rig.win, &w);
+    s = rig.last(NG_EVENT_SCROLL);
+    CHECK(s && s->e.x == 0 && s->e.y == -2, "wheel of -240 -> scroll (0,-2) notches, got (%g,%g)",
+          s ? s->e.x : 0, s ? s->e.y : 0);
+    CHECK(rig.rec->count(QEvent::Wheel) == 1, "the item did not get the wheel");
+}
+
+static void test_focus_loss() {
+    Rig rig;
+    std::unique_ptr<QPointingDevice> device(QTest::createTouchDevice());
+    QPointingDevice *dev = device.get();
+    for (QEvent::Type type : { QEvent::FocusOut, QEvent::Hide, QEvent::WindowDeactivate }) {
+        rig.clear();
+        QTest::mousePress(rig.win, Qt::LeftButton, {}, QPoint(20, 20));
+        QTest::touchEvent(rig.win, dev).press(3, QPoint(200, 100), rig.win);
+        CHECK(rig.touches() == 2, "%zu touches live before the event", rig.touches());
+        QEvent e(type);
+        if (type == QEvent::FocusOut) {
+            QFocusEvent f(QEvent::FocusOut, Qt::ActiveWindowFocusReason);
+            QCoreApplication::sendEvent(rig.win, &f);
+        } else {
+            QCoreApplication::sendEvent(rig.win, &e);
+        }
+        int cancels = 0;
+        for (const Seen &s : rig.seen) cancels += s.e.type == NG_EVENT_TOUCH && s.e.phase == NG_TOUCH_CANCELLED;
+        CHECK(cancels == 2, "event %d: %d touches ended as cancelled, expected 2 (mouse and finger)", (int)type,
+              cancels);
+        CHECK(rig.touches() == 0, "event %d: %zu touches still live", (int)type, rig.touches());
+        /* Qt's own ends of those touches come later: dropped, nothing breaks. */
+        QTest::mouseRelease(rig.win, Qt::LeftButton, {}, QPoint(20, 20));
+        QTest::touchEvent(rig.win, dev).release(3, QPoint(200, 100), rig.win);
+        CHECK(rig.touches() == 0, "event %d: %zu touches live after Qt's releases", (int)type, rig.touches());
+    }
+    CHECK(rig.filter->endTouches() == 0, "endTouches with nothing live ended something");
+}
+
+static void test_touch_points() {
+    Rig rig;
+    std::unique_ptr<QPointingDevice> device(QTest::createTouchDevice());
+    QPointingDevice *dev = device.get();
+    /* NavGuard views: an exclusive-touch view on the left, another on the
+     * right. A finger on the exclusive view makes a second finger elsewhere
+     * dropped (exclusive-touch guard). */
+    ng_view left = NG_VIEW_INIT, right = NG_VIEW_INIT;
+    left.id = 1;
+    left.frame = ng_rect{ 0, 0, 200, 300 };
+    left.flags = NG_VIEWF_EXCLUSIVE_TOUCH;
+    right.id = 2;
+    right.frame = ng_rect{ 200, 0, 200, 300 };
+    ng_view_set(rig.ctx, &left);
+    ng_view_set(rig.ctx, &right);
+    rig.clear();
+    QTest::touchEvent(rig.win, dev).press(0, QPoint(50, 50), rig.win);
+    CHECK(rig.rec->count(QEvent::TouchBegin) == 1, "the first finger's press did not reach the item");
+    uint64_t id0 = rig.filter->touchIdOf(0, dev);
+    CHECK(id0 != 0 && id0 != kMouseTouchId && id0 < (UINT64_C(1) << 53), "finger id %llu", (unsigned long long)id0);
+    QTest::touchEvent(rig.win, dev).move(0, QPoint(60, 50), rig.win).press(1, QPoint(300, 50), rig.win);
+    const Seen *s = rig.last(NG_EVENT_TOUCH);
+    uint64_t id1 = rig.filter->touchIdOf(1, dev);
+    CHECK(isTouch(s, NG_TOUCH_BEGAN, id1) && s->r.verdict == NG_VERDICT_DROP && s->r.reason == NG_REASON_EXCLUSIVE,
+          "the second finger was not dropped as exclusive");
+    /* Qt Quick delivers touch updates at the next frame (touch compression). */
+    CHECK(WAIT_FOR(rig.rec->got.size() >= 2, 1000), "the update never reached the item");
+    if (rig.rec->got.size() >= 2) {
+        const Delivered &d = rig.rec->got.back();
+        CHECK(d.type == QEvent::TouchUpdate && d.ids == QList<int>{ 0 } &&
+                  d.states == QList<QEventPoint::State>{ QEventPoint::State::Updated },
+              "the item got type %d with %d points (expected a TouchUpdate with point 0 moved only)", (int)d.type,
+              (int)d.ids.size());
+    }
+    /* A move of both: the dropped finger stays out. */
+    QTest::touchEvent(rig.win, dev).move(0, QPoint(70, 50), rig.win).move(1, QPoint(310, 50), rig.win);
+    CHECK(WAIT_FOR(rig.rec->got.size() >= 3, 1000), "the second update never reached the item");
+    const Delivered &d2 = rig.rec->got.back();
+    CHECK(d2.ids == QList<int>{ 0 }, "a move of both reached the item with %d points", (int)d2.ids.size());
+    /* The dropped finger lifts, the other moves: point 0 only, still an update. */
+    QTest::touchEvent(rig.win, dev).move(0, QPoint(80, 50), rig.win).release(1, QPoint(310, 50), rig.win);
+    CHECK(WAIT_FOR(rig.rec->got.size() >= 4, 1000), "the third update never reached the item");
+    const Delivered &d3 = rig.rec->got.back();
+    CHECK(d3.type == QEvent::TouchUpdate && d3.ids == QList<int>{ 0 }, "after the dropped finger lifted: type %d, %d points",
+          (int)d3.type, (int)d3.ids.size());
+    QTest::touchEvent(rig.win, dev).release(0, QPoint(80, 50), rig.win);
+    CHECK(rig.rec->count(QEvent::TouchEnd) == 1, "the item got %d TouchEnd", rig.rec->count(QEvent::TouchEnd));
+    CHECK(rig.touches() == 0, "%zu touches live", rig.touches());
+
+    /* A platform TouchCancel: Qt cancels the points itself, NavGuard ends them. */
+    rig.clear();
+    QTest::touchEvent(rig.win, dev).press(5, QPoint(50, 50), rig.win);
+    CHECK(rig.touches() == 1, "%zu touches live", rig.touches());
+    QTouchEvent cancel(QEvent::TouchCancel, dev);
+    QCoreApplication::sendEvent(rig.win, &cancel);
+    CHECK(rig.touches() == 0, "%zu touches live after TouchCancel", rig.touches());
+    s = rig.last(NG_EVENT_TOUCH);
+    CHECK(s && s->e.phase == NG_TOUCH_CANCELLED, "TouchCancel did not end the NavGuard touch");
+}
+
+/* Two Buttons (QtQuick.Controls) and a TapHandler, for the cancel routing. */
+static const char kButtonsQml[] = R"QML(
+import QtQuick
+import QtQuick.Controls
+Window {
+    width: 400; height: 300; visible: true
+    property int leftClicks: 0
+    property int rightClicks: 0
+    property int taps: 0
+    property int tapCancels: 0
+    property alias leftPressed: left.pressed
+    property alias rightPressed: right.pressed
+    property alias tapPressed: tap.pressed
+    Button { id: left; x: 0; y: 0; width: 150; height: 100; onClicked: leftClicks++ }
+    Button { id: right; x: 200; y: 0; width: 150; height: 100; onClicked: rightClicks++ }
+    Rectangle {
+        x: 0; y: 150; width: 150; height: 100
+        TapHandler { id: tap; onTapped: taps++; onCanceled: tapCancels++ }
+    }
+}
+)QML";
+
+static void test_cancel_routing() {
+    QQmlApplicationEngine engine;
+    engine.loadData(kButtonsQml);
+    auto *win = qobject_cast<QQuickWindow *>(engine.rootObjects().value(0));
+    CHECK(win != nullptr, "the QML window did not load");
+    if (!win) return;
+    CHECK(QTest::qWaitForWindowExposed(win), "the window was not exposed");
+    ng_context *ctx = nullptr;
+    struct Router {
+        InputFilter *filter = nullptr;
+        int cancels = 0;
+    } router;
+    ng_options o = NG_OPTIONS_INIT;
+    o.delegate.user = &router;
+    o.delegate.on_touch_cancel = [](void *user, ng_context *, const ng_touch_info *t) {
+        auto *r = static_cast<Router *>(user);
+        r->cancels++;
+        r->filter->routeTouchCancel(t);
+    };
+    ng_context_create(&o, &ctx);
+    ng_chain_configure(ctx, nullptr);
+    ng_screen home = { 1, "home", nullptr };
+    ng_stack_set_root(ctx, &home);
+    /* NavGuard views where the buttons are: removing one cancels the touch on it. */
+    ng_view lv = NG_VIEW_INIT, rv = NG_VIEW_INIT, tv = NG_VIEW_INIT;
+    lv.id = 1;
+    lv.frame = ng_rect{ 0, 0, 150, 100 };
+    rv.id = 2;
+    rv.frame = ng_rect{ 200, 0, 150, 100 };
+    tv.id = 3;
+    tv.frame = ng_rect{ 0, 150, 150, 100 };
+    lv.flags = rv.flags = tv.flags = NG_VIEWF_MULTI_TOUCH;
+    ng_view_set(ctx, &lv);
+    ng_view_set(ctx, &rv);
+    ng_view_set(ctx, &tv);
+    InputFilter filter(ctx);
+    router.filter = &filter;
+    filter.attach(win);
+    std::unique_ptr<QPointingDevice> device(QTest::createTouchDevice());
+    QPointingDevice *dev = device.get();
+
+    /* One finger on each button; NavGuard cancels the left one (its view is
+     * removed) while the right one stays down. */
+    QTest::touchEvent(win, dev).press(0, QPoint(50, 50), win).press(1, QPoint(250, 50), win);
+    CHECK(win->property("leftPressed").toBool() && win->property("rightPressed").toBool(),
+          "both buttons should be pressed");
+    ng_view_remove(ctx, 1);
+    CHECK(router.cancels == 1, "%d touch cancels, expected 1", router.cancels);
+    CHECK(!win->property("leftPressed").toBool(), "the left button is still pressed after its touch was cancelled");
+    CHECK(win->property("rightPressed").toBool(), "the right button lost its press");
+    QTest::touchEvent(win, dev).move(0, QPoint(55, 50), win).move(1, QPoint(255, 50), win);
+    QTest::touchEvent(win, dev).release(0, QPoint(55, 50), win).release(1, QPoint(255, 50), win);
+    CHECK(win->property("leftClicks").toInt() == 0, "the cancelled button clicked");
+    CHECK(win->property("rightClicks").toInt() == 1, "the other button did not click (%d)",
+          win->property("rightClicks").toInt());
+    ng_view_set(ctx, &lv);
+
+    /* A TapHandler holds only a passive grab: cancelled all the same. */
+    QTest::touchEvent(win, dev).press(2, QPoint(50, 200), win);
+    CHECK(win->property("tapPressed").toBool(), "the TapHandler is not pressed");
+    ng_view_remove(ctx, 3);
+    CHECK(!win->property("tapPressed").toBool(), "the TapHandler is still pressed after its touch was cancelled");
+    /* (TapHandler emits canceled twice on one cancelled grab, as when a
+     * Flickable steals it: once as a pointer handler, once from setPressed.) */
+    CHECK(win->property("tapCancels").toInt() >= 1, "the TapHandler emitted %d canceled",
+          win->property("tapCancels").toInt());
+    QTest::touchEvent(win, dev).release(2, QPoint(50, 200), win);
+    CHECK(win->property("taps").toInt() == 0, "the cancelled TapHandler tapped");
+    ng_view_set(ctx, &tv);
+    /* It still works afterwards. */
+    QTest::touchEvent(win, dev).press(4, QPoint(50, 200), win);
+    QTest::touchEvent(win, dev).release(4, QPoint(50, 200), win);
+    CHECK(win->property("taps").toInt() == 1, "the TapHandler did not tap after a cancel (%d)",
+          win->property("taps").toInt());
+
+    /* The mouse: its grab is taken away the same way. */
+    QTest::mousePress(win, Qt::LeftButton, {}, QPoint(250, 50));
+    CHECK(win->property("rightPressed").toBool(), "the mouse did not press the right button");
+    ng_view_remove(ctx, 2);
+    CHECK(!win->property("rightPressed").toBool(), "the right button is still pressed after the mouse was cancelled");
+    QTest::mouseRelease(win, Qt::LeftButton, {}, QPoint(250, 50));
+    CHECK(win->property("rightClicks").toInt() == 1, "the cancelled mouse press clicked");
+    size_t live = 0;
+    ng_touch_count(ctx, &live);
+    CHECK(live == 0, "%zu touches live", live);
+    filter.attach(nullptr);
+    ng_context_destroy(ctx);
+}
+
+/* --------------------------------------------------------------------------- */
+/* Navigator                                                                    */
+/* --------------------------------------------------------------------------- */
+
+static const char kNavQml[] = R"QML(
+import QtQuick
+import QtQuick.Controls
+import NavGuard
+Window {
+    id: win
+    width: 400; height: 300; visible: true
+    property alias nav: nav
+    property alias stack: stack
+    property var outcomes: []
+    property int stackWarnings: 0
+    property bool pushOnIdle: false
+    property bool guarded: true
+    StackView {
+        id: stack
+        anchors.fill: parent
+        onBusyChanged: if (!busy && win.pushOnIdle) { win.pushOnIdle = false; nav.push("c") }
+        pushEnter: Transition { XAnimator { from: 400; to: 0; duration: 200 } }
+        pushExit: Transition { XAnimator { from: 0; to: -400; duration: 200 } }
+        popEnter: Transition { XAnimator { from: -400; to: 0; duration: 200 } }
+        popExit: Transition { XAnimator { from: 0; to: 400; duration: 200 } }
+    }
+    Navigator {
+        id: nav
+        stackView: stack
+        initialRoute: "a"
+        guarded: win.guarded
+        routes: ({ a: pageA, b: pageB, c: pageC, d: pageD })
+        onOutcome: (o) => win.outcomes = win.outcomes.concat([o])
+    }
+    Component { id: pageA; Rectangle { color: "red"; property string name: "a" } }
+    Component { id: pageB; Rectangle { color: "green"; property string name: "b"; property string label: "" } }
+    Component { id: pageC; Rectangle { color: "blue"; property string name: "c" } }
+    Component { id: pageD; Rectangle { color: "yellow"; property string name: "d"
+        Component.onCompleted: nav.push("c") } }
+}
+)QML";
+
+static QStringList g_warnings;
+static QtMessageHandler g_previousHandler;
+static void captureWarnings(QtMsgType type, const QMessageLogContext &c, const QString &msg) {
+    if (type == QtWarningMsg || type == QtCriticalMsg) g_warnings << msg;
+    g_previousHandler(type, c, msg);
+}
+
+struct NavRig {
+    QQmlApplicationEngine engine;
+    QQuickWindow *win = nullptr;
+    Navigator *nav = nullptr;
+    QQuickItem *stack = nullptr;
+    explicit NavRig(bool guarded = true) {
+        engine.setInitialProperties({ { QStringLiteral("guarded"), guarded } });
+        engine.loadData(kNavQml);
+        win = qobject_cast<QQuickWindow *>(engine.rootObjects().value(0));
+        if (!win) qFatal("the Navigator QML did not load");
+        nav = win->property("nav").value<Navigator *>();
+        stack = win->property("stack").value<QQuickItem *>();
+        if (!nav || !stack) qFatal("no navigator or stack");
+        if (!QTest::qWaitForWindowExposed(win)) qFatal("the window was not exposed");
+    }
+    QString top() const {
+        auto *item = stack->property("currentItem").value<QQuickItem *>();
+        return item ? item->property("name").toString() : QString();
+    }
+    int depth() const { return stack->property("depth").toInt(); }
+    bool busy() const { return stack->property("busy").toBool(); }
+    bool navBusy() const {
+        bool b = true;
+        ng_transition_in_flight(nav->context(), NG_TRACK_SCREEN, &b, nullptr);
+        return b;
+    }
+    bool idle(int ms = 3000) { return WAIT_FOR(!busy() && !navBusy(), ms); }
+    QVariantMap outcome(double id) const {
+        for (const QVariant &v : win->property("outcomes").toList())
+            if (v.toMap().value(QStringLiteral("id")).toDouble() == id) return v.toMap();
+        return {};
+    }
+};
+
+static void test_navigator_push_back() {
+    NavRig r;
+    CHECK(r.nav->ready(), "no context: %s", qPrintable(r.nav->error()));
+    CHECK(r.depth() == 1 && r.top() == "a", "initial StackView: depth %d, top '%s'", r.depth(), qPrintable(r.top()));
+    size_t guards = 0;
+    ng_chain_count(r.nav->context(), &guards);
+    CHECK(guards >= 7, "the default chain has %zu guards", guards);
+    QSignalSpy transitions(r.nav, &Navigator::transition);
+    double id = r.nav->push(QStringLiteral("b"), { { QStringLiteral("label"), QStringLiteral("hello") } });
+    CHECK(id > 0, "push returned %g (%s)", id, qPrintable(r.nav->error()));
+    CHECK(r.outcome(id).value(QStringLiteral("outcome")) == QStringLiteral("applied"), "push: no applied outcome");
+    CHECK(r.navBusy(), "NavGuard has no transition in flight after an animated push");
+    /* StackView follows one event-loop turn later, animated. */
+    CHECK(WAIT_FOR(r.depth() == 2, 1000), "StackView did not push (depth %d)", r.depth());
+    CHECK(r.busy(), "StackView's push is not animated");
+    auto *page = r.stack->property("currentItem").value<QQuickItem *>();
+    CHECK(page && page->property("label").toString() == QStringLiteral("hello"), "the page's properties were not set");
+    /* Back during the push: refused busy, StackView untouched. */
+    double b = r.nav->back();
+    QVariantMap bo = r.outcome(b);
+    CHECK(bo.value(QStringLiteral("outcome")) == QStringLiteral("refused") &&
+              bo.value(QStringLiteral("reason")) == QStringLiteral("busy"),
+          "back during a push: %s %s", qPrintable(bo.value(QStringLiteral("outcome")).toString()),
+          qPrintable(bo.value(QStringLiteral("reason")).toString()));
+    /* StackView's transition ends: NavGuard's did-show. */
+    CHECK(r.idle(), "the push never settled (StackView busy %d, NavGuard busy %d)", r.busy(), r.navBusy());
+    CHECK(r.depth() == 2 && r.top() == "b", "after the push: depth %d top '%s'", r.depth(), qPrintable(r.top()));
+    bool sawDid = false;
+    for (const QList<QVariant> &args : transitions) {
+        QVariantMap t = args.value(0).toMap();
+        sawDid |= t.value(QStringLiteral("phase")) == QStringLiteral("did") && t.value(QStringLiteral("id")).toDouble() == id &&
+                  t.value(QStringLiteral("toRoute")) == QStringLiteral("b");
+    }
+    CHECK(sawDid, "no did-show for the push");
+    CHECK(r.nav->routeStack() == (QStringList{ "a", "b" }), "routeStack %s", qPrintable(r.nav->routeStack().join(',')));
+    /* Back now: applied, StackView pops; the popped screen's record goes. */
+    double bScreen = r.nav->currentScreen();
+    CHECK(r.nav->routeOf(bScreen) == "b", "routeOf the top: '%s'", qPrintable(r.nav->routeOf(bScreen)));
+    b = r.nav->back();
+    CHECK(r.outcome(b).value(QStringLiteral("outcome")) == QStringLiteral("applied"), "back when idle was not applied");
+    CHECK(r.idle() && r.depth() == 1 && r.top() == "a", "after back: depth %d top '%s'", r.depth(), qPrintable(r.top()));
+    CHECK(r.nav->routeOf(bScreen).isEmpty(), "the popped screen's record is kept");
+    /* A refused push keeps nothing either; the stack's screens keep theirs. */
+    r.nav->push(QStringLiteral("a"));   /* a duplicate of the top: refused by dedupe */
+    CHECK(r.nav->routeStack() == (QStringList{ "a" }), "routeStack %s", qPrintable(r.nav->routeStack().join(',')));
+    /* A push of an unknown route: no request. */
+    CHECK(r.nav->push(QStringLiteral("nowhere")) == 0 && r.nav->error().contains("nowhere"), "unknown route accepted");
+}
+
+static void test_navigator_reentrancy() {
+    NavRig r;
+    g_warnings.clear();
+    /* A page that pushes from its own construction (inside StackView.push). */
+    r.nav->push(QStringLiteral("d"));
+    CHECK(WAIT_FOR(r.depth() == 3 && !r.busy() && !r.navBusy(), 4000), "depth %d top '%s' (expected d then c)",
+          r.depth(), qPrintable(r.top()));
+    CHECK(r.top() == "c", "top '%s'", qPrintable(r.top()));
+    CHECK(r.nav->routeStack() == (QStringList{ "a", "d", "c" }), "NavGuard's stack %s",
+          qPrintable(r.nav->routeStack().join(',')));
+    /* A push from StackView's own busyChanged handler. */
+    r.nav->popToRoot();
+    CHECK(r.idle(), "pop to root did not settle");
+    r.win->setProperty("pushOnIdle", true);
+    r.nav->push(QStringLiteral("b"));
+    CHECK(WAIT_FOR(r.depth() == 3 && !r.busy() && !r.navBusy(), 4000), "depth %d (expected a,b,c)", r.depth());
+    CHECK(r.nav->routeStack() == (QStringList{ "a", "b", "c" }), "NavGuard's stack %s",
+          qPrintable(r.nav->routeStack().join(',')));
+    int stackWarnings = 0;
+    for (const QString &w : g_warnings) stackWarnings += w.contains(QStringLiteral("StackView"));
+    CHECK(stackWarnings == 0, "StackView warned: %s", qPrintable(g_warnings.join('\n')));
+}
+
+static void test_navigator_post() {
+    NavRig r;
+    QSignalSpy applied(r.nav, &Navigator::applied);
+    uint64_t ids[3] = { 0, 0, 0 };
+    ng_status st[3] = { NG_E_STATE, NG_E_STATE, NG_E_STATE };
+    std::thread worker([&] {
+        navguard::qt6::PostRequest p;
+        p.route = QStringLiteral("b");
+        p.properties = { { QStringLiteral("label"), QStringLiteral("from a thread") } };
+        p.source = 901;
+        st[0] = r.nav->post(p, &ids[0]);
+    });
+    worker.join();
+    CHECK(st[0] == NG_OK, "post: %s", ng_strstatus(st[0]));
+    CHECK(ids[0] >= (UINT64_C(1) << 52) || ids[0] > 0, "posted id %llu", (unsigned long long)ids[0]);
+    /* Nothing else happens: the wake-up alone makes the GUI loop tick. */
+    CHECK(WAIT_FOR(r.depth() == 2, 2000), "the posted push never reached StackView (depth %d)", r.depth());
+    auto *page = r.stack->property("currentItem").value<QQuickItem *>();
+    CHECK(page && page->property("label").toString() == QStringLiteral("from a thread"),
+          "the posted page's properties were not set");
+    CHECK(r.idle(), "the posted push did not settle");
+    CHECK(applied.size() == 1 && applied.at(0).value(0).toMap().value(QStringLiteral("source")).toUInt() == 901,
+          "%d applied outcomes", (int)applied.size());
+}
+
+/* A drag from the left edge with the mouse, released at `fraction`. */
+static void edgeDrag(QQuickWindow *win, double fraction, int holdMs) {
+    QPoint p(4, 150);
+    QTest::mousePress(win, Qt::LeftButton, {}, p);
+    int to = static_cast<int>(4 + fraction * 400);
+    for (int i = 1; i <= 20; i++) {
+        QTest::mouseMove(win, QPoint(4 + (to - 4) * i / 20, 150), 15);
+    }
+    QTest::qWait(holdMs);
+    QTest::mouseRelease(win, Qt::LeftButton, {}, QPoint(to, 150));
+}
+
+static void test_navigator_swipe() {
+    NavRig r;
+    QSignalSpy swipes(r.nav, &Navigator::swipe);
+    r.nav->push(QStringLiteral("b"));
+    CHECK(r.idle(), "push did not settle");
+    /* Released at 30 %, slowly: springs back. */
+    edgeDrag(r.win, 0.30, 300);
+    CHECK(r.idle(), "the cancelled swipe did not settle");
+    CHECK(r.depth() == 2 && r.top() == "b", "after a swipe released at 30 %%: depth %d top '%s'", r.depth(),
+          qPrintable(r.top()));
+    auto *page = r.stack->property("currentItem").value<QQuickItem *>();
+    CHECK(page && page->x() == 0, "the page did not spring back (x %g)", page ? page->x() : -1);
+    bool began = false, released = false;
+    for (const QList<QVariant> &a : swipes) {
+        QVariantMap m = a.value(0).toMap();
+        began |= m.value("event") == "begin" && m.value("status") == "applied";
+        released |= m.value("event") == "release" && !m.value("finish").toBool();
+    }
+    CHECK(began && released, "swipe events: began %d released-to-cancel %d", began, released);
+    /* Released at 70 %: pops. */
+    swipes.clear();
+    edgeDrag(r.win, 0.70, 300);
+    CHECK(WAIT_FOR(r.depth() == 1 && !r.navBusy(), 3000), "after a swipe released at 70 %%: depth %d", r.depth());
+    CHECK(r.nav->routeStack() == (QStringList{ "a" }), "NavGuard's stack %s", qPrintable(r.nav->routeStack().join(',')));
+    bool finished = false;
+    for (const QList<QVariant> &a : swipes) {
+        QVariantMap m = a.value(0).toMap();
+        finished |= m.value("event") == "complete" && m.value("finish").toBool() && m.value("ok").toBool();
+    }
+    CHECK(finished, "no completed swipe");
+    /* At the root, the edge does nothing. */
+    swipes.clear();
+    edgeDrag(r.win, 0.70, 0);
+    CHECK(r.idle() && r.depth() == 1, "a swipe at the root changed the stack");
+}
+
+static void test_navigator_deadline() {
+    NavRig r;
+    QSignalSpy holds(r.nav, &Navigator::holdEnded);
+    /* A hold begun on the context directly, with a 80 ms limit: NavGuard
+     * pushes its deadline (on_deadline), the Navigator's timer ticks. */
+    uint64_t token = 0;
+    QElapsedTimer t;
+    t.start();
+    CHECK(ng_hold_begin(r.nav->context(), "loading", NG_MASK_TOUCH, 80 * 1000000LL, &token) == NG_OK,
+          "ng_hold_begin failed");
+    CHECK(WAIT_FOR(holds.size() == 1, 2000), "the hold never expired (no tick at its deadline)");
+    qint64 ms = t.elapsed();
+    CHECK(ms >= 75, "the hold ended after %lld ms, before its 80 ms limit", (long long)ms);
+    if (holds.size() == 1)
+        CHECK(holds.at(0).value(0).toMap().value("reason") == "expired", "the hold ended %s",
+              qPrintable(holds.at(0).value(0).toMap().value("reason").toString()));
+}
+
+static void test_navigator_stale() {
+    NavRig r;
+    r.nav->push(QStringLiteral("b"));
+    CHECK(r.idle(), "push did not settle");
+    double b = r.nav->currentScreen();
+    QSignalSpy outcomes(r.nav, &Navigator::outcome);
+    /* The user goes back; a reply asked from b arrives during the pop. */
+    r.nav->back();
+    ng_status st = NG_E_STATE;
+    std::thread([&] {
+        navguard::qt6::PostRequest p;
+        p.route = QStringLiteral("c");
+        p.fromScreen = static_cast<uint64_t>(b);
+        p.source = 901;
+        st = r.nav->post(p);
+    }).join();
+    CHECK(st == NG_OK, "post: %s", ng_strstatus(st));
+    auto reply = [&] {
+        for (const QList<QVariant> &a : outcomes)
+            if (a.value(0).toMap().value("source").toUInt() == 901) return a.value(0).toMap();
+        return QVariantMap();
+    };
+    CHECK(WAIT_FOR(!reply().isEmpty(), 3000), "the stale reply got no outcome");
+    /* Refused when it is evaluated (the pop already left b), or dropped if
+     * a guard queued it first: stale either way, never applied. */
+    CHECK(reply().value("reason") == "stale" && reply().value("outcome") != "applied", "the reply was %s %s",
+          qPrintable(reply().value("outcome").toString()), qPrintable(reply().value("reason").toString()));
+    CHECK(r.idle() && r.depth() == 1 && r.top() == "a", "after the stale reply: depth %d top '%s'", r.depth(),
+          qPrintable(r.top()));
+    /* Scoped to the screen still on top: applied. */
+    r.nav->post([&] {
+        navguard::qt6::PostRequest p;
+        p.route = QStringLiteral("c");
+        p.fromScreen = static_cast<uint64_t>(r.nav->currentScreen());
+        return p;
+    }());
+    CHECK(WAIT_FOR(r.depth() == 2 && !r.busy() && !r.navBusy(), 3000), "a reply for the top screen was not applied");
+}
+
+static void test_navigator_question() {
+    NavRig r;
+    QSignalSpy questions(r.nav, &Navigator::question);
+    QSignalSpy ended(r.nav, &Navigator::questionEnded);
+    r.nav->push(QStringLiteral("b"), {}, { { QStringLiteral("confirmLeave"), true } });
+    CHECK(r.idle(), "push did not settle");
+    /* Back asks; no keeps the screen. */
+    double back = r.nav->back({ { QStringLiteral("source"), 7 } });
+    CHECK(questions.size() == 1, "%d questions after Back", (int)questions.size());
+    /* The question says which request (and its source) it holds. */
+    QVariantMap q = questions.value(0).value(0).toMap();
+    CHECK(q.value("route") == "b" && q.value("kind") == "back" && q.value("requestId").toDouble() == back &&
+              q.value("source").toUInt() == 7,
+          "the question: route %s kind %s", qPrintable(q.value("route").toString()), qPrintable(q.value("kind").toString()));
+    CHECK(r.nav->answer(q.value("id").toDouble(), false), "answer(no): %s", qPrintable(r.nav->error()));
+    CHECK(ended.size() == 1 && ended.at(0).value(1) == "no", "questionEnded: %d", (int)ended.size());
+    QVariantMap bo = r.outcome(back);
+    /* It was held (deferred) while asking: a held request ends dropped. */
+    CHECK(bo.value("outcome") == "dropped" && bo.value("reason") == "declined", "Back answered no: %s %s",
+          qPrintable(bo.value("outcome").toString()), qPrintable(bo.value("reason").toString()));
+    CHECK(r.idle() && r.depth() == 2, "depth %d after no", r.depth());
+    /* A swipe on it does not start: it asks, and yes is a Back. */
+    questions.clear();
+    edgeDrag(r.win, 0.70, 0);
+    CHECK(WAIT_FOR(questions.size() == 1, 1000), "a swipe on a confirm-leave screen did not ask");
+    CHECK(r.depth() == 2, "the swipe moved the stack before the answer");
+    q = questions.value(0).value(0).toMap();
+    CHECK(r.nav->answer(q.value("id").toDouble(), true), "answer(yes): %s", qPrintable(r.nav->error()));
+    CHECK(WAIT_FOR(r.depth() == 1 && !r.busy() && !r.navBusy(), 3000), "yes did not leave (depth %d)", r.depth());
+    /* setConfirmLeave on a stacked screen, and off again. */
+    r.nav->push(QStringLiteral("c"));
+    CHECK(r.idle(), "push did not settle");
+    CHECK(r.nav->setConfirmLeave(r.nav->currentScreen(), true), "setConfirmLeave: %s", qPrintable(r.nav->error()));
+    questions.clear();
+    double pop = r.nav->popToRoot();
+    CHECK(questions.size() == 1, "popToRoot of a confirm-leave screen did not ask");
+    CHECK(r.outcome(pop).isEmpty(), "popToRoot was decided before the answer");
+    CHECK(r.nav->answer(questions.value(0).value(0).toMap().value("id").toDouble(), false), "answer(no)");
+    CHECK(r.nav->setConfirmLeave(r.nav->currentScreen(), false), "setConfirmLeave(off): %s", qPrintable(r.nav->error()));
+    questions.clear();
+    r.nav->popToRoot();
+    CHECK(questions.isEmpty() && r.idle() && r.depth() == 1, "after confirm-leave off: %d questions, depth %d",
+          (int)questions.size(), r.depth());
+    CHECK(!r.nav->answer(12345, true), "answering a question that is not open succeeded");
+}
+
+static void test_navigator_unguarded() {
+    NavRig r(false);
+    size_t guards = 99;
+    ng_chain_count(r.nav->context(), &guards);
+    CHECK(guards == 0, "guarded: false has %zu guards", guards);
+    r.nav->push(QStringLiteral("b"));
+    CHECK(WAIT_FOR(r.busy(), 1000), "StackView did not animate the push");
+    double b = r.nav->back();
+    CHECK(r.outcome(b).value(QStringLiteral("outcome")) == QStringLiteral("applied"),
+          "unguarded back during a push was not applied");
+    CHECK(r.idle(), "did not settle");
+    CHECK(r.depth() == 1 && r.top() == "a", "unguarded: depth %d top '%s'", r.depth(), qPrintable(r.top()));
+    /* Changes made in one turn reach StackView as one: a pop and a push
+     * replace the top. */
+    r.nav->push(QStringLiteral("b"));
+    CHECK(r.idle(), "push did not settle");
+    r.nav->back();
+    r.nav->push(QStringLiteral("c"));
+    CHECK(r.idle(), "back + push did not settle");
+    CHECK(r.depth() == 2 && r.top() == "c" && r.nav->routeStack() == (QStringList{ "a", "c" }),
+          "after back + push in one turn: StackView depth %d top '%s', NavGuard %s", r.depth(), qPrintable(r.top()),
+          qPrintable(r.nav->routeStack().join(',')));
+    /* A replace-stack. */
+    r.nav->replaceStack({ QVariantMap{ { "route", "a" } }, QVariantMap{ { "route", "d" } } });
+    CHECK(WAIT_FOR(r.depth() == 3 && !r.busy() && !r.navBusy(), 3000), "replace-stack [a, d] (d pushes c): depth %d",
+          r.depth());
+    CHECK(r.nav->routeStack() == (QStringList{ "a", "d", "c" }), "NavGuard %s", qPrintable(r.nav->routeStack().join(',')));
+}
+
+int main(int argc, char **argv) {
+    QGuiApplication app(argc, argv);
+    navguard::qt6::registerQmlTypes();
+    g_previousHandler = qInstallMessageHandler(captureWarnings);
+    std::printf("test_qt6_adapter: NavGuard %s, Qt %s, platform %s\n", ng_version_string(), qVersion(),
+                qPrintable(QGuiApplication::platformName()));
+    struct {
+        const char *name;
+        void (*fn)();
+    } tests[] = {
+        { "mouse", test_mouse },
+        { "double_click", test_double_click },
+        { "keys_wheel", test_keys_wheel },
+        { "focus_loss", test_focus_loss },
+        { "touch_points", test_touch_points },
+        { "cancel_routing", test_cancel_routing },
+        { "navigator_push_back", test_navigator_push_back },
+        { "navigator_reentrancy", test_navigator_reentrancy },
+        { "navigator_post", test_navigator_post },
+        { "navigator_swipe", test_navigator_swipe },
+        { "navigator_deadline", test_navigator_deadline },
+        { "navigator_stale", test_navigator_stale },
+        { "navigator_question", test_navigator_question },
+        { "navigator_unguarded", test_navigator_unguarded },
+    };
+    for (auto &t : tests) {
+        int before = g_failures;
+        t.fn();
+        std::printf("%s %s\n", g_failures == before ? "ok  " : "FAIL", t.name);
+    }
+    std::printf("test_qt6_adapter: %d checks, %d failures\n", g_checks, g_failures);
+    return g_failures ? 1 : 0;
+}
+
+#include "test_qt6_adapter.moc"
