@@ -15,30 +15,37 @@ import re
 import subprocess
 import sys
 
-NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
-ALLOC = re.compile(r"^  (.{44}) +(-?[0-9.]+) allocations/op$")
+DECIMAL = re.compile(r"^-?[0-9]+\.[0-9]+$")
+ALLOC = re.compile(r"^  (.+?) +(-?[0-9.]+) allocations/op$")
 
 
 def parse(text):
-    """A benchmark's table: the figure names fill the width of the first
-    column of dashes under its header; the median is the next number."""
-    figures, allocs, width = {}, {}, None
+    """A benchmark's table: from the line of dashes under its header to the
+    next empty line, a row is a figure's name, then its median (the first
+    number with a decimal point: names have none), min, max..."""
+    figures, allocs, in_table = {}, {}, None
     for line in text.splitlines():
-        if width is None:
-            if line.startswith("---"):
-                width = len(line.split(" ")[0])
-            continue
         m = ALLOC.match(line)
         if m:
             allocs[m.group(1).rstrip()] = float(m.group(2))
             continue
-        fields = line[width:].split()
-        if len(line) > width and fields and NUMBER.match(fields[0]) and line[:width].strip():
-            name = line[:width].rstrip()
-            if name in figures:   # the same figure on another setting: its note says which
-                note = " ".join(f for f in fields if not NUMBER.match(f))
-                name = f"{name} ({note})"
-            figures[name] = float(fields[0])
+        if in_table is None:
+            in_table = True if line.startswith("---") else None
+            continue
+        if not in_table:
+            continue
+        if not line.strip():
+            in_table = False
+            continue
+        fields = line.split()
+        at = next((i for i, f in enumerate(fields) if DECIMAL.match(f)), None)
+        if at is None or at == 0:
+            continue
+        name = line[:line.index(fields[at], len(" ".join(fields[:at])))].rstrip()
+        if name in figures:   # the same figure on another setting: its note says which
+            note = " ".join(f for f in fields[at:] if not DECIMAL.match(f) and not f.isdigit())
+            name = f"{name} ({note})"
+        figures[name] = float(fields[at])
     return figures, allocs
 
 
@@ -77,13 +84,14 @@ def main(argv):
                     best[k][f] = min(v, best[k].get(f, v))
                 allocs[k].update(al)
         print(f"== {name}: median ns, the lower of {rounds} rounds per build, run alternately")
-        print(f"{'figure':<44} {la:>12} {lb:>12} {la + '/' + lb:>10}")
+        width = max([44] + [len(f) for f in order])
+        print(f"{'figure':<{width}} {la:>12} {lb:>12} {la + '/' + lb:>10}")
         for f in order:
             a, b = best[0].get(f), best[1].get(f)
             if a is None or b is None:
                 continue
             ratio = a / b if b > 0 else float("nan")
-            print(f"{f:<44} {a:12.1f} {b:12.1f} {ratio:10.2f}")
+            print(f"{f:<{width}} {a:12.1f} {b:12.1f} {ratio:10.2f}")
         keys = [k for k in allocs[0] if k in allocs[1]]
         if keys:
             print(f"\nallocations per operation ({la} / {lb}):")
