@@ -192,7 +192,9 @@ final class Recorder {
     }
 
     /// The call returns `status`; `err` is ng_errmsg's text for a failure.
-    func leave(_ status: ng_status, err: UnsafePointer<CChar>?, t: Int64) {
+    /// `datedAt`: the instant a transition the call began is dated from,
+    /// written as "tr" on the line carrying its `ret` (outermost calls).
+    func leave(_ status: ng_status, err: UnsafePointer<CChar>?, t: Int64, datedAt: Int64? = nil) {
         let i = depth - 1
         defer { depth -= 1 }
         if !frames[i].argsWritten {
@@ -215,6 +217,7 @@ final class Recorder {
             return
         }
         if pendingFrame == i {
+            if let datedAt { pending.field("tr", datedAt) }
             Recorder.writeRet(pending, status, frames[i].ret, err)
             pending.end()
             pending.newline()
@@ -227,6 +230,7 @@ final class Recorder {
             line.begin()
             line.field("k", literal: "ret")
             line.field("fn", literal: frames[i].fn)
+            if let datedAt { line.field("tr", datedAt) }
             Recorder.writeRet(line, status, frames[i].ret, err)
             line.end()
             line.newline()
@@ -247,6 +251,8 @@ final class Recorder {
 
     /// No recorded call is in progress.
     var isIdle: Bool { depth == 0 }
+    /// The call being left is the host's own, not one made from a callback.
+    var isOutermost: Bool { depth == 1 }
     var isOverFlushSize: Bool { out.count >= 4096 }
 
     // MARK: Callbacks and posted requests

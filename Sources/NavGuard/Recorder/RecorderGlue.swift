@@ -15,7 +15,10 @@ extension ContextBox {
     /// The call's arguments, once they passed validation.
     @inline(__always)
     func recordArgs(_ body: (TraceLine) -> Void) {
-        if let r = recorder { r.args(engine.now, body) }
+        if let r = recorder {
+            if r.isOutermost { engine.trackDatedAt = nil }   // a host call begins
+            r.args(engine.now, body)
+        }
     }
 
     /// Results of the call, beside its status.
@@ -49,7 +52,14 @@ extension ContextBox {
     /// is stopped here, once no call is in progress, and the host told
     /// through on_log (its own calls go on).
     func recorderLeave(_ rec: Recorder, _ st: ng_status, flush: Bool) {
-        rec.leave(st, err: st == NG_OK ? nil : UnsafePointer(errbuf), t: engine.now)
+        // A transition this host call began is dated from when the call
+        // returned (a real clock moved meanwhile): "tr", for replay.
+        var datedAt: Int64?
+        if rec.isOutermost, let t = engine.trackDatedAt {
+            datedAt = t
+            engine.trackDatedAt = nil
+        }
+        rec.leave(st, err: st == NG_OK ? nil : UnsafePointer(errbuf), t: engine.now, datedAt: datedAt)
         guard rec.isIdle else { return }
         if let why = rec.failed {
             stopRecording()

@@ -262,7 +262,16 @@ final class Replayer {
                 }
             }
         }
+        // The instant the recorded call's new transition was dated from
+        // (when it returned: "tr"), else the call's own instant.
+        if depth == 0 {
+            let tr = r.value["tr"] ?? retLine(ofCallAt: cursor - 1)?.value["tr"]
+            var datedAt: Int64?
+            if let tr { datedAt = try reading(r.line) { () throws(FieldError) in try nanoseconds(tr, "tr") } }
+            setReplayTrackDatedAt(datedAt)
+        }
         let ret = try perform(r)
+        if depth == 0 { setReplayTrackDatedAt(nil) }
         if diverged { return }
         // Compare the result: on the call's line, or on its `ret` line after
         // its callbacks.
@@ -680,18 +689,33 @@ final class Replayer {
 
     /// The ret of the call at `index` when it is on a line of its own.
     func retOf(callAt index: Int) -> JSONValue? {
+        retLine(ofCallAt: index)?.value["ret"]
+    }
+
+    /// The `ret` line of the call at `index`, when it has one of its own.
+    func retLine(ofCallAt index: Int) -> TraceRecord? {
+        guard trace.records[index].value["ret"] == nil else { return nil }
         var depth = 0
         var i = index + 1
         while i < trace.records.count {
             let r = trace.records[i]
             if r.kind == "call" && r.value["ret"] == nil && r.value["rejected"] == nil { depth += 1 }
             if r.kind == "ret" {
-                if depth == 0 { return r.value["ret"] }
+                if depth == 0 { return r }
                 depth -= 1
             }
             i += 1
         }
         return nil
+    }
+
+    /// What the engine dates a transition begun by the next call from
+    /// (Engine.replayTrackDatedAt).
+    func setReplayTrackDatedAt(_ t: Int64?) {
+        var st = NG_OK
+        if let box = registry.owned(ctx, &st) {
+            box._withUnsafeGuaranteedRef { $0.engine.replayTrackDatedAt = t }
+        }
     }
 }
 
