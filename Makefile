@@ -38,6 +38,14 @@
 #   make fuzz            configure build-fuzz/ (-DNAVGUARD_FUZZ=ON, clang), build
 #                        the libFuzzer target and run it FUZZ_SECONDS (default 60)
 #                        on fuzz/corpus; findings go to build-fuzz/fuzz/artifacts/
+#   make cross-arm64     libnavguard, the guards (C and Swift), the SDL2 adapter's
+#                        objects, the C tests and benchmarks cross-built for
+#                        aarch64 Linux into build-arm64/ (Embedded Swift, the
+#                        cross gcc, a Debian arm64 root as sysroot; as root)
+#   make test-arm64      those tests under qemu-user, and the arm64 packages in
+#                        an arm64 root (ctest/arm64/test-arm64.sh; as root)
+#   make package-arm64   libnavguard0 and libnavguard-dev for arm64, then lintian
+#   make bench-arm64     the benchmarks under qemu-user (ratios to their C floor)
 #   make clean           remove build/, build-fuzz/, build-sanitize/ and SwiftPM's build products
 #
 # Needs Swift on PATH. cmake, ninja and pkg-config are installed with apt-get
@@ -70,7 +78,8 @@ FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/
 FUZZ_FLAGS   ?=
 FUZZ_OUT     := $(FUZZ_DIR)/fuzz
 
-.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window demo-qt bench bench-compare fuzz docs clean
+.PHONY: all tools test-tools package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window demo-qt bench bench-compare fuzz docs clean \
+        cross-tools cross-arm64 test-arm64 package-arm64 bench-arm64
 
 all: build
 
@@ -208,6 +217,52 @@ test-dist: package
 	  echo "error: make test-dist needs root (debootstrap, chroot): run: sudo make test-dist" >&2; exit 1; fi
 	ctest/dist/test-dist.sh "$(BUILD_DIR)" "$(BUILD_DIR)/packages"
 
+# aarch64 Linux (arm64), cross-built on this x86_64 machine into $(ARM64_DIR)
+# (cmake/toolchains/aarch64-linux-gnu.cmake): Swift in Embedded Swift for
+# aarch64, C with Debian's cross gcc, which links everything, against a
+# Debian 12 arm64 root made by debootstrap (ctest/arm64/arm64-root.sh, cached
+# in $(ARM64_DIR)/root-cache, extracted as $(ARM64_DIR)/sysroot). No navguard
+# tool for arm64 (it needs an aarch64 Swift runtime): the tests replay the
+# traces recorded on arm64 with this machine's tool, built in $(BUILD_DIR).
+# All as root (debootstrap, chroot, binfmt_misc).
+ARM64_DIR     ?= build-arm64
+ARM64_SYSROOT := $(abspath $(ARM64_DIR))/sysroot
+ARM64_TOOLS   := gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static binfmt-support debootstrap
+cross-tools: tools
+	@missing=""; \
+	for p in $(ARM64_TOOLS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	$(call apt_install,make cross-arm64)
+	@if [ "$$(id -u)" != 0 ]; then \
+	  echo "error: make cross-arm64 needs root (debootstrap, binfmt_misc): run: sudo make cross-arm64" >&2; exit 1; fi
+
+cross-arm64: cross-tools
+	ctest/arm64/arm64-root.sh "$(ARM64_DIR)/root-cache" "$(ARM64_SYSROOT)"
+	$(CMAKE) -S . -B $(ARM64_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DCMAKE_TOOLCHAIN_FILE=$(abspath cmake/toolchains/aarch64-linux-gnu.cmake) \
+	  -DNAVGUARD_CROSS_SYSROOT="$(ARM64_SYSROOT)" -DNAVGUARD_BUILD_CLI=OFF -DNAVGUARD_FUZZ_SMOKE_RUNS=2000 \
+	  -DNAVGUARD_HOST_CLI="$(abspath $(BUILD_DIR))/swiftpm/release/navguard-cli" \
+	  -DNAVGUARD_HOST_PLUGIN_DIR="$(abspath $(BUILD_DIR))/lib/navguard/plugins"
+	$(CMAKE) --build $(ARM64_DIR)
+
+package-arm64: package-tools cross-arm64
+	rm -rf "$(ARM64_DIR)/packages"
+	cd "$(ARM64_DIR)" && $(CPACK) --config CPackConfig.cmake
+	lintian "$(ARM64_DIR)"/packages/*.deb
+	@ls -l "$(ARM64_DIR)"/packages/*.deb
+
+# The host build first: its navguard tool replays the traces kiosk-sim
+# records on arm64. .ci/run runs this after test-dist.
+test-arm64: build package-arm64
+	ctest/arm64/test-arm64.sh "$(ARM64_DIR)" "$(ARM64_DIR)/packages"
+
+bench-arm64: cross-arm64
+	@for b in $$(find "$(ARM64_DIR)/bench" -maxdepth 1 -type f -perm -u+x | sort); do \
+	  echo "== $$b (qemu-aarch64: compare its ratios, not its times)"; \
+	  qemu-aarch64-static -L "$(ARM64_SYSROOT)" "$$b"; \
+	done
+
 # kiosk-sim is built from the staged install only: its header, its library
 # (rpath into the stage) and its pkg-config file; never from the source tree.
 demo:
@@ -321,5 +376,5 @@ fuzz: tools
 	  $(FUZZ_OUT)/corpus fuzz/corpus
 
 clean:
-	rm -rf $(BUILD_DIR) $(ORDINARY_DIR) $(FUZZ_DIR) $(SANITIZE_DIR) .build-cmake-helper .build-asan .build-tsan
+	rm -rf $(BUILD_DIR) $(ORDINARY_DIR) $(FUZZ_DIR) $(SANITIZE_DIR) $(ARM64_DIR) .build-cmake-helper .build-asan .build-tsan
 	-$(SWIFT) package clean

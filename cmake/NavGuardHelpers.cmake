@@ -133,7 +133,8 @@ function(navguard_plugin_in_tree target)
   get_target_property(sources ${target} SOURCES)
   list(FILTER sources INCLUDE REGEX "\\.swift$")
   if(sources AND NOT NAVGUARD_SANITIZE)
-    navguard_add_embedded_check(plugin_${target}_embedded ${target} MAX_BYTES 200000 NEEDED libc.so.6)
+    navguard_add_embedded_check(plugin_${target}_embedded ${target} MAX_BYTES 200000
+      NEEDED libc.so.6 ${NAVGUARD_SWIFT_EMBEDDED_NEEDED})
   endif()
   if(NAVGUARD_SANITIZE)
     # The sanitizer runtime's symbols come from the executable that loads

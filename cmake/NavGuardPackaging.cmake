@@ -70,6 +70,21 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 set(CPACK_COMPONENT_DEV_DEPENDS runtime)
 set(CPACK_COMPONENT_TOOLS_DEPENDS runtime)
+# A cross build (cmake/toolchains/, make package-arm64): the packages are
+# the target's architecture; navguard-tools exists only where the tool was
+# built (it needs ordinary Swift for the target); dpkg-shlibdeps looks in
+# the sysroot (CPackProjectConfig.cmake, below).
+if(CMAKE_CROSSCOMPILING)
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${CMAKE_SYSTEM_PROCESSOR})
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+    set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
+  elseif(CMAKE_SYSTEM_PROCESSOR STREQUAL "x86_64")
+    set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
+  endif()
+endif()
+if(NOT TARGET navguard-cli)
+  list(REMOVE_ITEM CPACK_COMPONENTS_ALL tools)
+endif()
 
 set(navguard_deb_about "NavGuard keeps a stack of screens safe from double pushes, back-button
 races, cancelled swipe-backs, touches during transitions and stuck input
@@ -146,6 +161,15 @@ endif()
 # against), so its developer warnings are off while it packages.
 file(WRITE ${PROJECT_BINARY_DIR}/CPackProjectConfig.cmake
   "set(CMAKE_SUPPRESS_DEVELOPER_WARNINGS ON CACHE INTERNAL \"\")\n")
+# A cross build's dependencies: this machine's dpkg knows no library of the
+# target, so dpkg-shlibdeps runs through packaging/debian/cross-shlibdeps.sh,
+# which finds them, and their packages, in the sysroot (a Debian root).
+if(CMAKE_CROSSCOMPILING AND CMAKE_SYSROOT AND CMAKE_LIBRARY_ARCHITECTURE)
+  file(APPEND ${PROJECT_BINARY_DIR}/CPackProjectConfig.cmake
+    "set(SHLIBDEPS_EXECUTABLE \"${PROJECT_SOURCE_DIR}/packaging/debian/cross-shlibdeps.sh\")\n"
+    "set(ENV{NAVGUARD_CROSS_SYSROOT} \"${CMAKE_SYSROOT}\")\n"
+    "set(ENV{NAVGUARD_CROSS_MULTIARCH} \"${CMAKE_LIBRARY_ARCHITECTURE}\")\n")
+endif()
 set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_BINARY_DIR}/CPackProjectConfig.cmake)
 
 # Installed-Size as dpkg-gencontrol computes it, written into each package

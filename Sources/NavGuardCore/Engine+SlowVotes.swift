@@ -53,10 +53,13 @@ extension Engine {
     /// not count as time in flight), so its times move to now.
     func restampStartedTrack() {
         run.trackStarted = false
+        let replayed = replayTrackDatedAt
+        replayTrackDatedAt = nil
         guard let began = transitions.current?.beganNs else { return }
-        let t = clockReading
+        let t = replayed ?? clockReading
         guard t > began else { return }
         transitions.restamp(by: t - began)
+        trackDatedAt = t
         if case .external = clock { callTime = t }
     }
 

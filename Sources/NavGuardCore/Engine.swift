@@ -41,6 +41,14 @@ public final class Engine {
     /// every reading within one call (the core's and guards' host->now)
     /// is the same instant, and a call reads the clock at most once.
     var callTime: Int64?
+    /// The instant the last call's new transition was dated from (the clock
+    /// when that call returned, restampStartedTrack), or nil: the flight
+    /// recorder writes it, since the trace's call instants do not hold it.
+    public var trackDatedAt: Int64?
+    /// Replay: the recorded instant to date this call's new transition
+    /// from, instead of the clock (which replay holds at the call's
+    /// instant); used once.
+    public var replayTrackDatedAt: Int64?
     let defaultDurationNs: Int64
     var nextRequestID: UInt64 = 1
     /// Requests guards make (request_submit) have ids of their own range:

@@ -8,7 +8,10 @@
  *  - replayed against the empty chain it diverges, and the report shows where;
  *  - in ring mode, the watchdog's report names the file it dumped the ring
  *    to, and that file is a ring trace (drawable, not replayable);
- *  - recording through the host's write callback gives the same lines.
+ *  - recording through the host's write callback gives the same lines;
+ *  - a slow host (its on_transition takes 5 ms when the posted push's
+ *    transition begins) still replays identically: that transition is
+ *    dated from when the call returned, which the trace records ("tr").
  */
 #define _POSIX_C_SOURCE 200809L
 #include <navguard/navguard.h>
@@ -35,6 +38,16 @@ static void on_report(void *user, ng_context *ctx, const char *guard_id, const c
     if (guard_id && strcmp(guard_id, "org.navguard.watchdog") == 0) {
         snprintf(h->report, sizeof h->report, "%s", text);
         h->reports++;
+    }
+}
+
+/* The posted push's will-show takes the host 5 ms (a slow UI thread): the
+ * tick that applies it returns 5 ms after its instant. */
+static void on_transition(void *user, ng_context *ctx, const ng_transition_event *e) {
+    (void)user; (void)ctx;
+    if (e->phase == NG_PHASE_WILL && e->track == NG_TRACK_SCREEN && e->to_id == 77) {
+        struct timespec slow = { 0, 5 * MS };
+        nanosleep(&slow, NULL);
     }
 }
 
@@ -88,6 +101,7 @@ static ng_context *kiosk(host *h) {
     ng_options o = NG_OPTIONS_INIT;
     o.delegate.user = h;
     o.delegate.on_report = on_report;
+    o.delegate.on_transition = on_transition;
     ng_context *ctx = NULL;
     if (ng_context_create(&o, &ctx) != NG_OK) exit(1);
     return ctx;

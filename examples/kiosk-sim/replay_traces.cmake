@@ -2,7 +2,12 @@
 # scenario's trace, then `navguard replay` re-runs each one.
 #
 #   cmake -DSIM=<kiosk-sim> -DCLI=<navguard-cli> -DDIR=<trace dir>
-#         -DTRACES=<how many kiosk-sim writes> -P replay_traces.cmake
+#         -DTRACES=<how many kiosk-sim writes> [-DEMULATOR=<cmd;args>]
+#         [-DCLI_PLUGIN_DIR=<dir>] -P replay_traces.cmake
+#
+# A cross build (make test-arm64) runs kiosk-sim under EMULATOR (qemu-user)
+# and replays its traces with this machine's navguard tool, whose guards
+# are in CLI_PLUGIN_DIR (NAVGUARD_PLUGIN_DIR for the tool only).
 #
 # Fails (naming the trace) when kiosk-sim fails, writes another number of
 # traces, a trace does not replay identically (exit 0), or a guarded trace
@@ -16,7 +21,11 @@ endforeach()
 
 # Traces of an earlier run would hide a scenario that no longer records.
 file(REMOVE_RECURSE "${DIR}")
-execute_process(COMMAND "${SIM}" --strict --record "${DIR}"
+set(cli_env "")
+if(CLI_PLUGIN_DIR)
+  set(cli_env "${CMAKE_COMMAND}" -E env "NAVGUARD_PLUGIN_DIR=${CLI_PLUGIN_DIR}")
+endif()
+execute_process(COMMAND ${EMULATOR} "${SIM}" --strict --record "${DIR}"
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "kiosk-sim --strict --record ${DIR} exited with ${rc}:\n${err}\n${out}")
@@ -39,7 +48,7 @@ foreach(trace IN LISTS traces)
   list(LENGTH trace_lines count)
   math(EXPR lines "${lines} + ${count}")
 
-  execute_process(COMMAND "${CLI}" replay "${trace}"
+  execute_process(COMMAND ${cli_env} "${CLI}" replay "${trace}"
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0 OR NOT out MATCHES "^replay: identical")
     message(SEND_ERROR "${name}: navguard replay exited with ${rc}, expected 0 (identical):\n${out}${err}")
@@ -52,7 +61,7 @@ foreach(trace IN LISTS traces)
   # A guarded run's guards changed what happened: without them it diverges.
   if(name MATCHES "^guarded-")
     math(EXPR guarded "${guarded} + 1")
-    execute_process(COMMAND "${CLI}" replay "${trace}" --config "{\"guards\":[]}"
+    execute_process(COMMAND ${cli_env} "${CLI}" replay "${trace}" --config "{\"guards\":[]}"
       RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
     if(NOT rc EQUAL 1 OR NOT out MATCHES "diverged")
       message(SEND_ERROR "${name}: navguard replay --config '{\"guards\":[]}' exited with ${rc}, "

@@ -181,7 +181,10 @@ final class Recorder {
         let t = engine.now
         let i = depth - 1
         frames[i].argsWritten = true
-        if i == 0 { ngc_ring_set_last_ns(ring, t) }
+        if i == 0 {
+            ngc_ring_set_last_ns(ring, t)
+            engine.trackDatedAt = nil   // a host call begins
+        }
         frames[i].record = write(.call, frames[i].fn.rawValue, flags: i == 0 && stale ? RecordFlags.stale : 0) { w in
             w.i64(t)
             body(&w)
@@ -200,10 +203,18 @@ final class Recorder {
         guard frames[i].argsWritten else { return rejected(frames[i].fn, status, err, engine.now) }
         let result = frames[i].result
         if case .chain = result { return leaveChain(frames[i], status, err) }
-        if frames[i].record >= 0 && frames[i].record == lastStart && extendLast({ CallResult.encode(&$0, status: status, result, err: err) }) {
+        // A transition this host call began is dated from when the call
+        // returned (a real clock moved meanwhile): "tr", for replay.
+        var datedAt: Int64?
+        if i == 0, let t = engine.trackDatedAt {
+            datedAt = t
+            engine.trackDatedAt = nil
+        }
+        if frames[i].record >= 0 && frames[i].record == lastStart
+            && extendLast({ CallResult.encode(&$0, status: status, result, err: err, datedAt: datedAt) }) {
             return
         }
-        _ = write(.ret, frames[i].fn.rawValue) { CallResult.encode(&$0, status: status, result, err: err) }
+        _ = write(.ret, frames[i].fn.rawValue) { CallResult.encode(&$0, status: status, result, err: err, datedAt: datedAt) }
     }
 
     /// A chain change returns: its result lists the guards it added (the

@@ -152,7 +152,13 @@ final class Replayer {
                 }
             }
         }
+        // The instant the recorded call's new transition was dated from
+        // (when it returned: "tr"), else the call's own instant.
+        if depth == 0 {
+            setReplayTrackDatedAt(inlineRet != nil ? inlineRet?.datedAt : retOf(callAt: cursor - 1)?.datedAt)
+        }
         let ret = try perform(fn, args, r, inlineRet: inlineRet)
+        if depth == 0 { setReplayTrackDatedAt(nil) }
         if diverged { return }
         // Compare the result: on the call's line, or on its `ret` line after
         // its callbacks.
@@ -555,6 +561,15 @@ final class Replayer {
             i += 1
         }
         return nil
+    }
+
+    /// What the engine dates a transition begun by the next call from
+    /// (Engine.replayTrackDatedAt).
+    func setReplayTrackDatedAt(_ t: Int64?) {
+        var st = NG_OK
+        if let box = registry.owned(ctx, &st) {
+            box._withUnsafeGuaranteedRef { $0.engine.replayTrackDatedAt = t }
+        }
     }
 }
 

@@ -312,24 +312,29 @@ enum CallResult {
     case chain(from: Int, to: Int)
 
     private static let noneTag: UInt8 = 0, submitTag: UInt8 = 1, eventTag: UInt8 = 2, tokenTag: UInt8 = 3, chainTag: UInt8 = 4
+    /// Set on the tag when an i64 `tr` follows it.
+    private static let datedTag: UInt8 = 0x80
 
-    /// `ret`: u32 status, u8 tag, the tag's fields, then the error text
-    /// (null when the call succeeded).
+    /// `ret`: u32 status, u8 tag (| 0x80 when `tr` follows), i64 `tr` (only
+    /// then), the tag's fields, then the error text (null when the call
+    /// succeeded). `datedAt` (`"tr"` beside `"ret"` on the line): a host
+    /// call that began a transition while the clock moved, the instant that
+    /// transition is dated from (when the call returned); replay dates it so.
     @inline(__always)
     static func encode(_ w: inout RecordWriter, status: ng_status, _ result: CallResult, err: UnsafePointer<CChar>?,
-                       engine: Engine? = nil) {
+                       datedAt: Int64? = nil, engine: Engine? = nil) {
         w.i32(status)
         switch result {
         case .none:
-            w.u8(noneTag)
+            tag(&w, noneTag, datedAt)
         case .submit(let s, let id, let reason, let g):
-            w.u8(submitTag); w.i32(s); w.u64(id); w.i32(reason); w.text(g)
+            tag(&w, submitTag, datedAt); w.i32(s); w.u64(id); w.i32(reason); w.text(g)
         case .event(let verdict, let reason, let view, let g):
-            w.u8(eventTag); w.i32(verdict); w.i32(reason); w.u64(view); w.text(g)
+            tag(&w, eventTag, datedAt); w.i32(verdict); w.i32(reason); w.u64(view); w.text(g)
         case .token(let t):
-            w.u8(tokenTag); w.u64(t)
+            tag(&w, tokenTag, datedAt); w.u64(t)
         case .chain(let from, let to):
-            w.u8(chainTag)
+            tag(&w, chainTag, datedAt)
             w.u32(engine == nil ? 0 : UInt32(max(0, to - from)))
             var i = from
             while i < to {
@@ -340,18 +345,34 @@ enum CallResult {
         w.text(status == NG_OK ? nil : err)
     }
 
-    /// `"ret":{"st":...,<results>,"err":...}`.
+    @inline(__always)
+    private static func tag(_ w: inout RecordWriter, _ tag: UInt8, _ datedAt: Int64?) {
+        if let datedAt {
+            w.u8(tag | datedTag)
+            w.i64(datedAt)
+        } else {
+            w.u8(tag)
+        }
+    }
+
+    /// `"tr":...,"ret":{"st":...,<results>,"err":...}` (`tr` when recorded).
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        var peek = r
+        _ = peek.i32()
+        if peek.u8() & datedTag != 0 { w.field("tr", peek.i64()) }
         w.key("ret")
         formatObject(&r, w)
     }
 
-    /// The `ret` object alone (replay compares what happens now with it).
+    /// The `ret` object alone (replay compares what happens now with it;
+    /// `tr` is the line's, not the object's).
     static func formatObject(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
         let status = r.i32()
         w.field("st", status: status)
-        switch r.u8() {
+        let tag = r.u8()
+        if tag & datedTag != 0 { _ = r.i64() }
+        switch tag & ~datedTag {
         case submitTag:
             w.field("status", r.i32(), .outcome)
             w.field("id", r.u64())
@@ -403,11 +424,16 @@ public struct TraceResult {
     public var listsGuards = false
     /// As written (replay compares results as the recorder writes them).
     public var json: JSONValue
+    /// `"tr"` on the line carrying the `ret`: the instant the transition
+    /// this host call began is dated from (CallResult.encode), else nil.
+    public var datedAt: Int64?
 
     public var ok: Bool { status == "NG_OK" }
 
-    public init(json v: JSONValue) {
+    /// `v`: the `ret` object; `datedAt`: the line's `tr`.
+    public init(json v: JSONValue, datedAt: Int64? = nil) {
         json = v
+        self.datedAt = datedAt
         status = v["st"]?.string ?? "?"
         err = v["err"]?.string
         // Lenient: a result only describes; replay compares `json`.

@@ -48,13 +48,14 @@ public struct TraceRecord {
     public func entry() throws(FieldError) -> TraceEntry {
         let t = try value["t"].map { x throws(FieldError) in try nanoseconds(x, "t") }
         if value["truncated"]?.bool == true { return .truncated(kind: kind, fn: fn, t: t) }
+        let tr = try value["tr"].map { x throws(FieldError) in try nanoseconds(x, "tr") }
         switch kind {
         case .call:
             if value["rejected"]?.bool == true { return .rejected(fn: fn, t: t, ret: TraceResult(json: value["ret"] ?? .null)) }
             guard let f = CallFn(name: fn) else { throw FieldError(message: "unknown call \"\(fn)\"") }
-            return .call(fn: f, t: t, args: try CallArgs.read(f, value), ret: value["ret"].map { TraceResult(json: $0) })
+            return .call(fn: f, t: t, args: try CallArgs.read(f, value), ret: value["ret"].map { TraceResult(json: $0, datedAt: tr) })
         case .ret:
-            return .ret(fn: fn, TraceResult(json: value["ret"] ?? .null))
+            return .ret(fn: fn, TraceResult(json: value["ret"] ?? .null, datedAt: tr))
         case .cb:
             guard let f = CallbackFn(name: fn) else { return .otherCallback(fn: fn) }
             return .callback(fn: f, TraceCallback.read(f, value))
