@@ -48,7 +48,9 @@
  *    NG_E_HANDLE, never a crash.
  *
  * Runtime note: libnavguard.so is built with Embedded Swift: it contains no
- * Swift runtime, needs only libc and libm, and installs no signal handler.
+ * Swift runtime, needs only libc and libm, and installs no signal handler
+ * (except, when a context asks for crash dumps, NG_RECORD_CRASH_DUMP's,
+ * chained to the handler in place).
  * If the host also loads the dynamic Swift runtime (for example through a
  * Swift plugin built in ordinary Swift without -static-stdlib), that runtime
  * installs handlers for SIGILL, SIGBUS, SIGFPE, SIGTRAP and SIGABRT; set
