@@ -136,6 +136,21 @@ struct TraceFormatTests {
         #expect(tr.ok && tr.outcome == NG_OUTCOME_REFUSED && tr.id == 3 && tr.reason == NG_REASON_BUSY && tr.guardID == "g", "\(JSON.serialize(sub))")
         let failed = formatted({ CallResult.encode(&$0, status: NG_E_RANGE, .none, err: staticC("why")) }) { CallResult.format(&$0, $1) }["ret"] ?? .null
         #expect(TraceResult(json: failed).status == "NG_E_RANGE" && TraceResult(json: failed).err == "why")
+        // A transition's return instant: "tr" beside "ret" on the line, read
+        // back as the result's datedAt; the ret object is the same as without.
+        let datedLine = formatted({ CallResult.encode(&$0, status: NG_OK, .token(6), err: nil, datedAt: 1_234_567_890_123) }) {
+            CallResult.format(&$0, $1)
+        }
+        #expect(datedLine["tr"]?.int64 == 1_234_567_890_123, "\(JSON.serialize(datedLine))")
+        let undated = formatted({ CallResult.encode(&$0, status: NG_OK, .token(6), err: nil) }) { CallResult.format(&$0, $1) }
+        #expect(undated["tr"] == nil && datedLine["ret"].map(JSON.serialize) == undated["ret"].map(JSON.serialize),
+                "\(JSON.serialize(datedLine)) / \(JSON.serialize(undated))")
+        let record = TraceRecord(line: 2, kind: .ret, fn: "tick", value: datedLine, text: "")
+        if case .ret(_, let res)? = try? record.entry() {
+            #expect(res.datedAt == 1_234_567_890_123 && res.token == 6)
+        } else {
+            Issue.record("a ret with tr")
+        }
 
         // Callbacks.
         let o = formatted({ TraceOutcome.encode(&$0, OutcomeRecord(requestID: 9, kind: .push, outcome: .dropped, reason: .busy,
