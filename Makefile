@@ -199,12 +199,11 @@ install: build
 	$(CMAKE) --install $(BUILD_DIR) --prefix "$(abspath $(PREFIX))"
 
 # The Debian packages (cmake/NavGuardPackaging.cmake) into $(BUILD_DIR)/packages,
-# then lintian: an error fails, warnings are printed (README, "Packages and
-# installing", lists the expected ones).
+# then lintian, which must be clean: an error or a warning fails the target.
 package: package-tools build
 	rm -rf "$(BUILD_DIR)/packages"
 	cd "$(BUILD_DIR)" && $(CPACK) --config CPackConfig.cmake
-	lintian "$(BUILD_DIR)"/packages/*.deb
+	lintian --fail-on error,warning "$(BUILD_DIR)"/packages/*.deb
 	@ls -l "$(BUILD_DIR)"/packages/*.deb
 
 # NavGuard where no Swift is (ctest/dist/test-dist.sh): the packages
@@ -249,7 +248,7 @@ cross-arm64: cross-tools
 package-arm64: package-tools cross-arm64
 	rm -rf "$(ARM64_DIR)/packages"
 	cd "$(ARM64_DIR)" && $(CPACK) --config CPackConfig.cmake
-	lintian "$(ARM64_DIR)"/packages/*.deb
+	lintian --fail-on error,warning "$(ARM64_DIR)"/packages/*.deb
 	@ls -l "$(ARM64_DIR)"/packages/*.deb
 
 # The host build first: its navguard tool replays the traces kiosk-sim

@@ -143,9 +143,8 @@ foreach(component IN LISTS CPACK_COMPONENTS_ALL)
     COMPONENT ${component} EXCLUDE_FROM_ALL)
 endforeach()
 # libnavguard.so.0 is in a directory ldconfig caches: dpkg's ldconfig trigger.
-# (CPack 3.25 also writes a postinst and postrm calling ldconfig, which
-# lintian warns about, maintscript-calls-ldconfig: harmless, and only
-# replacing both scripts would stop it.)
+# (CPack 3.25 also writes a postinst and postrm that call ldconfig; the
+# post-build step below drops them, since the trigger does their work.)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/debian/triggers)
 
 # bin/navguard is installed with install(PROGRAMS) (SwiftPM built it), which

@@ -6,6 +6,10 @@
 # unpacked with its control files (dpkg-deb -R), the field rewritten, and
 # built again (dpkg-deb -b, root-owned as CPack made it); the data is unchanged,
 # so DEBIAN/md5sums stays right.
+# The same pass drops the postinst and postrm CPack 3.25 writes whenever a
+# library lands under /usr/lib, when all they do is call ldconfig: the
+# package's ldconfig trigger (packaging/debian/triggers) already does that,
+# and lintian warns about the call (maintscript-calls-ldconfig).
 cmake_minimum_required(VERSION 3.25)
 find_program(DPKG_DEB dpkg-deb REQUIRED)
 foreach(deb IN LISTS CPACK_PACKAGE_FILES)
@@ -25,6 +29,15 @@ foreach(deb IN LISTS CPACK_PACKAGE_FILES)
     else()
       file(SIZE ${tree}/${entry} bytes)
       math(EXPR kib "${kib} + (${bytes} + 1023) / 1024")
+    endif()
+  endforeach()
+  foreach(script postinst postrm)
+    if(EXISTS ${tree}/DEBIAN/${script} AND EXISTS ${tree}/DEBIAN/triggers)
+      file(READ ${tree}/DEBIAN/${script} body)
+      string(REGEX REPLACE "[ \t\n]+" " " body "${body}")
+      if(body MATCHES "^#!/bin/sh set -e if \\[ \"\\$1\" = \"(configure|remove)\" \\]; then ldconfig fi ?$")
+        file(REMOVE ${tree}/DEBIAN/${script})
+      endif()
     endif()
   endforeach()
   file(READ ${tree}/DEBIAN/control control)
