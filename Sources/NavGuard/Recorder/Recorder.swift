@@ -46,6 +46,10 @@ final class Recorder {
     /// The context recorded (its box and engine outlive its recorder).
     unowned(unsafe) let box: ContextBox
     unowned(unsafe) let engine: Engine
+    /// The same engine for the hot paths: Embedded Swift retains and
+    /// releases an unowned(unsafe) reference around each use (two atomic
+    /// operations and a call, per access, per recorded call).
+    private let engineRef: Unmanaged<Engine>
     /// The bytes and what a crash dump reads (navguard_c.h).
     let ring: UnsafeMutablePointer<ngc_ring>
     private var base: UnsafeMutableRawPointer
@@ -99,6 +103,7 @@ final class Recorder {
     init?(box: ContextBox, sink: Sink, ringRecords: Int, ringNs: Int64, dumpDir: String?) {
         self.box = box
         engine = box.engine
+        engineRef = Unmanaged.passUnretained(box.engine)
         self.sink = sink
         self.dumpDir = dumpDir
         windowRecords = ringRecords
@@ -178,13 +183,13 @@ final class Recorder {
     /// The call's arguments passed validation: its record.
     @inline(__always)
     func args(_ body: (inout RecordWriter) -> Void) {
-        let t = engine.now
         let i = depth - 1
-        frames[i].argsWritten = true
-        if i == 0 {
-            ngc_ring_set_last_ns(ring, t)
-            engine.trackDatedAt = nil   // a host call begins
+        let t = engineRef._withUnsafeGuaranteedRef { e in
+            if i == 0 { e.trackDatedAt = nil }   // a host call begins
+            return e.now
         }
+        frames[i].argsWritten = true
+        if i == 0 { ngc_ring_set_last_ns(ring, t) }
         frames[i].record = write(.call, frames[i].fn.rawValue, flags: i == 0 && stale ? RecordFlags.stale : 0) { w in
             w.i64(t)
             body(&w)
@@ -205,10 +210,9 @@ final class Recorder {
         if case .chain = result { return leaveChain(frames[i], status, err) }
         // A transition this host call began is dated from when the call
         // returned (a real clock moved meanwhile): "tr", for replay.
-        var datedAt: Int64?
-        if i == 0, let t = engine.trackDatedAt {
-            datedAt = t
-            engine.trackDatedAt = nil
+        let datedAt: Int64? = i != 0 ? nil : engineRef._withUnsafeGuaranteedRef { e in
+            defer { e.trackDatedAt = nil }
+            return e.trackDatedAt
         }
         if frames[i].record >= 0 && frames[i].record == lastStart
             && extendLast({ CallResult.encode(&$0, status: status, result, err: err, datedAt: datedAt) }) {
@@ -388,7 +392,7 @@ final class Recorder {
     /// checkpoint (RingReader).
     @inline(__always)
     private func checkpointIfChanged() {
-        if engine.stateVersion != checkpointVersion {
+        if engineRef._withUnsafeGuaranteedRef({ $0.stateVersion }) != checkpointVersion {
             if recordsSinceCheckpoint >= checkpointGap || bytesSinceFull >= fullEvery { checkpoint() } else { stale = true }
         } else if bytesSinceFull >= fullEvery {
             checkpoint()
