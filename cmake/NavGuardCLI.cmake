@@ -25,7 +25,8 @@
 #
 # A plugin target may set the property NAVGUARD_VALIDATE_CONFIG to the guard
 # configuration (JSON) its hook checks should use, and NAVGUARD_VALIDATE_TEST
-# to ON when it adds its own validation test (no validate_<plugin> is added).
+# to ON when it adds its own validation test (no validate_<plugin> is added);
+# see navguard_validate_args in cmake/NavGuardValidatorChild.cmake.
 
 # Script mode: cmake -DNAVGUARD_CLI_CHECK=self-contained -DBIN=<tool>
 #                    -DREADELF=<readelf> -P NavGuardCLI.cmake
@@ -73,12 +74,6 @@ add_custom_target(navguard-cli ALL
   USES_TERMINAL
   COMMENT "Building the navguard CLI (SwiftPM, release, static Swift runtime)")
 set_target_properties(navguard-cli PROPERTIES NAVGUARD_CLI_FILE ${NAVGUARD_CLI_BINARY})
-
-# Guard configurations for the hook checks of built-ins that cannot run with
-# "{}" (ffi-predicate needs a function to call: abs(kind) from libc, which
-# refuses pushes, kind 0, and allows the rest).
-set(NAVGUARD_VALIDATE_CONFIG_ffi-predicate
-  [[{"library": "libc.so.6", "symbol": "abs", "args": ["kind"], "returns": "int"}]])
 
 # --- CLI tests -------------------------------------------------------------
 # The plugin ABI it reports is the header's.
@@ -282,43 +277,15 @@ endforeach()
 # --- validate_<plugin> for every guard plugin target -------------------------
 # Deferred to the end of the top-level directory, when plugins/ and examples/
 # have defined their targets.
-function(_navguard_collect_targets dir out)
-  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
-  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
-  foreach(sub IN LISTS subdirs)
-    _navguard_collect_targets(${sub} more)
-    list(APPEND targets ${more})
-  endforeach()
-  set(${out} ${targets} PARENT_SCOPE)
-endfunction()
-
 function(navguard_cli_add_validate_tests)
-  _navguard_collect_targets(${PROJECT_SOURCE_DIR} targets)
+  navguard_validated_plugins(targets)
   set(names "")
   foreach(t IN LISTS targets)
-    get_target_property(type ${t} TYPE)
-    get_target_property(outdir ${t} LIBRARY_OUTPUT_DIRECTORY)
-    if(NOT type STREQUAL "MODULE_LIBRARY" OR NOT outdir STREQUAL NAVGUARD_PLUGIN_BUILD_DIR)
-      continue()
-    endif()
     get_target_property(own_test ${t} NAVGUARD_VALIDATE_TEST)
     if(own_test)
       continue()
     endif()
-    get_target_property(name ${t} OUTPUT_NAME)
-    if(NOT name)
-      set(name ${t})
-    endif()
-    get_target_property(config ${t} NAVGUARD_VALIDATE_CONFIG)
-    if(NOT config AND DEFINED NAVGUARD_VALIDATE_CONFIG_${name})
-      set(config "${NAVGUARD_VALIDATE_CONFIG_${name}}")
-    endif()
-    set(args "")
-    if(config)
-      set(config_file ${CMAKE_BINARY_DIR}/navguard-cli-tests/validate-${name}.json)
-      file(WRITE ${config_file} "${config}\n")
-      set(args --config @${config_file})
-    endif()
+    navguard_validate_args(${t} name args)
     add_test(NAME validate_${name}
       COMMAND ${NAVGUARD_CLI_BINARY} plugins validate ${args} $<TARGET_FILE:${t}>)
     set_tests_properties(validate_${name} PROPERTIES TIMEOUT 600)

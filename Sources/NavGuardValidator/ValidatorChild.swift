@@ -1,6 +1,5 @@
 import CNavGuard
-import Glibc
-import NavGuard
+import NavGuardLibc
 import NavGuardCore
 
 // The validator's child side: `navguard plugins validate --child GROUP LIB.so`
@@ -41,7 +40,7 @@ func check(_ name: String, _ body: () -> CheckResult) {
 }
 
 /// Entry of the child process. Returns the exit status.
-func runChild(group name: String, _ input: ValidationInput) -> Int32 {
+public func runChild(group name: String, _ input: ValidationInput) -> Int32 {
     // Our results go to the original stdout; the plugin's stdout to stderr.
     let fd = dup(1)
     dup2(2, 1)
