@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The plugin validator's child as a program of its own (included by the
 # top-level CMakeLists.txt, in the host build and in a cross build):
 #

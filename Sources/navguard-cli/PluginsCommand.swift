@@ -52,7 +52,7 @@ struct Validate: ParsableCommand {
                                valueName: "program"))
     var childProgram: String?
 
-    @Option(name: .customLong("child-wrapper"), parsing: .singleValue,
+    @Option(name: .customLong("child-wrapper"), parsing: .unconditionalSingleValue,
             help: ArgumentHelp("A word of the command that runs --child-program (repeat it: --child-wrapper qemu-aarch64-static --child-wrapper -L --child-wrapper ROOT).",
                                valueName: "word"))
     var childWrapper: [String] = []
