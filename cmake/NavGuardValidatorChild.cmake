@@ -56,6 +56,17 @@ if(NAVGUARD_SWIFT_EMBEDDED)
   target_link_options(navguard-validator-child PRIVATE ${_navguard_child_link})
 endif()
 
+# A deliberately broken guard (a second export, a crash in on_request for a
+# pop), built for the build's machine: the validator must report both as
+# failed checks, run the others, and not crash itself (the tests
+# navguard_cli_validate_selftest, cmake/NavGuardCLI.cmake, and
+# validate_child_crashing, below). Not a plugin of the plugin directory.
+add_library(navguard_validator_crashing_guard MODULE ${PROJECT_SOURCE_DIR}/ctest/validator/crashing-guard.c)
+set_target_properties(navguard_validator_crashing_guard PROPERTIES
+  PREFIX "" OUTPUT_NAME crashing
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/navguard-cli-tests)
+target_include_directories(navguard_validator_crashing_guard PRIVATE ${NAVGUARD_INCLUDE_DIR})
+
 # --- Which plugins are validated, and how -------------------------------------
 # Every guard plugin target built into ${NAVGUARD_PLUGIN_BUILD_DIR} (the
 # built-ins and the examples), once every target exists (call these from a
@@ -156,8 +167,21 @@ function(navguard_add_validate_child_tests)
     set_tests_properties(validate_child_${name} PROPERTIES TIMEOUT 900)
     list(APPEND names ${name})
   endforeach()
+  # The crash of a plugin in the child program (under the emulator: qemu
+  # dies of the guest's signal) fails the check it was in, as in the tool.
+  set(child_wrapper "")
+  if(CMAKE_CROSSCOMPILING)
+    foreach(word IN LISTS CMAKE_CROSSCOMPILING_EMULATOR)
+      list(APPEND child_wrapper --child-wrapper ${word})
+    endforeach()
+  endif()
+  add_test(NAME validate_child_crashing
+    COMMAND ${cli} plugins validate --timeout 300 --child-program $<TARGET_FILE:navguard-validator-child>
+            ${child_wrapper} $<TARGET_FILE:navguard_validator_crashing_guard>)
+  set_tests_properties(validate_child_crashing PROPERTIES TIMEOUT 900
+    PASS_REGULAR_EXPRESSION "check groups run by [^\n]*navguard-validator-child\n.*FAIL  file\\.exports +2 exported symbols.*FAIL  request\\.pop +crashed: killed by SIGSEGV.*PASS  loader\\.ng_plugin_load.*does NOT conform")
   list(SORT names)
   string(REPLACE ";" ", " names "${names}")
-  message(STATUS "validate_child tests (navguard-validator-child): ${names}")
+  message(STATUS "validate_child tests (navguard-validator-child): ${names}, and crashing")
 endfunction()
 cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL navguard_add_validate_child_tests)

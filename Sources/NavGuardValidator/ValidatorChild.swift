@@ -3,8 +3,9 @@ import NavGuardLibc
 import NavGuardCore
 
 // The validator's child side: `navguard plugins validate --child GROUP LIB.so`
-// runs one check group (ValidatorGroups.swift) in this process and reports
-// each check to the parent as ChildLine lines on its stdout. A crash or hang
+// (or navguard-validator-child, the same code built for the plugin's
+// machine) runs one check group (ValidatorGroups.swift) in this process and
+// reports each check to the parent as ChildLine lines on its stdout. A crash or hang
 // of the plugin kills only the child; the parent reports the check that was
 // running as failed.
 

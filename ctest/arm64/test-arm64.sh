@@ -13,7 +13,8 @@
 #      validator's checks on every guard of the build (validate_child_*:
 #      this machine's navguard tool runs each check group in the arm64
 #      navguard-validator-child under qemu, and the results must be those
-#      of the x86_64 validator on the x86_64 guard); the readelf and
+#      of the x86_64 validator on the x86_64 guard; a guard that crashes
+#      fails the check it crashed in); the readelf and
 #      nm checks (machine, NEEDED, exports, SONAME, sizes, the ABI baseline
 #      and the public types' layout) read the arm64 files; kiosk-sim's
 #      traces, recorded on arm64, are replayed by this machine's navguard
