@@ -1,4 +1,5 @@
 import NavGuardCore
+import NavGuardValidator
 
 /// A TimelineModel as a Chrome trace (the JSON object form of the Trace Event
 /// Format), for Perfetto UI and chrome://tracing: one process, a named
