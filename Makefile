@@ -252,7 +252,8 @@ package-arm64: package-tools cross-arm64
 	@ls -l "$(ARM64_DIR)"/packages/*.deb
 
 # The host build first: its navguard tool replays the traces kiosk-sim
-# records on arm64. .ci/run runs this after test-dist.
+# records on arm64, and validates the arm64 guards through the arm64
+# navguard-validator-child under qemu. .ci/run runs this after test-dist.
 test-arm64: build package-arm64
 	ctest/arm64/test-arm64.sh "$(ARM64_DIR)" "$(ARM64_DIR)/packages"
 

@@ -43,10 +43,20 @@ let package = Package(
         .target(name: "NavGuardPluginKit", dependencies: ["CNavGuard"]),
         // The tool's argv, captured in C: Swift reads it from /proc otherwise.
         .target(name: "NavGuardCLIArgs"),
+        // The plugin validator's checks, run in a child process per group
+        // (its child side), and the helpers the tool shares with it. No
+        // Foundation: CMake also compiles it in Embedded Swift, into
+        // navguard-validator-child. Calls NavGuard through the C ABI only.
+        .target(name: "NavGuardValidator", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardC"]),
+        // The validator's child as a program of its own (`navguard plugins
+        // validate --child-program`): what runs the checks on a guard built
+        // for another machine, under an emulator (make test-arm64).
+        .executableTarget(name: "navguard-validator-child",
+                          dependencies: ["NavGuardValidator", "NavGuard", "NavGuardCLIArgs"]),
         // `navguard plugins validate|list`, `navguard version`. Links the NavGuard
         // module statically (a target dependency, not the dynamic product).
         .executableTarget(name: "navguard-cli",
-                          dependencies: ["NavGuard", "NavGuardCore", "CNavGuard", "NavGuardC", "NavGuardCLIArgs",
+                          dependencies: ["NavGuard", "NavGuardCore", "CNavGuard", "NavGuardC", "NavGuardCLIArgs", "NavGuardValidator",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           path: "Sources/navguard-cli"),
         .testTarget(name: "NavGuardCoreTests", dependencies: ["NavGuardCore", "CNavGuard"]),

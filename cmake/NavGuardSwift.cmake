@@ -13,7 +13,10 @@
 #     `navguard` CLI, which needs swift-argument-parser: CMake does not compile
 #     the CLI, it runs `swift build -c release --static-swift-stdlib` into
 #     build/swiftpm (cmake/NavGuardCLI.cmake), so bin/navguard has SwiftPM's
-#     settings, not the ones below.
+#     settings, not the ones below. The validator's checks (NavGuardValidator)
+#     and navguard-validator-child are built by both: by SwiftPM into the CLI
+#     and as a program, by CMake as a program in Embedded Swift
+#     (cmake/NavGuardValidatorChild.cmake), also for a cross build's target.
 #  2. Mode and runtime. CMake compiles every Swift module it builds
 #     (NavGuardCore, NavGuard, NavGuardPluginKit, Swift guards) with
 #     Embedded Swift (cmake/NavGuardEmbeddedSwift.cmake, the one place its

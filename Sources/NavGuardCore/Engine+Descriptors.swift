@@ -31,3 +31,11 @@ extension Engine {
     }
 
 }
+
+/// A guard's file name: the last part of its id (org.navguard.throttle ->
+/// throttle.so). The one place this rule lives.
+public func pluginFileName(forID id: String) -> String? {
+    guard let short = id.split(separator: ".").last, !short.isEmpty,
+          short.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else { return nil }
+    return "\(short).so"
+}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import NavGuardCore
+import NavGuardValidator
 
 /// The value of every `--config`: JSON given on the command line, or read
 /// from a file.

@@ -3,6 +3,7 @@ import CNavGuard
 import Glibc
 import NavGuard
 import NavGuardCore
+import NavGuardValidator
 
 // navguard plugins validate | list | available | info | docs: the guard
 // plugins, checked (Validator/), resolved from a chain configuration, found
@@ -46,6 +47,16 @@ struct Validate: ParsableCommand {
           help: "The guard must refuse the --config configuration (a check of its own validation); its hooks are then not exercised.")
     var expectCreateFailure = false
 
+    @Option(name: .customLong("child-program"),
+            help: ArgumentHelp("Run each check group in PROGRAM (navguard-validator-child, built for the plugin's machine) instead of in this tool.",
+                               valueName: "program"))
+    var childProgram: String?
+
+    @Option(name: .customLong("child-wrapper"), parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("A word of the command that runs --child-program (repeat it: --child-wrapper qemu-aarch64-static --child-wrapper -L --child-wrapper ROOT).",
+                               valueName: "word"))
+    var childWrapper: [String] = []
+
     /// Internal: run one check group in this process (the parent's child).
     @Option(help: .hidden)
     var child: String?
@@ -67,7 +78,15 @@ struct Validate: ParsableCommand {
         // file the user named is what gets validated, so pass it absolute.
         let path = library.contains("/") ? library : realPath("./" + library)
         let input = ValidationInput(path: path, config: configText, expectCreateFailure: expectCreateFailure)
-        let report = runValidation(input, timeout: timeout, verbose: verbose) { r in
+        if !childWrapper.isEmpty && childProgram == nil {
+            printError("navguard plugins validate: --child-wrapper needs --child-program")
+            throw ExitCode.validationFailure
+        }
+        let child = ChildCommand(program: childProgram, wrapper: childWrapper)
+        if !json, let program = childProgram {
+            print("check groups run by \(oneLine((childWrapper + [program]).joined(separator: " ")))")
+        }
+        let report = runValidation(input, child: child, timeout: timeout, verbose: verbose) { r in
             if !json {
                 print(formatRecord(r))
                 fflush(nil)
@@ -164,15 +183,6 @@ struct List: ParsableCommand {
         }
         print("\(rows.count) guard\(rows.count == 1 ? "" : "s") in the chain")
     }
-}
-
-/// The descriptor of a plugin the chain already loaded (RTLD_NOLOAD: the
-/// same copy), or of a plugin file opened now. Unchecked: pass it to
-/// GuardDescriptor.read.
-func openLoaded(_ path: String) -> UnsafePointer<ng_plugin_descriptor>? {
-    let h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE | RTLD_NOLOAD) ?? dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)
-    guard let h, let sym = dlsym(h, NG_PLUGIN_ENTRY_SYMBOL) else { return nil }
-    return unsafeBitCast(sym, to: ng_plugin_entry_fn.self)()
 }
 
 // MARK: - plugins available

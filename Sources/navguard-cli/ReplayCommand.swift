@@ -1,6 +1,7 @@
 import ArgumentParser
 import CNavGuard
 import NavGuard
+import NavGuardValidator
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,53 +2,11 @@ import CNavGuard
 import Glibc
 import NavGuardC
 import NavGuardCore
+import NavGuardValidator
 
-// Small helpers shared by the subcommands: clocks, C strings, text
-// escaping and the plugin directory fallback (files: Files.swift).
-
-/// CLOCK_MONOTONIC in nanoseconds.
-func monotonicNS() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-}
-
-/// A NUL-terminated copy of `s` that lives as long as the process (the
-/// validator child is short-lived; strings handed to NavGuard or kept by a
-/// plugin must outlive the calls that use them).
-nonisolated(unsafe) private var internedStrings: [String: UnsafePointer<CChar>] = [:]
-func cstr(_ s: String) -> UnsafePointer<CChar> {
-    if let p = internedStrings[s] { return p }
-    let p = UnsafePointer(strdup(s)!)
-    internedStrings[s] = p
-    return p
-}
-
-/// "NG_E_GUARD: invalid guard, ..." for a status.
-func statusName(_ status: ng_status) -> String {
-    String(cString: ng_strstatus(status))
-}
-
-/// The short code of a status ("NG_E_GUARD").
-func statusCode(_ status: ng_status) -> String {
-    let full = statusName(status)
-    if let colon = full.firstIndex(of: ":") { return String(full[..<colon]) }
-    return full
-}
-
-/// Text of a C string that may be NULL or not valid UTF-8.
-func text(_ p: UnsafePointer<CChar>?, limit: Int = 4096) -> String? {
-    guard let p else { return nil }
-    let n = strnlen(p, limit)
-    let bytes = UnsafeRawBufferPointer(start: p, count: n)
-    return String(decoding: bytes, as: UTF8.self)
-}
-
-/// Whether the NUL-terminated bytes at `p` are valid UTF-8 (scans at most
-/// `limit` bytes), by the library's own rule (NavGuardCore.isValidUTF8).
-func isValidUTF8C(_ p: UnsafePointer<CChar>, limit: Int = 1 << 16) -> Bool {
-    isValidUTF8(UnsafeRawBufferPointer(start: p, count: strnlen(p, limit)))
-}
+// Small helpers shared by the subcommands: the tool's own file and the
+// plugin directory fallback (the others, and files, are NavGuardValidator's:
+// Support.swift, Files.swift).
 
 /// The executable of this process (/proc/self/exe resolved).
 func selfExecutable() -> String {
@@ -93,35 +51,3 @@ func setDefaultPluginDirectory() {
 /// JSON string literal for `s` (the core's writer: one escaping rule).
 func jsonString(_ s: String) -> String { JSON.serialize(.string(s)) }
 
-/// One line, no tabs (for the child's line protocol and the table).
-func oneLine(_ s: String) -> String {
-    var out = ""
-    for u in s.unicodeScalars {
-        if u == "\n" || u == "\r" || u == "\t" { out += " " } else { out.unicodeScalars.append(u) }
-    }
-    return out
-}
-
-/// "0.42 ms" with two decimals.
-func formatMS(_ ns: Int64) -> String {
-    let hundredths = (ns + 5_000) / 10_000
-    let whole = hundredths / 100
-    let frac = hundredths % 100
-    return "\(whole).\(frac < 10 ? "0" : "")\(frac) ms"
-}
-
-func writeAll(_ fd: Int32, _ s: String) {
-    let bytes = Array(s.utf8)
-    var off = 0
-    while off < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            return
-        }
-        off += n
-    }
-}
-
-/// Standard error, unbuffered.
-func printError(_ s: String) { writeAll(2, s + "\n") }

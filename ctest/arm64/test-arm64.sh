@@ -9,7 +9,12 @@
 #      harness's replay: its corpus, its crashers and 2,000 generated
 #      programs, the plugin template's host, the SDL2 adapter's test under
 #      SDL's dummy video driver) run under qemu-aarch64 with the root as
-#      their library prefix (CMAKE_CROSSCOMPILING_EMULATOR); the readelf and
+#      their library prefix (CMAKE_CROSSCOMPILING_EMULATOR); the plugin
+#      validator's checks on every guard of the build (validate_child_*:
+#      this machine's navguard tool runs each check group in the arm64
+#      navguard-validator-child under qemu, and the results must be those
+#      of the x86_64 validator on the x86_64 guard; a guard that crashes
+#      fails the check it crashed in); the readelf and
 #      nm checks (machine, NEEDED, exports, SONAME, sizes, the ABI baseline
 #      and the public types' layout) read the arm64 files; kiosk-sim's
 #      traces, recorded on arm64, are replayed by this machine's navguard

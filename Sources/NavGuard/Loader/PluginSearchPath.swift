@@ -39,14 +39,6 @@ public func pluginSearchPath() -> [String] {
     return dirs
 }
 
-/// A guard's file name: the last part of its id (org.navguard.throttle ->
-/// throttle.so). The one place this rule lives.
-public func pluginFileName(forID id: String) -> String? {
-    guard let short = id.split(separator: ".").last, !short.isEmpty,
-          short.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else { return nil }
-    return "\(short).so"
-}
-
 /// The file this code was loaded from (dladdr, in NavGuardC: no /proc).
 func libraryPath() -> String? {
     var buf = [CChar](repeating: 0, count: Int(PATH_MAX))

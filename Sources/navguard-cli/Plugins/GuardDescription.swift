@@ -1,5 +1,6 @@
 import CNavGuard
 import NavGuardCore
+import NavGuardValidator
 
 // A guard's description, for `navguard plugins info` (text, in the style of
 // gst-inspect) and `plugins docs` / `info --markdown` (docs/guards.md): its

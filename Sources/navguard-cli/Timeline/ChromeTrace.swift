@@ -1,4 +1,5 @@
 import NavGuardCore
+import NavGuardValidator
 
 /// TimelineModels as a Chrome trace (the JSON object form of the Trace Event
 /// Format), for Perfetto UI and chrome://tracing: one process per trace (a

@@ -1,9 +1,27 @@
 import CNavGuard
 import Glibc
+import NavGuardValidator
 
 // The validator's parent side: runs each check group in a child process
-// (this executable again, through /proc/self/exe), reads the child's result
-// lines, and turns a crash, a hang or a bad exit into a failed check.
+// (this executable again, found without /proc, or the child program of
+// --child-program), reads the child's result lines (NavGuardValidator's
+// ChildLine), and turns a crash, a hang or a bad exit into a failed check.
+
+/// What runs a check group: this tool (`plugins validate --child GROUP`),
+/// or a child program (Sources/navguard-validator-child: the same checks,
+/// built for the plugin's machine) behind a wrapper such as an emulator.
+struct ChildCommand {
+    var program: String?
+    var wrapper: [String] = []
+
+    func argv(_ group: String, _ input: ValidationInput) -> [String] {
+        let create = input.expectCreateFailure ? ["--expect-create-failure"] : []
+        guard let program else {
+            return [selfExecutable(), "plugins", "validate", "--child", group, "--config", input.config] + create + [input.path]
+        }
+        return wrapper + [program, "--config", input.config] + create + [group, input.path]
+    }
+}
 
 struct ChildRun {
     var exitCode: Int32?       // normal exit
@@ -14,7 +32,7 @@ struct ChildRun {
     var ns: Int64 = 0
 }
 
-/// Spawn `argv` with stdout and stderr piped; kill it after `timeout` seconds.
+/// Spawn `argv` (argv[0] found on PATH when it has no slash) with stdout and stderr piped; kill it after `timeout` seconds.
 func runProcess(_ argv: [String], environment: [String], timeout: Double) throws(FileError) -> ChildRun {
     var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
     guard pipe(&outPipe) == 0 else { throw FileError(message: "pipe: \(String(cString: strerror(errno)))") }
@@ -37,7 +55,7 @@ func runProcess(_ argv: [String], environment: [String], timeout: Double) throws
     }
     var pid: pid_t = 0
     let t0 = monotonicNS()
-    let rc = posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv)
+    let rc = posix_spawnp(&pid, argv[0], &actions, nil, cArgs, cEnv)
     close(outPipe[1])
     close(errPipe[1])
     guard rc == 0 else {
@@ -113,9 +131,8 @@ func childEnvironment() -> [String] {
 }
 
 /// Run one group in a child; its checks, with a crash or hang turned into a FAIL.
-func runGroup(_ group: String, _ input: ValidationInput, timeout: Double, verbose: Bool) -> [CheckRecord] {
-    let argv = [selfExecutable(), "plugins", "validate", "--child", group, "--config", input.config]
-        + (input.expectCreateFailure ? ["--expect-create-failure"] : []) + [input.path]
+func runGroup(_ group: String, _ input: ValidationInput, child: ChildCommand, timeout: Double, verbose: Bool) -> [CheckRecord] {
+    let argv = child.argv(group, input)
     let run: ChildRun
     do throws(FileError) { run = try runProcess(argv, environment: childEnvironment(), timeout: timeout) } catch {
         return [CheckRecord(status: .fail, name: group, ns: 0, detail: error.message)]
@@ -170,7 +187,7 @@ func formatSeconds(_ s: Double) -> String {
 }
 
 /// Every group of the table in order, each in its own child, until a gate fails.
-func runValidation(_ input: ValidationInput, timeout: Double, verbose: Bool,
+func runValidation(_ input: ValidationInput, child: ChildCommand, timeout: Double, verbose: Bool,
                    progress: ((CheckRecord) -> Void)?) -> ValidationReport {
     var report = ValidationReport(path: input.path)
     let t0 = monotonicNS()
@@ -180,7 +197,7 @@ func runValidation(_ input: ValidationInput, timeout: Double, verbose: Bool,
             report.notRun.append(group.name)
             continue
         }
-        let recs = runGroup(group.name, input, timeout: timeout, verbose: verbose)
+        let recs = runGroup(group.name, input, child: child, timeout: timeout, verbose: verbose)
         for r in recs { progress?(r) }
         report.records += recs
         if recs.contains(where: { $0.status == .fail && group.gates.contains($0.name) }) { stop = true }

@@ -1,3 +1,5 @@
+import NavGuardValidator
+
 // The validator's report: one line per check, a summary, or JSON (--json).
 
 struct ValidationReport {

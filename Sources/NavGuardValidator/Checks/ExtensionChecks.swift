@@ -1,4 +1,5 @@
 import CNavGuard
+import NavGuardCore
 
 // The extension group: get_extension answers NULL for ids it does not know.
 

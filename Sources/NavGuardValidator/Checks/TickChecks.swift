@@ -1,4 +1,5 @@
 import CNavGuard
+import NavGuardCore
 
 // hooks.ticks: the clock advanced in steps, and ng_next_deadline followed.
 

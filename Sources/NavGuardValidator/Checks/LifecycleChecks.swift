@@ -1,4 +1,5 @@
 import CNavGuard
+import NavGuardCore
 
 // The lifecycle group: destroy with work in flight, two contexts side by side,
 // repeated create/destroy.

@@ -1,5 +1,5 @@
 import CNavGuard
-import Glibc
+import NavGuardLibc
 import NavGuardCore
 
 // The validator's descriptor proxy: a copy of the plugin's descriptor whose
@@ -10,11 +10,11 @@ import NavGuardCore
 // proxy exactly as it treats the plugin. One plugin per process (the
 // validator's child), hence the process-wide state.
 
-enum Hook: Int, CaseIterable {
+public enum Hook: Int, CaseIterable, Sendable {
     case create, destroy, onRequest, onEvent, onOutcome, onTransition, onHold, onTick, nextDeadline, getExtension,
          onAnswer
 
-    var name: String {
+    public var name: String {
         switch self {
         case .create: return "create"
         case .destroy: return "destroy"
@@ -31,10 +31,10 @@ enum Hook: Int, CaseIterable {
     }
 
     /// The hooks a guard may leave NULL, in descriptor order.
-    static let optional: [Hook] = allCases.filter { $0 != .create && $0 != .destroy }
+    public static let optional: [Hook] = allCases.filter { $0 != .create && $0 != .destroy }
 
     /// Whether the descriptor at `d` has this hook (reads that field only).
-    func isSet(in d: UnsafePointer<ng_plugin_descriptor>) -> Bool {
+    public func isSet(in d: UnsafePointer<ng_plugin_descriptor>) -> Bool {
         switch self {
         case .create: return d.pointee.create != nil
         case .destroy: return d.pointee.destroy != nil

@@ -1,4 +1,5 @@
 import CNavGuard
+import NavGuardCore
 
 // hooks.holds: begin/end, expiry, a hold cancelling a touch, a hold during a
 // transition.

@@ -1,4 +1,5 @@
 import CNavGuard
+import NavGuardCore
 
 // What the hooks.* groups share: the context with the guard, the closing
 // destroy check, and how a hook check's result is decided.

@@ -1,5 +1,6 @@
 import CNavGuard
-import Glibc
+import NavGuardCore
+import NavGuardLibc
 
 // A real NavGuard context for the validator: manual clock, a root screen, a
 // small view tree, and a delegate that records outcomes, logs, reports and

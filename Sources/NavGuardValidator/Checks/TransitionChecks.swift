@@ -1,4 +1,5 @@
 import CNavGuard
+import NavGuardCore
 
 // hooks.transitions: tracks finished separately, interrupted, never finished.
 

@@ -1,11 +1,11 @@
 import CNavGuard
-import Glibc
-import NavGuard
+import NavGuardLibc
 import NavGuardCore
 
 // The validator's child side: `navguard plugins validate --child GROUP LIB.so`
-// runs one check group (ValidatorGroups.swift) in this process and reports
-// each check to the parent as ChildLine lines on its stdout. A crash or hang
+// (or navguard-validator-child, the same code built for the plugin's
+// machine) runs one check group (ValidatorGroups.swift) in this process and
+// reports each check to the parent as ChildLine lines on its stdout. A crash or hang
 // of the plugin kills only the child; the parent reports the check that was
 // running as failed.
 
@@ -41,7 +41,7 @@ func check(_ name: String, _ body: () -> CheckResult) {
 }
 
 /// Entry of the child process. Returns the exit status.
-func runChild(group name: String, _ input: ValidationInput) -> Int32 {
+public func runChild(group name: String, _ input: ValidationInput) -> Int32 {
     // Our results go to the original stdout; the plugin's stdout to stderr.
     let fd = dup(1)
     dup2(2, 1)

@@ -1,4 +1,5 @@
 import CNavGuard
+import NavGuardCore
 
 // Creating the guard: the create.empty group (an empty and a NULL
 // configuration, one create and one destroy), create.config (the --config

@@ -1,5 +1,6 @@
 import CNavGuard
-import Glibc
+import NavGuardCore
+import NavGuardLibc
 
 // The load group: the plugin loads as the loader loads it (dlopen, dlsym,
 // ng_plugin_entry), quickly, and then its descriptor is checked

@@ -1,4 +1,5 @@
 import CNavGuard
+import NavGuardCore
 
 // hooks.questions: screens that ask before they are left (what the
 // confirm-leave guard asks about), scoped requests, and a host that answers

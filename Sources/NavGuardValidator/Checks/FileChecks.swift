@@ -1,5 +1,6 @@
 import CNavGuard
-import Glibc
+import NavGuardCore
+import NavGuardLibc
 
 // The file group: the plugin file exists and exports exactly ng_plugin_entry
 // (read from its ELF dynamic symbol table, without loading it).
@@ -9,8 +10,8 @@ func fileChecks(_ input: ValidationInput) {
     var ok = false
     check("file.exists") {
         var st = stat()
-        guard stat(path, &st) == 0 else { return .fail("\(path): \(String(cString: strerror(errno)))") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return .fail("\(path) is not a regular file") }
+        guard stat(path, &st) == 0 else { return .fail("\(path): \(String(cString: strerror(ngc_errno())))") }
+        guard (Int32(bitPattern: st.st_mode) & S_IFMT) == S_IFREG else { return .fail("\(path) is not a regular file") }
         ok = true
         return .pass("\(realPath(path)), \(st.st_size) bytes")
     }
@@ -22,7 +23,7 @@ func fileChecks(_ input: ValidationInput) {
         do throws(ELFError) { elf = try ELF.exports(of: bytes) } catch {
             return error.message.hasPrefix("no section headers") ? .warn("cannot list the exports: \(error.message)") : .fail(error.message)
         }
-        let names = elf.exported.map(\.name)
+        let names = elf.exported.map { $0.name }
         if elf.fileType != ELF.ET_DYN { return .fail("ELF type \(elf.fileType), not a shared object (ET_DYN)") }
         if names.isEmpty { return .fail("no exported symbol: \(NG_PLUGIN_ENTRY_SYMBOL) is missing (.dynsym has \(elf.dynsymCount) entries)") }
         if names == [NG_PLUGIN_ENTRY_SYMBOL] {

@@ -1,4 +1,5 @@
 import CNavGuard
+import NavGuardCore
 
 // hooks.events: touch phases and targets, multi-touch, bad sequences, the
 // other event types, a view removed under a touch, events during a transition.

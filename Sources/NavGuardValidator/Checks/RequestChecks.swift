@@ -1,4 +1,5 @@
 import CNavGuard
+import NavGuardCore
 
 // hooks.requests: every request kind, immediate and animated, twice at once,
 // interactive back, timed, busy, posted and malformed requests.

@@ -1,6 +1,5 @@
 import CNavGuard
-import Glibc
-import NavGuard
+import NavGuardLibc
 import NavGuardCore
 
 // The descriptor checks of the load group, finer than the loader's single
@@ -73,7 +72,7 @@ func descriptorChecks(_ path: String, _ d: UnsafePointer<ng_plugin_descriptor>) 
         let set = Hook.optional.filter { $0.isSet(in: d) }
         if set.isEmpty { return .warn("no hook is set: the guard can neither vote nor observe") }
         if set.contains(.onTick) && !set.contains(.nextDeadline) { return .warn("on_tick is set without next_deadline: it is never called") }
-        return .pass("set: " + set.map(\.name).joined(separator: ", "))
+        return .pass("set: " + set.map { $0.name }.joined(separator: ", "))
     }
     check("descriptor.file-name") {
         guard !id.isEmpty, let file = pluginFileName(forID: id) else { return .warn("no id to compare with") }

@@ -6,12 +6,18 @@ import NavGuardCore
 // Checks/, in a file named for what they check.
 
 /// What `navguard plugins validate` was asked, as parent and child both see it.
-struct ValidationInput {
-    var path: String
+public struct ValidationInput: Sendable {
+    public var path: String
     /// --config: the guard configuration for the hook checks.
-    var config: String
+    public var config: String
     /// --expect-create-failure: the configuration is meant to be refused.
-    var expectCreateFailure = false
+    public var expectCreateFailure = false
+
+    public init(path: String, config: String, expectCreateFailure: Bool = false) {
+        self.path = path
+        self.config = config
+        self.expectCreateFailure = expectCreateFailure
+    }
 }
 
 /// The plugin under test, loaded in the child.
@@ -22,7 +28,7 @@ struct PluginUnderTest {
     var proxy: UnsafePointer<ng_plugin_descriptor>
 }
 
-struct CheckGroup: Sendable {
+public struct CheckGroup: Sendable {
     /// What the group needs before it can run, and the function that runs it.
     enum Run: Sendable {
         /// Nothing: the file as given.
@@ -33,11 +39,11 @@ struct CheckGroup: Sendable {
         case proxy(@Sendable (ValidationInput, PluginUnderTest) -> Void)
     }
 
-    let name: String
+    public let name: String
     /// Checks whose failure stops the run: nothing after them can be
     /// exercised. The group's own name stands for a failure outside any
     /// check (its process could not run, or died before its first check).
-    let gates: Set<String>
+    public let gates: Set<String>
     let run: Run
 
     init(_ name: String, gates: Set<String> = [], _ run: Run) {
@@ -47,7 +53,7 @@ struct CheckGroup: Sendable {
     }
 }
 
-let checkGroups: [CheckGroup] = [
+public let checkGroups: [CheckGroup] = [
     CheckGroup("file", gates: ["file.exists"], .file(fileChecks)),
     CheckGroup("load", gates: ["load", "load.dlopen", "load.entry-symbol", "load.entry",
                                "descriptor.abi", "descriptor.size", "descriptor.id", "descriptor.lifecycle"],

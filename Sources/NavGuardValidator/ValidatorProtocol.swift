@@ -1,7 +1,7 @@
 // What a check reports, and the line protocol that carries it from the child
 // process (ValidatorChild.swift) to the parent (ValidatorParent.swift).
 
-enum CheckStatus: String {
+public enum CheckStatus: String, Sendable {
     case pass = "PASS", fail = "FAIL", warn = "WARN"
 }
 
@@ -15,11 +15,18 @@ struct CheckResult {
 }
 
 /// One check's outcome, as the parent reports it.
-struct CheckRecord: Equatable {
-    var status: CheckStatus
-    var name: String
-    var ns: Int64
-    var detail: String
+public struct CheckRecord: Equatable, Sendable {
+    public var status: CheckStatus
+    public var name: String
+    public var ns: Int64
+    public var detail: String
+
+    public init(status: CheckStatus, name: String, ns: Int64, detail: String) {
+        self.status = status
+        self.name = name
+        self.ns = ns
+        self.detail = detail
+    }
 }
 
 /// One line of the child's stdout. Tab-separated, after the marker:
@@ -29,7 +36,7 @@ struct CheckRecord: Equatable {
 ///   @@NGV END
 /// The plugin's own stdout goes to stderr, but a line is still found after
 /// stray text on the same line, and anything that is not a line is skipped.
-enum ChildLine: Equatable {
+public enum ChildLine: Equatable, Sendable {
     /// A check starts: a crash before its RESULT is reported under its name.
     case begin(String)
     /// What is about to be done (named in a crash report).
@@ -38,11 +45,11 @@ enum ChildLine: Equatable {
     /// The group ran to its end.
     case end
 
-    static let marker = "@@NGV"
+    public static let marker = "@@NGV"
 
     /// The line, newline included. Fields are made single-line and tab-free,
     /// so decode(encode(x)) is x with its text passed through oneLine.
-    func encode() -> String {
+    public func encode() -> String {
         let fields: [String]
         switch self {
         case .begin(let name): fields = ["BEGIN", name]
@@ -54,9 +61,15 @@ enum ChildLine: Equatable {
     }
 
     /// The message in one line of output (without its newline), or nil.
-    static func decode(_ line: Substring) -> ChildLine? {
-        guard let r = line.firstRange(of: marker + "\t") else { return nil }
-        let fields = line[r.upperBound...].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+    public static func decode(_ line: Substring) -> ChildLine? {
+        // (A byte search: Embedded Swift has no String.firstRange(of:).)
+        let key = Array((marker + "\t").utf8)
+        var at = line.utf8.startIndex
+        while !line.utf8[at...].starts(with: key) {
+            guard at != line.utf8.endIndex else { return nil }
+            line.utf8.formIndex(after: &at)
+        }
+        let fields = line[line.utf8.index(at, offsetBy: key.count)...].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         switch fields.first {
         case "BEGIN" where fields.count >= 2: return .begin(fields[1])
         case "STEP" where fields.count >= 2: return .step(fields[1])
