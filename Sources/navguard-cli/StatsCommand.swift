@@ -1,5 +1,6 @@
 import ArgumentParser
 import NavGuard
+import NavGuardValidator
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
