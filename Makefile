@@ -26,7 +26,8 @@
 #                        medians side by side
 #   make docs            rewrite docs/guards.md from the built-in guards' declared
 #                        options (a ctest fails when it is out of date), and
-#                        docs/timeline.svg (navguard timeline on a recorded session);
+#                        docs/timeline.svg and docs/timeline-incident.svg (navguard
+#                        timeline on recorded sessions);
 #                        the API reference (Doxygen) into build/docs/html
 #   make test-sanitize   libnavguard, the plugins and the C tests built twice more
 #                        with the toolchain's clang, in build-sanitize/address
@@ -282,7 +283,8 @@ demo:
 # target navguard-api-docs; doxygen comes with package-tools).
 # docs/guards.md is generated: `navguard plugins docs` reads every built-in's
 # declarations from the build tree's plugin directory. docs/timeline.svg is
-# `navguard timeline` on the kiosk session ctest/c/trace_host.c records.
+# `navguard timeline` on the kiosk session ctest/c/trace_host.c records, and
+# docs/timeline-incident.svg on its --incident session.
 docs: package-tools build
 	$(CMAKE) --build $(BUILD_DIR) --target navguard-api-docs
 	@echo "API reference: $(BUILD_DIR)/docs/html/index.html"
@@ -292,6 +294,9 @@ docs: package-tools build
 	NAVGUARD_PLUGIN_DIR="$(abspath $(BUILD_DIR))/lib/navguard/plugins" NAVGUARD_PLUGIN_PATH= \
 	  "$(BUILD_DIR)/navguard-cli-tests/trace_host" "$(BUILD_DIR)/kiosk.jsonl"
 	"$(BUILD_DIR)/swiftpm/release/navguard-cli" timeline "$(BUILD_DIR)/kiosk.jsonl" -o docs/timeline.svg
+	NAVGUARD_PLUGIN_DIR="$(abspath $(BUILD_DIR))/lib/navguard/plugins" NAVGUARD_PLUGIN_PATH= \
+	  "$(BUILD_DIR)/navguard-cli-tests/trace_host" "$(BUILD_DIR)/incident.jsonl" --incident
+	"$(BUILD_DIR)/swiftpm/release/navguard-cli" timeline "$(BUILD_DIR)/incident.jsonl" -o docs/timeline-incident.svg
 
 # demo-window: examples/sdl-kiosk in a window on $(DISPLAY), run with DEMO_ARGS
 # (e.g. DEMO_ARGS=--unguarded; F1 overlay, F12 screenshot, Escape quits).

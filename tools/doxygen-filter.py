@@ -41,6 +41,7 @@ THREAD_WORDS = {
     "owner": "the context's owner thread only (another thread gets NG_E_THREAD)",
     "any-thread": "any thread, at any time",
     "callback-safe": "may be called from inside a delegate callback",
+    "async-signal-safe": "may be called from a signal handler (it calls async-signal-safe functions only)",
 }
 
 

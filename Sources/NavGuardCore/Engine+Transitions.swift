@@ -19,6 +19,12 @@ extension Engine {
         return transitions.view(track)
     }
 
+    /// The screens a track in flight goes from and to (ng_track_info has
+    /// neither: a flight recorder's checkpoint names them).
+    public func trackEnds(_ track: Track) -> (from: UInt64, to: UInt64)? {
+        transitions.track(track).map { ($0.fromID, $0.toID) }
+    }
+
     /// The host (or a guard, `forced`) ends a track. Inside a guard's vote
     /// the effect is applied after the vote.
     public func finishTransition(_ track: Track, forced: Bool = false) throws(EngineError) {

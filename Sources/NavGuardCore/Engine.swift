@@ -14,14 +14,17 @@ import CNavGuard
 /// every guard action goes through `act`, every queued piece of work through
 /// `drain`.
 public final class Engine {
-    var stack = ScreenStack()
-    var transitions = Transitions()
-    var holds = HoldSet()
-    var deferred = DeferredRequests()
+    var stack = ScreenStack() { didSet { partsVersion &+= 1 } }
+    var transitions = Transitions() { didSet { partsVersion &+= 1 } }
+    var holds = HoldSet() { didSet { partsVersion &+= 1 } }
+    var deferred = DeferredRequests() { didSet { partsVersion &+= 1 } }
     var run = RunQueue()
     let chain = GuardChain()
+    /// Counts its own changes (a moved touch is none).
     var touches = TouchTable()
-    var questions = QuestionDesk()
+    var questions = QuestionDesk() { didSet { partsVersion &+= 1 } }
+    /// Changes to the parts above (`stateVersion`).
+    var partsVersion: UInt64 = 0
     public var views = ViewTree()
     var strings = StringPool()
     var votes = VoteTimes()
@@ -53,6 +56,11 @@ public final class Engine {
     var nextGuardRequestID: UInt64 = Limits.guardRequestIDBase
 
     public var observer: (any EngineObserver)?
+    /// Moves whenever what a flight-recorder checkpoint shows changes: the
+    /// stack, transitions, holds, deferred requests, the open question, or
+    /// which touches are live and how (not where they are: a moved touch
+    /// changes nothing here). Views change only by the host's own calls.
+    public var stateVersion: UInt64 { partsVersion &+ touches.version }
     /// Host-table calls are served only on the owner thread.
     public var ownerCheck = OwnerCheck.always
     /// A guard's worker thread wakes the host's loop through it (any thread).

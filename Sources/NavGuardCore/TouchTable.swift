@@ -38,6 +38,8 @@ struct TouchTable {
     private var retiredUsed = 0
     private(set) var beganInProgress: UInt64?
     private(set) var beganCancelled = false
+    /// Counts changes to which touches are live and their states (not moves).
+    private(set) var version: UInt64 = 0
 
     init() {
         touches.reserveCapacity(16)
@@ -79,19 +81,24 @@ struct TouchTable {
         assert(index(of: t.id) == nil && !isFull)
         forgetRetired(t.id)
         touches.append(t)
+        version &+= 1
     }
 
     @inline(__always)
     mutating func moved(at i: Int, _ t: Int64) { touches[i].lastNs = t }
 
     /// The host ended it (or its end was lost): it leaves the table.
-    mutating func remove(at i: Int) -> LiveTouch { touches.remove(at: i) }
+    mutating func remove(at i: Int) -> LiveTouch {
+        version &+= 1
+        return touches.remove(at: i)
+    }
 
     /// Cancel a delivered touch: it is retired, and the notice for the host
     /// is returned. nil when it is the touch whose began is being decided:
     /// that one is withheld instead (it stays live), with no notice.
     mutating func cancel(at i: Int) -> ng_touch_info? {
         assert(touches[i].state == NG_TOUCH_STATE_DELIVERED)
+        version &+= 1
         if touches[i].id == beganInProgress {
             touches[i].state = NG_TOUCH_STATE_WITHHELD
             beganCancelled = true

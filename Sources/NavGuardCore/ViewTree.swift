@@ -153,6 +153,16 @@ public struct ViewTree: Sendable {
         return live.map { view(nodes[$0.slot].id)! }
     }
 
+    /// Every view, in no particular order, without building a list (the
+    /// flight recorder's checkpoints: they allocate nothing).
+    public func forEachView(_ body: (ViewSpec) -> Void) {
+        var i = 1
+        while i < nodes.count {
+            if nodes[i].id != 0 && slots[nodes[i].id] == Int32(i), let v = view(nodes[i].id) { body(v) }
+            i += 1
+        }
+    }
+
     /// A view's flags, or nil: what the host table's view_flags answers,
     /// without building the whole spec (a guard asks on every began).
     @_effects(readonly)

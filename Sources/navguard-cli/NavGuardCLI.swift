@@ -11,7 +11,10 @@ import NavGuardCLIArgs
 //                          navguard plugins info ID|LIB.so [--markdown]
 //                          navguard plugins docs   (docs/guards.md, from the built-ins' declarations)
 //   ReplayCommand.swift    navguard replay TRACE [--config JSON|@FILE]   (ng_replay; exit 0 identical, 1 diverged, 2 error)
-//   TimelineCommand.swift  navguard timeline TRACE -o OUT [--svg]       (OUT.json: Chrome trace; OUT.html: a picture; exit 2 unreadable)
+//   TimelineCommand.swift  navguard timeline TRACE... -o OUT [--svg] [--from MS] [--to MS] [--no-fold]
+//                          (OUT.json: Chrome trace; OUT.html: a picture; exit 2 unreadable)
+//   StatsCommand.swift     navguard stats TRACE... [--json]   (refusals and drops per guard, stuck transitions per screen)
+//                          navguard convert DUMP.ngbox [-o OUT.jsonl]   (a crash dump as a JSON Lines trace)
 //   VersionCommand.swift   navguard version
 //
 // Every --config is a JSONArgument (JSON text, or @FILE), and every file is
@@ -42,5 +45,5 @@ struct NavGuardCLI: ParsableCommand {
         abstract: "NavGuard command-line tool: guard plugins, and replaying and drawing traces.",
         // `navguard --version`: the library the tool carries (ng_version_string).
         version: "navguard \(String(cString: ng_version_string()))",
-        subcommands: [Plugins.self, Replay.self, Timeline.self, Version.self])
+        subcommands: [Plugins.self, Replay.self, Timeline.self, Stats.self, Convert.self, Version.self])
 }

@@ -166,6 +166,7 @@ int main(void) {
     EXPECT(strstr(trace, "\"k\":\"posted\"") != NULL, "the posted push is in the trace");
     EXPECT(strstr(trace, "\"reason\":\"busy\"") != NULL, "the refused push is in the trace");
     EXPECT(strstr(trace, "\"fn\":\"report\"") != NULL, "the watchdog's report is in the trace");
+    EXPECT(strstr(trace, "\"tr\":") != NULL, "the slow tick's transition is dated from its return (\"tr\") in the trace");
 
     ng_replay_result res = NG_REPLAY_RESULT_INIT;
     ng_status st = ng_replay(trace, len, NULL, &res);

@@ -4,6 +4,7 @@
  * docs/timeline.svg:
  *
  *   trace_host OUT.jsonl [--ring N] [--unfinished]
+ *   trace_host OUT.jsonl --incident
  *
  * The session: a push, a double tap refused and its touch dropped, a network
  * hold that drops a tap and a late posted reply refused, a finger-driven
@@ -13,6 +14,12 @@
  * watchdog. --unfinished then leaves a push in flight, a hold and a touch
  * live when the context is destroyed. --ring N records into an N-record ring
  * and dumps it to OUT.jsonl instead of writing the file as it goes.
+ *
+ * --incident records another session, a field incident as a kiosk's ring
+ * would hold it: a mouse press (the mouse's touch id, all bits set) whose
+ * release is lost and a "scanner" hold nobody ends, both ended by the
+ * watchdog at the same tick; then 16 s of nothing; then a network reply
+ * posted from another thread that waits 80 ms for the loop's tick.
  *
  * `make docs` draws docs/timeline.svg from the session without --unfinished. */
 #include <navguard/navguard.h>
@@ -84,23 +91,66 @@ static void view(uint64_t id, uint64_t parent, double x, double y, double w, dou
     if (st != NG_OK) fail("ng_view_set", st);
 }
 
+/* The --incident session (see the top of this file). */
+static int incident(const char *out) {
+    ng_options o = NG_OPTIONS_INIT;
+    o.clock = NG_CLOCK_MANUAL;
+    o.manual_start_ns = START;
+    ng_status st = ng_context_create(&o, &ctx);
+    if (st != NG_OK) fail("ng_context_create", st);
+    ng_record_options ro = NG_RECORD_OPTIONS_INIT;
+    ro.path = out;
+    if ((st = ng_record_start(ctx, &ro)) != NG_OK) fail("ng_record_start", st);
+    st = ng_chain_configure(ctx, "{\"base\":\"default\",\"edits\":[{\"configure\":\"org.navguard.watchdog\","
+                                 "\"config\":{\"hold_limit_ms\":3000,\"touch_limit_ms\":3000}}]}");
+    if (st != NG_OK) fail("ng_chain_configure", st);
+    enum { WINDOW = 1, NEXT = 2 };
+    view(WINDOW, 0, 0, 0, 800, 600);
+    view(NEXT, WINDOW, 600, 500, 150, 60);
+    ng_screen home = { 1, "home", NULL };
+    if ((st = ng_stack_set_root(ctx, &home)) != NG_OK) fail("ng_stack_set_root", st);
+    tap(100, 1, 650, 530);
+    request(160, NG_REQ_PUSH, NEXT, 2, "menu");
+    finish(510);
+    /* The mouse goes down on Next and its release is lost; a barcode
+     * scanner's hold is never ended. */
+    touch(1000, UINT64_MAX, NG_TOUCH_BEGAN, 650, 530);
+    uint64_t scanner;
+    if ((st = ng_hold_begin(ctx, "scanner", NG_MASK_KEY, 0, &scanner)) != NG_OK) fail("ng_hold_begin", st);
+    /* The watchdog ends both at 4000 ms; then nothing happens until 20 s. */
+    idle_until(20000);
+    ng_request reply = NG_REQUEST_INIT(NG_REQ_PUSH);
+    reply.flags = NG_REQF_ANIMATED;
+    reply.screen = (ng_screen){ 3, "item", NULL };
+    if ((st = ng_request_post(ctx, &reply, NULL)) != NG_OK) fail("ng_request_post", st);
+    /* The loop ticks 80 ms later (a frame's work, a slow network thread). */
+    ng_clock_set(ctx, START + 20080 * MS);
+    ng_tick(ctx);
+    finish(20430);
+    idle_until(21000);
+    ng_context_destroy(ctx);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *out = NULL;
     uint32_t ring = 0;
-    int unfinished = 0;
+    int unfinished = 0, incident_session = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--ring") == 0 && i + 1 < argc) ring = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--unfinished") == 0) unfinished = 1;
+        else if (strcmp(argv[i], "--incident") == 0) incident_session = 1;
         else if (!out && argv[i][0] != '-') out = argv[i];
         else {
-            fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished]\n");
+            fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident\n");
             return 2;
         }
     }
     if (!out) {
-        fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished]\n");
+        fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident\n");
         return 2;
     }
+    if (incident_session) return incident(out);
 
     ng_options o = NG_OPTIONS_INIT;
     o.clock = NG_CLOCK_MANUAL;

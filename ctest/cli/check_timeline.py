@@ -15,6 +15,15 @@ CASE is one of:
   truncated  the whole session with its last line cut in half: still drawn
   malformed  a bad line 3, an empty file, a missing file: exit 2, the message
              names the line, nothing written
+  incident   trace_host --incident: the headline names when the watchdog acted
+             and what it did (the hold it released, the touch it cancelled,
+             both at one tick, neither hidden), the mouse's touch id drawn as
+             "mouse", a posted id as #p1 (its args keep it whole), the 80 ms a
+             posted reply waited for its tick, the 16 s of nothing folded;
+             --from/--to draw a window of it
+  fleet      several traces and dumps on one page, one lane each; one process
+             each in the Chrome trace
+  stats      `navguard stats` over the traces: the table and --json
 """
 import argparse
 import json
@@ -229,8 +238,8 @@ def case_full(args):
     req = tid["requests"]
     refused = find(events, "i", req, cat="request.refused")
     check(sorted(e["name"] for e in refused) == ["REFUSED back #7: busy", "REFUSED push #2 → menu: duplicate",
-                                                 f"REFUSED push #{POSTED_ID} → menu: duplicate"],
-          f"full.json: the three refusals: {[e['name'] for e in refused]}")
+                                                 "REFUSED push #p1 → menu: duplicate"],
+          f"full.json: the three refusals (a posted id as #p1): {[e['name'] for e in refused]}")
     posted = [e for e in refused if str(e["args"].get("request")) == str(POSTED_ID)]
     check(posted and posted[0]["ts"] == 1_300_000 and posted[0]["args"].get("source") == 5,
           f"full.json: the posted reply (a posted id, kept exact) refused at the tick after it: {posted}")
@@ -248,6 +257,13 @@ def case_full(args):
                                            "RELEASED by the watchdog after 3000 ms", "Reports (2)"])
     if svg is not None:
         texts = svg_texts(svg)
+        # The headline: when the watchdog acted and what it did, not when the
+        # push or the hold began.
+        headline = [t for t in texts if t.startswith("⚠ at ")]
+        check(headline[:2] == ["⚠ at 5860 ms: the watchdog forced push #6 item→checkout to finish after 2000 ms, since 3860 ms",
+                               "⚠ at 9300 ms: the watchdog released the hold \"payment\" after 3000 ms, since 6300 ms"],
+              f"full.html: the headline names when the watchdog acted and what it did: {headline}")
+        check(any("push #9 item→checkout began and never finished" in t for t in headline), f"full.html: the headline names the push never finished: {headline}")
         check(any("NEVER FINISHED" in t for t in texts), "full.html: the never-finished push is labelled in the picture")
         check(len(red_rects(svg)) >= 5, f"full.html: the stuck spans are drawn red (forced x2, never finished x2, payment): {len(red_rects(svg))}")
         check(any(re.fullmatch(r"\d+ ms", t) for t in texts) and "10000 ms" in texts, "full.html: a time axis labelled in ms")
@@ -285,8 +301,11 @@ def case_ring(args):
     check_events_wellformed(events, "ring.json")
     tid = {v: k for k, v in threads(events).items()}
     # The ring starts inside the stuck checkout push: its end is there, not its begin.
-    forced = find(events, "X", tid.get("screen transitions"), r"^… push #6 .*FORCED by the watchdog \(it began before")
-    check(len(forced) == 1 and forced[0]["ts"] == 0, f"ring.json: the forced push, begun before the ring, drawn from its start: {forced}")
+    # Its push fell out of the ring, but the ring's checkpoint names both
+    # screens and says when it began.
+    forced = find(events, "X", tid.get("screen transitions"), r"^… push #6 item→checkout — FORCED by the watchdog after 2000 ms")
+    check(len(forced) == 1 and forced[0]["ts"] == 0 and "before the trace's first record" in forced[0]["args"].get("began", ""),
+          f"ring.json: the forced push, begun before the ring, drawn from its start, its screens named: {forced}")
     check(min(e["ts"] for e in events if e["ph"] != "M") == 0, "ring.json: times start at the ring's oldest record")
     # A ring's header is written at the dump: at_ns is the end, first_ns the start.
     with open(trace, encoding="utf-8") as f:
@@ -355,12 +374,128 @@ def case_malformed(args):
         check(not os.path.exists(out + ".json") and not os.path.exists(out + ".html"), f"{os.path.basename(path)}: nothing written")
 
 
+def case_incident(args):
+    trace = record(args, "incident.jsonl", "--incident")
+    out = os.path.join(args.work, "incident")
+    p = timeline(args, trace, out)
+    check(p.returncode == 0, "incident: exit 0")
+    events = load_chrome(out + ".json")
+    check_events_wellformed(events, "incident.json")
+    tid = {v: k for k, v in threads(events).items()}
+    # The mouse: its touch id (all bits set) drawn as "mouse", kept whole in the args.
+    mouse = find(events, "X", name=r"^touch mouse → view 2")
+    check(len(mouse) == 1 and str(mouse[0]["args"].get("touch")) == str(2**64 - 1) and mouse[0]["ts"] == 1_000_000
+          and mouse[0]["dur"] == 3_000_000 and "its end never came" in mouse[0]["name"],
+          f"incident.json: the mouse's touch, cancelled at 4000 ms: {mouse}")
+    cancel = find(events, "i", name=r"^touch mouse cancelled by the watchdog$")
+    check(len(cancel) == 1 and cancel[0]["ts"] == 4_000_000 and cancel[0]["tid"] in [t for n, t in tid.items() if n.startswith("touches")],
+          f"incident.json: the cancel, a marker of its own on the touches lane: {cancel}")
+    reports = find(events, "i", cat="report")
+    check(len(reports) == 1 and reports[0]["ts"] == 4_000_000, f"incident.json: the watchdog's report at 4000 ms: {reports}")
+    # The posted reply waited 80 ms for its tick; its id reads #p1.
+    waits = find(events, "X", name=r"^push #p1 → item posted, waited 80 ms$")
+    check(len(waits) == 1 and waits[0]["ts"] == 20_000_000 and waits[0]["dur"] == 80_000 and waits[0]["args"].get("request") == POSTED_ID,
+          f"incident.json: the posted reply's wait, 20000 to 20080 ms: {waits}")
+    check(any(e["name"] == "push #p1 → item applied" and e["args"].get("waited") == "80 ms" for e in find(events, "i", tid.get("requests"))),
+          "incident.json: the outcome says how long it waited")
+    html, svg = check_page(out + ".html", [])
+    if svg is not None:
+        texts = svg_texts(svg)
+        headline = [t for t in texts if t.startswith("⚠ at ")]
+        check(sorted(headline) == ["⚠ at 4000 ms: the watchdog cancelled touch mouse on view 2",
+                                   "⚠ at 4000 ms: the watchdog released the hold \"scanner\" after 3000 ms, since 1000 ms"],
+              f"incident.html: both things the watchdog did at 4000 ms, in the headline: {headline}")
+        check(any(re.fullmatch(r"1[56]\.\d s idle", t) for t in texts), f"incident.html: the 16 s of nothing folded: {[t for t in texts if 'idle' in t]}")
+        check("cancelled" in texts and "watchdog report" in texts, "incident.html: the cancel and the report both labelled")
+        # Folded: 20000 ms sits well left of where a linear axis puts it.
+        ticks = {t.text: float(t.get("x")) for t in svg.iter() if t.tag.endswith("text") and t.get("class") == "axis" and t.text and t.text.endswith(" ms")}
+        if check("20000 ms" in ticks and "4000 ms" in ticks, f"incident.html: axis labels: {sorted(ticks)}"):
+            check(ticks["20000 ms"] - ticks["4000 ms"] < 200, f"incident.html: the idle stretch takes little room: {ticks['4000 ms']} → {ticks['20000 ms']}")
+    p = timeline(args, trace, os.path.join(args.work, "unfolded.svg"), "--no-fold")
+    check(p.returncode == 0 and "idle<" not in read(os.path.join(args.work, "unfolded.svg")), "--no-fold: nothing folded")
+    # A window: from 3500 to 4500 ms.
+    win = os.path.join(args.work, "window")
+    p = timeline(args, trace, win, "--from", "3500", "--to", "4500")
+    check(p.returncode == 0, "--from/--to: exit 0")
+    events = load_chrome(win + ".json")
+    check_events_wellformed(events, "window.json")
+    stamps = [e["ts"] for e in events if e["ph"] != "M"]
+    check(stamps and min(stamps) >= 3_500_000 and max(e["ts"] + e.get("dur", 0) for e in events if e["ph"] != "M") <= 4_500_000,
+          f"window.json: everything within 3500..4500 ms: {min(stamps) if stamps else None}")
+    check(find(events, "X", name=r"^… touch mouse") and not find(events, "X", name=r"push #p1"),
+          "window.json: the mouse's touch, cut at the window's start; the push at 20 s left out")
+    check("Drawn from 3500 ms to 4500 ms" in read(win + ".html"), "window.html: says what it draws")
+    p = timeline(args, trace, win, "--from", "5", "--to", "4")
+    check(p.returncode != 0, "--to before --from: refused")
+
+
+def case_fleet(args):
+    full = record(args, "kiosk-a.jsonl", "--unfinished")
+    inc = record(args, "kiosk-b.jsonl", "--incident")
+    ring = record(args, "kiosk-c.jsonl", "--ring", "60", "--unfinished")
+    out = os.path.join(args.work, "fleet")
+    p = run([args.cli, "timeline", full, inc, ring, "-o", out])
+    check(p.returncode == 0, "fleet: exit 0")
+    events = load_chrome(out + ".json")
+    procs = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    check(sorted(procs.values()) == ["NavGuard trace kiosk-a.jsonl", "NavGuard trace kiosk-b.jsonl", "NavGuard trace kiosk-c.jsonl"],
+          f"fleet.json: one process per trace: {procs}")
+    html = read(out + ".html")
+    pictures = re.findall(r"<svg\b.*?</svg>", html, re.S)
+    check(len(pictures) == 4, f"fleet.html: the fleet's picture, then each trace's: {len(pictures)}")
+    if pictures:
+        try:
+            fleet = ET.fromstring(pictures[0])
+        except ET.ParseError as e:
+            check(False, f"fleet.html: the fleet picture is well-formed: {e}")
+            return
+        texts = svg_texts(fleet)
+        check("NavGuard fleet — 3 traces, one lane each" in texts, "fleet.html: the fleet picture's title")
+        for name in ("kiosk-a.jsonl", "kiosk-b.jsonl", "kiosk-c.jsonl"):
+            check(name in texts, f"fleet.html: a lane named {name}")
+        check(sum(1 for t in texts if t.startswith("⚠ ")) == 3, f"fleet.html: each lane's headline: {[t for t in texts if t.startswith('⚠')]}")
+    p = run([args.cli, "timeline", full, inc, "-o", os.path.join(args.work, "fleet.svg")])
+    check(p.returncode == 0 and "one lane each" in read(os.path.join(args.work, "fleet.svg")), "fleet: -o OUT.svg writes the fleet picture")
+
+
+def case_stats(args):
+    full = record(args, "kiosk-a.jsonl", "--unfinished")
+    inc = record(args, "kiosk-b.jsonl", "--incident")
+    p = run([args.cli, "stats", full, inc])
+    check(p.returncode == 0, "stats: exit 0")
+    table = p.stdout
+    check(re.search(r"^org\.navguard\.transition +1 busy", table, re.M), "stats: the transition guard refused one request, busy")
+    check(re.search(r"^the core +2 duplicate", table, re.M), "stats: the core refused two duplicates")
+    check(re.search(r"^checkout +2 +1 +1 ", table, re.M), "stats: checkout: 2 transitions, 1 stuck, 1 forced")
+    check(re.search(r"payment 3000 ms \(released by the watchdog\)", table), "stats: the longest hold, payment, released by the watchdog")
+    p = run([args.cli, "stats", full, inc, "--json"])
+    check(p.returncode == 0, "stats --json: exit 0")
+    try:
+        doc = json.loads(p.stdout)
+    except json.JSONDecodeError as e:
+        check(False, f"stats --json: JSON: {e}")
+        return
+    check(doc["files"] == [full, inc], f"stats --json: files: {doc['files']}")
+    guards = {g["guard"]: g for g in doc["guards"]}
+    check(guards.get("org.navguard.transition", {}).get("refused") == {"busy": 1}, f"stats --json: transition refused busy once: {guards}")
+    check(guards.get("org.navguard.global-ignore", {}).get("events_dropped", {}).get("ignoring", 0) >= 4,
+          f"stats --json: global-ignore dropped touches while ignoring: {guards.get('org.navguard.global-ignore')}")
+    screens = {s["screen"]: s for s in doc["screens"]}
+    co = screens.get("checkout", {})
+    check(co.get("stuck") == 1 and co.get("forced") == 1 and co.get("transitions") == 2, f"stats --json: checkout: {co}")
+    holds = [h for s in doc["screens"] for h in s["longest_holds"]]
+    check(any(h["label"] == "scanner" and h["ms"] == 3000 and h["end"] == "released by the watchdog" and h["file"] == inc for h in holds),
+          f"stats --json: the scanner hold of the incident: {holds}")
+    p = run([args.cli, "stats", os.path.join(args.work, "missing.jsonl")])
+    check(p.returncode == 2 and "missing.jsonl" in p.stderr, "stats: a missing file: exit 2, named")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", required=True)
     ap.add_argument("--host", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("case", choices=["full", "ring", "truncated", "malformed"])
+    ap.add_argument("case", choices=["full", "ring", "truncated", "malformed", "incident", "fleet", "stats"])
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     for name in os.listdir(args.work):

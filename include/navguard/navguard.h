@@ -48,7 +48,9 @@
  *    NG_E_HANDLE, never a crash.
  *
  * Runtime note: libnavguard.so is built with Embedded Swift: it contains no
- * Swift runtime, needs only libc and libm, and installs no signal handler.
+ * Swift runtime, needs only libc and libm, and installs no signal handler
+ * (except, when a context asks for crash dumps, NG_RECORD_CRASH_DUMP's,
+ * chained to the handler in place).
  * If the host also loads the dynamic Swift runtime (for example through a
  * Swift plugin built in ordinary Swift without -static-stdlib), that runtime
  * installs handlers for SIGILL, SIGBUS, SIGFPE, SIGTRAP and SIGABRT; set
@@ -1272,7 +1274,14 @@ NG_API const char *ng_default_chain(void);
  * and, with `ring_ns`, only those younger than that; ng_record_dump writes
  * them, and so does every guard's report (the watchdog's or any other: its
  * text then names the file: `dump_dir`/navguard-<pid>-<ctx>-<n>.jsonl; with
- * `path`, the report names that file). */
+ * `path`, the report names that file). A ring dump begins with the state at
+ * its first record (the stack, views, holds, live touches, transitions,
+ * deferred requests), so it names every screen it shows.
+ *
+ * What it costs: a recorded call writes a small binary record into memory
+ * the context owns (no allocation, no text); JSON is made when the records
+ * are written out: a file or writer recorder flushes at every ng_tick and
+ * when its buffer fills, a ring when it is dumped. */
 typedef struct ng_record_options {
     uint32_t size;
     const char *path;
@@ -1284,18 +1293,37 @@ typedef struct ng_record_options {
     void *user;
     uint32_t ring_records;
     int64_t ring_ns;
-    const char *dump_dir;     /* ring mode: directory of automatic dumps, or
-                                 NULL for the current directory */
+    const char *dump_dir;     /* ring mode: directory of automatic dumps (and
+                                 crash dumps), or NULL for the current directory */
+    /* Since 0.3 (read only when `size` covers it): */
+    uint32_t crash;           /* ring mode: NG_RECORD_CRASH_* (0: none) */
 } ng_record_options;
-#define NG_RECORD_OPTIONS_INIT { sizeof(ng_record_options), NULL, NULL, NULL, 0u, 0, NULL }
+#define NG_RECORD_OPTIONS_INIT { sizeof(ng_record_options), NULL, NULL, NULL, 0u, 0, NULL, 0u }
+
+/* ng_record_options.crash: a ring that survives a crash. With
+ * NG_RECORD_CRASH_DUMP, a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+ * SIGABRT) writes the ring, as it is, to `dump_dir`/navguard-<pid>-<ctx>-
+ * crash.ngbox with async-signal-safe calls only, then the handler that was
+ * in place before runs (the host's own crash reporter still works; with none
+ * the process ends as the signal would have ended it). The handlers are
+ * installed the first time a context asks, once per process, and stay. A
+ * .ngbox file is binary: `navguard timeline` draws it and `navguard convert`
+ * turns it into a JSON Lines trace. At most 64 rings at a time. */
+#define NG_RECORD_CRASH_DUMP        0x1u
+/* With NG_RECORD_CRASH_DUMP: install no handler; the host's own crash
+ * handler calls ng_record_crash_dump. */
+#define NG_RECORD_CRASH_NO_HANDLER  0x2u
 
 /* [owner] Start recording. Recording from the context's creation (before any
  * other call) gives a trace that replays exactly; a later start records the
  * state it starts from (stack, views, chain) and the trace says whether
  * anything was live then (holds, touches, a transition, deferred requests),
- * which replay cannot recreate. Strings are copied. Returns NG_OK,
- * NG_E_HANDLE, NG_E_NULL, NG_E_SIZE, NG_E_RANGE (no destination or two),
- * NG_E_STATE (already recording), NG_E_LOAD (the file cannot be created),
+ * which replay cannot recreate. Strings are copied; the ring's memory is
+ * allocated here, once. Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_SIZE
+ * (`size` below NG_RECORD_OPTIONS_MIN_SIZE), NG_E_RANGE (no destination or
+ * two, unknown `crash` bits, `crash` without a ring), NG_E_STATE (already
+ * recording), NG_E_LOAD (the file cannot be created), NG_E_NO_MEMORY (the
+ * ring cannot be allocated, or 64 rings already keep crash dumps),
  * NG_E_CALLBACK, NG_E_THREAD. */
 NG_API ng_status ng_record_start(ng_context *ctx, const ng_record_options *options);
 
@@ -1309,6 +1337,19 @@ NG_API ng_status ng_record_stop(ng_context *ctx);
  * NG_E_HANDLE, NG_E_STATE (not recording), NG_E_LOAD (cannot write `path`),
  * NG_E_UTF8, NG_E_TOO_LONG, NG_E_THREAD. */
 NG_API ng_status ng_record_dump(ng_context *ctx, const char *path);
+
+/* [any-thread, async-signal-safe] Write the ring of every context recording
+ * with NG_RECORD_CRASH_DUMP to its crash dump file (see
+ * NG_RECORD_CRASH_DUMP): for a host's own crash handler, which calls it
+ * before its own work (with NG_RECORD_CRASH_NO_HANDLER, NavGuard's handler
+ * never does). `signal` is written into the dumps (0: none). It uses only
+ * open, write, close, getpid, clock_gettime and nanosleep: it allocates
+ * nothing and takes no lock. A ring its owner thread is changing on another
+ * thread is waited for, 200 ms at most. From this call on, every ring stops
+ * recording (the process is expected to end). Returns NG_OK (every such ring
+ * written, or none to write), NG_E_LOAD (a file could not be written; the
+ * others were), NG_E_STATE (a dump is already being written). */
+NG_API ng_status ng_record_crash_dump(int signal);
 
 /* How to replay. `chain`: NULL replays against the recorded chain (each guard
  * found by its id on the plugin search path, else at its recorded path); a
@@ -1387,7 +1428,8 @@ enum {
     NG_TOUCH_INFO_MIN_SIZE     = offsetof(ng_touch_info, touch_id),
     NG_TRACK_INFO_MIN_SIZE     = offsetof(ng_track_info, kind),
     NG_HOLD_VIEW_MIN_SIZE      = offsetof(ng_hold_view, label),
-    NG_QUESTION_MIN_SIZE       = offsetof(ng_question, deadline_ns) + sizeof(int64_t)  /* new in 0.3: all of it */
+    NG_QUESTION_MIN_SIZE       = offsetof(ng_question, deadline_ns) + sizeof(int64_t), /* new in 0.3: all of it */
+    NG_RECORD_OPTIONS_MIN_SIZE = offsetof(ng_record_options, crash)
 };
 
 #ifdef __cplusplus

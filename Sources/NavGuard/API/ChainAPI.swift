@@ -6,7 +6,7 @@ import NavGuardCore
 
 @c @implementation
 public func ng_chain_add(_ ctx: OpaquePointer?, _ descriptor: UnsafePointer<ng_plugin_descriptor>?, _ configJSON: UnsafePointer<CChar>?) -> ng_status {
-    withContext(ctx, record: "chain") { box throws(EngineError) in
+    withContext(ctx, record: .chain) { box throws(EngineError) in
         guard let descriptor else { throw .null("descriptor") }
         let config = try configJSON.map { p throws(EngineError) in try readConfiguration(p, "config_json") }
         try box.recordChain("ng_chain_add", config: config) { () throws(EngineError) in

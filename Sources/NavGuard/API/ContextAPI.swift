@@ -27,6 +27,7 @@ public func ng_context_create(_ options: UnsafePointer<ng_options>?, _ out: Unsa
         guard let handle = registry.insert(box) else { return NG_E_NO_MEMORY }
         box.handle = handle
         box.manualStartNs = o.clock == NG_CLOCK_MANUAL ? o.manual_start_ns : 0
+        if o.clock == NG_CLOCK_MANUAL { box.mailbox.manualClockMoved(to: o.manual_start_ns) }
         engine.observer = box.bridge
         engine.ownerCheck = OwnerCheck(check: ownerCheck, arg: registry.ownerWord(slot: box.slot))
         engine.wakeHook = WakeHook(wake: guardWake, arg: Int(bitPattern: Unmanaged.passUnretained(box).toOpaque()))
@@ -51,8 +52,8 @@ public func ng_context_destroy(_ ctx: OpaquePointer?) -> ng_status {
         if box.engine.isInsideCallback { throw EngineError(NG_E_CALLBACK, "a context cannot be destroyed from its own callback") }
         // Recorded by hand: the box is gone when this closure returns.
         if let rec = box.recorder {
-            rec.enter("destroy")
-            rec.args(box.engine.now) { _ in }
+            rec.enter(.destroy)
+            rec.args { _ in }
         }
         // Posts are refused from here; the handle stays valid for the
         // owner's callbacks until the teardown is done.
@@ -60,7 +61,7 @@ public func ng_context_destroy(_ ctx: OpaquePointer?) -> ng_status {
         // Posted requests not yet applied still get their outcome (dropped).
         box.destroyEngine()
         if let rec = box.recorder {
-            rec.leave(NG_OK, err: nil, t: box.engine.now)
+            rec.leave(NG_OK, err: nil)
             box.stopRecording()
         }
         registry.remove(box).release()

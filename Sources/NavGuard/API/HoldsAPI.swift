@@ -5,24 +5,20 @@ import NavGuardCore
 
 @c @implementation
 public func ng_hold_begin(_ ctx: OpaquePointer?, _ label: UnsafePointer<CChar>?, _ mask: UInt32, _ maxDurationNs: Int64, _ outToken: UnsafeMutablePointer<UInt64>?) -> ng_status {
-    withContext(ctx, record: "hold_begin") { box throws(EngineError) in
+    withContext(ctx, record: .holdBegin) { box throws(EngineError) in
         guard let outToken else { throw .null("out_token") }
         let l = try readCString(label, "label", allowNull: true, intern: box.engine)
-        box.recordArgs { w in
-            w.field("label", l)
-            w.field("mask", mask)
-            w.field("max_ns", maxDurationNs)
-        }
+        box.recordArgs { HoldBeginCall.encode(&$0, label: l, mask: mask, maxNs: maxDurationNs) }
         let token = try box.engine.beginHold(label: l, mask: mask, maxDurationNs: maxDurationNs)
         outToken.pointee = token
-        box.recordResult { w in w.field("token", token) }
+        box.recordResult(.token(token))
     }
 }
 
 @c @implementation
 public func ng_hold_end(_ ctx: OpaquePointer?, _ token: UInt64) -> ng_status {
-    withContext(ctx, record: "hold_end") { box throws(EngineError) in
-        box.recordArgs { w in w.field("token", token) }
+    withContext(ctx, record: .holdEnd) { box throws(EngineError) in
+        box.recordArgs { $0.u64(token) }
         try box.engine.endHold(token)
     }
 }

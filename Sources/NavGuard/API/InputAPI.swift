@@ -31,7 +31,7 @@ func isContinuous(_ e: ng_event) -> Bool {
 
 @c @implementation
 public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_event>?, _ out: UnsafeMutablePointer<ng_event_result>?) -> ng_status {
-    withContext(ctx, record: "event", deadline: false) { box throws(EngineError) in
+    withContext(ctx, record: .event, deadline: false) { box throws(EngineError) in
         do throws(EngineError) {
             guard let event else { throw .null("event") }
             if let out { try box.checkSize(out.pointee.size, NG_EVENT_RESULT_MIN_SIZE, "ng_event_result") }
@@ -77,11 +77,9 @@ private func refused(_ out: UnsafeMutablePointer<ng_event_result>?) {
 
 @inline(__always)
 private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: UnsafeMutablePointer<ng_event_result>?) {
-    if let rec = box.recorder { rec.args(box.engine.now) { w in w.object("ev") { TraceWrite.event($0, event.pointee) } } }
+    box.recordArgs { EventCall.encode(&$0, event.pointee) }
     let v = box.engine.submitEvent(event)
-    if let rec = box.recorder {
-        rec.result { TraceWrite.eventResult($0, verdict: v.verdict, reason: v.reason.rawValue, view: v.target, guardID: v.guardID) }
-    }
+    box.recordResult(.event(verdict: v.verdict, reason: v.reason.rawValue, view: v.target, guardID: v.guardID))
     if let out {
         if out.pointee.size >= UInt32(MemoryLayout<ng_event_result>.size) {
             out.pointee.verdict = v.verdict

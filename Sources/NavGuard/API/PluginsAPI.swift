@@ -8,7 +8,7 @@ import NavGuardCore
 
 @c @implementation
 public func ng_plugin_load(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ configJSON: UnsafePointer<CChar>?) -> ng_status {
-    withContext(ctx, record: "chain") { box throws(EngineError) in
+    withContext(ctx, record: .chain) { box throws(EngineError) in
         let p = try readCString(path, "path")!.string
         let config = try configJSON.map { c throws(EngineError) in try readConfiguration(c, "config_json") }
         if box.engine.isInsideCallback { throw EngineError(NG_E_CALLBACK, "plugins cannot be loaded inside a callback") }
@@ -21,7 +21,7 @@ public func ng_plugin_load(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?,
 
 @c @implementation
 public func ng_chain_configure(_ ctx: OpaquePointer?, _ json: UnsafePointer<CChar>?) -> ng_status {
-    withContext(ctx, record: "chain") { box throws(EngineError) in
+    withContext(ctx, record: .chain) { box throws(EngineError) in
         let text = try json.map { j throws(EngineError) in try readConfiguration(j, "json") } ?? defaultChainJSON.description
         try box.recordChain("ng_chain_configure", config: text) { () throws(EngineError) in
             try configureChain(box.engine, text)
@@ -31,7 +31,7 @@ public func ng_chain_configure(_ ctx: OpaquePointer?, _ json: UnsafePointer<CCha
 
 @c @implementation
 public func ng_chain_configure_file(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> ng_status {
-    withContext(ctx, record: "chain") { box throws(EngineError) in
+    withContext(ctx, record: .chain) { box throws(EngineError) in
         guard let path else { throw .null("path") }
         let name = String(cString: path)
         let bytes: [UInt8]

@@ -5,10 +5,10 @@ import NavGuardCore
 
 @c @implementation
 public func ng_question_answer(_ ctx: OpaquePointer?, _ questionID: UInt64, _ answer: ng_answer) -> ng_status {
-    withContext(ctx, record: "question_answer") { box throws(EngineError) in
+    withContext(ctx, record: .questionAnswer) { box throws(EngineError) in
         box.recordArgs { w in
-            w.field("id", questionID)
-            w.field("answer", answer, names: ng_answer_name)
+            w.u64(questionID)
+            w.i32(answer)
         }
         try box.engine.answerQuestion(questionID, answer)
     }

@@ -10,8 +10,8 @@ public func ng_record_start(_ ctx: OpaquePointer?, _ options: UnsafePointer<ng_r
     withContext(ctx) { box throws(EngineError) in
         guard let options else { throw .null("options") }
         var o = ng_record_options()
-        guard copySized(options, into: &o) >= MemoryLayout<ng_record_options>.size else {
-            throw EngineError(NG_E_SIZE, "ng_record_options.size is not sizeof(ng_record_options) (NG_RECORD_OPTIONS_INIT)")
+        guard copySized(options, into: &o) >= Int(NG_RECORD_OPTIONS_MIN_SIZE) else {
+            throw EngineError(NG_E_SIZE, "ng_record_options.size is below NG_RECORD_OPTIONS_MIN_SIZE (NG_RECORD_OPTIONS_INIT)")
         }
         if box.engine.isInsideCallback { throw EngineError(NG_E_CALLBACK, "recording cannot start inside a callback") }
         guard box.recorder == nil else { throw EngineError(NG_E_STATE, "the context is already recording (ng_record_stop first)") }
@@ -23,11 +23,17 @@ public func ng_record_start(_ ctx: OpaquePointer?, _ options: UnsafePointer<ng_r
                 ? "no destination: set path, write, or ring_records/ring_ns"
                 : "more than one destination: set exactly one of path, write, ring_records/ring_ns")
         }
+        let knownCrash = UInt32(NG_RECORD_CRASH_DUMP | NG_RECORD_CRASH_NO_HANDLER)
+        guard o.crash & ~knownCrash == 0 else { throw EngineError(NG_E_RANGE, "unknown NG_RECORD_CRASH_* bits in crash") }
+        guard o.crash == 0 || (ring && o.crash & UInt32(NG_RECORD_CRASH_DUMP) != 0) else {
+            throw EngineError(NG_E_RANGE, "crash needs NG_RECORD_CRASH_DUMP and a ring (ring_records or ring_ns)")
+        }
         let dumpDir = try readCString(o.dump_dir, "dump_dir", allowNull: true)?.string
         let sink: Recorder.Sink
+        var fd: Int32 = -1
         if o.path != nil {
             let path = try readCString(o.path, "path")!.string
-            let fd = ngc_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            fd = ngc_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw EngineError(NG_E_LOAD, "cannot create \(path): \(String(cString: strerror(ngc_errno())))") }
             sink = .file(fd: fd, path: path)
         } else if let w = o.write {
@@ -35,11 +41,20 @@ public func ng_record_start(_ ctx: OpaquePointer?, _ options: UnsafePointer<ng_r
         } else {
             sink = .ring
         }
-        let rec = Recorder(box: box, sink: sink, ringRecords: ring ? Int(o.ring_records > 0 ? o.ring_records : 100_000) : 0,
-                           ringNs: o.ring_ns, dumpDir: dumpDir)
-        rec.writeHeader(start: box.isFresh ? .create : .midSession)
+        guard let rec = Recorder(box: box, sink: sink, ringRecords: ring ? Int(o.ring_records > 0 ? o.ring_records : 100_000) : 0,
+                                 ringNs: o.ring_ns, dumpDir: dumpDir) else {
+            if fd >= 0 { close(fd) }
+            throw EngineError(NG_E_NO_MEMORY, "cannot allocate the flight recorder's memory")
+        }
+        if o.crash & UInt32(NG_RECORD_CRASH_DUMP) != 0,
+           !rec.keepForCrashes(installHandler: o.crash & UInt32(NG_RECORD_CRASH_NO_HANDLER) == 0) {
+            rec.close()
+            throw EngineError(NG_E_NO_MEMORY, "64 rings already keep crash dumps")
+        }
+        let fresh = box.isFresh
+        // Set first: calls the host's writer makes on the context are refused.
         box.recorder = rec
-        rec.flush()
+        if !ring { rec.writeHeader(midSession: !fresh) }
     }
 }
 
@@ -59,6 +74,6 @@ public func ng_record_dump(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?)
         guard rec.isRing else { return rec.flush() }
         guard let path else { throw EngineError(NG_E_NULL, "path is NULL (a ring is dumped to a file)") }
         let p = try readCString(path, "path")!.string
-        if let err = writeFile(p, rec.ringTrace()) { throw EngineError(NG_E_LOAD, err) }
+        if let err = writeFile(p, rec.ringTrace().text) { throw EngineError(NG_E_LOAD, err) }
     }
 }

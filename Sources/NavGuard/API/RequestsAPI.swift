@@ -5,7 +5,7 @@ import NavGuardCore
 
 @c @implementation
 public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng_request>?, _ out: UnsafeMutablePointer<ng_request_result>?) -> ng_status {
-    withContext(ctx, record: "submit") { box throws(EngineError) in
+    withContext(ctx, record: .submit) { box throws(EngineError) in
         guard let request else { throw .null("request") }
         var c = ng_request()
         let declared = copySized(request, into: &c)
@@ -20,27 +20,27 @@ public func ng_request_submit(_ ctx: OpaquePointer?, _ request: UnsafePointer<ng
             // outcome; the call succeeds and ng_errmsg says why.
             r = Request(kind: RequestKind(rawValue: c.kind), flags: c.flags, source: c.source)
             r.invalidMessage = error.message
-            box.setError(error.message)
         }
-        box.recordArgs { w in
-            w.object("req") { TraceWrite.request($0, r) }
-            // What was wrong with it: replay cannot pass the same bad bytes.
-            if let m = r.invalidMessage { w.field("invalid", m) }
-        }
-        let res = box.engine.submit(r)
-        if let m = res.message { box.setError(m.string) }
-        box.recordResult {
-            TraceWrite.submitResult($0, status: res.status.rawValue, id: res.requestID, reason: res.reason.rawValue,
-                                    guardID: res.guardID)
-        }
-        if let out {
-            var o = ng_request_result()
-            o.status = res.status.rawValue
-            o.request_id = res.requestID
-            o.reason = res.reason.rawValue
-            o.guard_id = res.guardID
-            writeSized(o, to: out)
-        }
+        submitRequest(box, r, out)
+    }
+}
+
+/// A checked request goes in: recorded, submitted, its result written
+/// (ng_request_submit, and replay's malformed requests: SubmitCall).
+func submitRequest(_ box: ContextBox, _ r: Request, _ out: UnsafeMutablePointer<ng_request_result>?) {
+    if let m = r.invalidMessage { box.setError(m) }
+    // A malformed one with why it is refused: SubmitCall states the rule.
+    box.recordArgs { SubmitCall.encode(&$0, r) }
+    let res = box.engine.submit(r)
+    if let m = res.message { box.setError(m.string) }
+    box.recordResult(.submit(status: res.status.rawValue, id: res.requestID, reason: res.reason.rawValue, guardID: res.guardID))
+    if let out {
+        var o = ng_request_result()
+        o.status = res.status.rawValue
+        o.request_id = res.requestID
+        o.reason = res.reason.rawValue
+        o.guard_id = res.guardID
+        writeSized(o, to: out)
     }
 }
 

@@ -7,11 +7,11 @@ import NavGuardCore
 
 @c @implementation
 public func ng_stack_set_root(_ ctx: OpaquePointer?, _ root: UnsafePointer<ng_screen>?) -> ng_status {
-    withContext(ctx, record: "root") { box throws(EngineError) in
+    withContext(ctx, record: .root) { box throws(EngineError) in
         guard let root else { throw .null("root") }
         if box.engine.isInsideCallback { throw .inCallback("ng_stack_set_root") }
         let s = try Screen(root.pointee, "root")
-        box.recordArgs { w in w.key("screen"); TraceWrite.screen(w, s) }
+        box.recordArgs { RootCall.encode(&$0, s) }
         try box.engine.setRoot(s)
     }
 }
@@ -56,24 +56,21 @@ public func ng_stack_snapshot(_ ctx: OpaquePointer?, _ outText: UnsafeMutablePoi
 
 @c @implementation
 public func ng_stack_restore(_ ctx: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ len: Int) -> ng_status {
-    withContext(ctx, record: "restore") { box throws(EngineError) in
+    withContext(ctx, record: .restore) { box throws(EngineError) in
         guard let text else { throw .null("text") }
         if box.engine.isInsideCallback { throw .inCallback("ng_stack_restore") }
         let buf = UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: len)
-        box.recordArgs { w in
-            let bytes = UnsafeRawBufferPointer(buf)
-            if isValidUTF8(bytes) { w.key("snapshot"); w.string(bytes) } else { w.key("snapshot_hex"); w.hex(bytes) }
-        }
+        box.recordArgs { RestoreCall.encode(&$0, UnsafeRawBufferPointer(buf)) }
         try box.engine.restore(snapshot: buf)
     }
 }
 
 @c @implementation
 public func ng_screen_set_flags(_ ctx: OpaquePointer?, _ screenID: UInt64, _ flags: UInt32) -> ng_status {
-    withContext(ctx, record: "screen_flags") { box throws(EngineError) in
+    withContext(ctx, record: .screenFlags) { box throws(EngineError) in
         box.recordArgs { w in
-            w.field("id", screenID)
-            w.field("flags", flags)
+            w.u64(screenID)
+            w.u32(flags)
         }
         try box.engine.setScreenFlags(screenID, flags)
     }

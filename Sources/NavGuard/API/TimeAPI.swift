@@ -5,7 +5,7 @@ import NavGuardCore
 
 @c @implementation
 public func ng_tick(_ ctx: OpaquePointer?) -> ng_status {
-    withContext(ctx, record: "tick", flush: true) { box throws(EngineError) in
+    withContext(ctx, record: .tick, flush: true) { box throws(EngineError) in
         if box.engine.isInsideCallback { throw .inCallback("ng_tick") }
         box.recordArgs { _ in }
         box.drainMailbox()
@@ -31,16 +31,18 @@ public func ng_now(_ ctx: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -
 
 @c @implementation
 public func ng_clock_set(_ ctx: OpaquePointer?, _ nowNs: Int64) -> ng_status {
-    withContext(ctx, record: "clock_set") { box throws(EngineError) in
-        box.recordArgs { w in w.field("ns", nowNs) }
+    withContext(ctx, record: .clockSet) { box throws(EngineError) in
+        box.recordArgs { $0.i64(nowNs) }
         try box.engine.setTime(nowNs)
+        box.mailbox.manualClockMoved(to: nowNs)
     }
 }
 
 @c @implementation
 public func ng_clock_advance(_ ctx: OpaquePointer?, _ deltaNs: Int64) -> ng_status {
-    withContext(ctx, record: "clock_advance") { box throws(EngineError) in
-        box.recordArgs { w in w.field("ns", deltaNs) }
+    withContext(ctx, record: .clockAdvance) { box throws(EngineError) in
+        box.recordArgs { $0.i64(deltaNs) }
         try box.engine.advanceTime(deltaNs)
+        box.mailbox.manualClockMoved(to: box.engine.now)
     }
 }

@@ -6,23 +6,23 @@ import NavGuardCore
 
 @c @implementation
 public func ng_transition_finish(_ ctx: OpaquePointer?, _ track: ng_track) -> ng_status {
-    withContext(ctx, record: "finish") { box throws(EngineError) in
-        box.recordArgs { w in w.field("track", track, names: ng_track_name) }
+    withContext(ctx, record: .finish) { box throws(EngineError) in
+        box.recordArgs { $0.i32(track) }
         try box.engine.finishTransition(Track(rawValue: track))
     }
 }
 
 @c @implementation
 public func ng_interactive_update(_ ctx: OpaquePointer?, _ progress: Double) -> ng_status {
-    withContext(ctx, record: "interactive_update") { box throws(EngineError) in
-        box.recordArgs { w in w.field("progress", progress) }
+    withContext(ctx, record: .interactiveUpdate) { box throws(EngineError) in
+        box.recordArgs { $0.f64(progress) }
         try box.engine.updateInteractive(progress)
     }
 }
 
 @c @implementation
 public func ng_interactive_cancel(_ ctx: OpaquePointer?) -> ng_status {
-    withContext(ctx, record: "interactive_cancel") { box throws(EngineError) in
+    withContext(ctx, record: .interactiveCancel) { box throws(EngineError) in
         box.recordArgs { _ in }
         try box.engine.cancelInteractive()
     }
@@ -30,15 +30,15 @@ public func ng_interactive_cancel(_ ctx: OpaquePointer?) -> ng_status {
 
 @c @implementation
 public func ng_interactive_release(_ ctx: OpaquePointer?, _ finish: Bool) -> ng_status {
-    withContext(ctx, record: "interactive_release") { box throws(EngineError) in
-        box.recordArgs { w in w.field("finish", finish) }
+    withContext(ctx, record: .interactiveRelease) { box throws(EngineError) in
+        box.recordArgs { $0.bool(finish) }
         try box.engine.releaseInteractive(finish: finish)
     }
 }
 
 @c @implementation
 public func ng_interactive_complete(_ ctx: OpaquePointer?) -> ng_status {
-    withContext(ctx, record: "interactive_complete") { box throws(EngineError) in
+    withContext(ctx, record: .interactiveComplete) { box throws(EngineError) in
         box.recordArgs { _ in }
         try box.engine.completeInteractive()
     }

@@ -6,18 +6,18 @@ import NavGuardCore
 
 @c @implementation
 public func ng_view_set(_ ctx: OpaquePointer?, _ view: UnsafePointer<ng_view>?) -> ng_status {
-    withContext(ctx, record: "view_set") { box throws(EngineError) in
+    withContext(ctx, record: .viewSet) { box throws(EngineError) in
         guard let view else { throw .null("view") }
         let spec = try ViewSpec(view)
-        box.recordArgs { w in w.key("view"); TraceWrite.view(w, spec) }
+        box.recordArgs { ViewSetCall.encode(&$0, spec) }
         try box.engine.setView(spec)
     }
 }
 
 @c @implementation
 public func ng_view_remove(_ ctx: OpaquePointer?, _ viewID: UInt64) -> ng_status {
-    withContext(ctx, record: "view_remove") { box throws(EngineError) in
-        box.recordArgs { w in w.field("id", viewID) }
+    withContext(ctx, record: .viewRemove) { box throws(EngineError) in
+        box.recordArgs { $0.u64(viewID) }
         try box.engine.removeView(viewID)
     }
 }

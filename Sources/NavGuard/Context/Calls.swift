@@ -17,7 +17,7 @@ func withContext(_ handle: OpaquePointer?, _ body: (ContextBox) throws(EngineErr
     guard let box = registry.owned(handle, &status) else { return status }
     // Borrowed, not retained: the owner's call cannot race its destruction.
     return box._withUnsafeGuaranteedRef { b in
-        if let r = b.recorder, r.inWriter { return b.fail(.inWriter) }
+        if let r = b.bridge.rec, r._withUnsafeGuaranteedRef({ $0.inWriter }) { return b.fail(.inWriter) }
         b.engine.beginCall()
         do throws(EngineError) { try body(b) } catch { return b.fail(error) }
         return NG_OK
@@ -32,15 +32,15 @@ func withContext(_ handle: OpaquePointer?, _ body: (ContextBox) throws(EngineErr
 /// for continuous input). Without a recorder and on_deadline this costs two
 /// loads and branches.
 @inline(__always)
-func withContext(_ handle: OpaquePointer?, record fn: StaticString, flush: Bool = false, deadline: Bool = true,
+func withContext(_ handle: OpaquePointer?, record fn: CallFn, flush: Bool = false, deadline: Bool = true,
                  _ body: (ContextBox) throws(EngineError) -> Void) -> ng_status {
     var status = NG_OK
     guard let box = registry.owned(handle, &status) else { return status }
     return box._withUnsafeGuaranteedRef { b in
-        if let r = b.recorder, r.inWriter { return b.fail(.inWriter) }
+        let rec = b.bridge.rec
+        if let rec, rec._withUnsafeGuaranteedRef({ $0.inWriter }) { return b.fail(.inWriter) }
         b.engine.beginCall()
-        let rec = b.recorder
-        rec?.enter(fn)
+        rec?._withUnsafeGuaranteedRef { $0.enter(fn) }
         var st = NG_OK
         do throws(EngineError) {
             if b.engine.isCuttingWork { throw .workCut }

@@ -102,19 +102,19 @@ final class ContextBox {
 
     /// Move posted requests into the engine (owner thread, from ng_tick).
     func drainMailbox() {
-        let posted = mailbox.take()
+        let (posted, at) = mailbox.take()
         guard !posted.isEmpty else { return }
         // All recorded first, right after the tick's line: replay posts them
         // before its tick.
-        if let rec = recorder { for r in posted { rec.posted(r) } }
+        if let rec = recorder { for (i, r) in posted.enumerated() { rec.posted(r, at: at[i]) } }
         for r in posted { _ = engine.submit(r) }
     }
 
     /// Destroy the engine; posted requests that never reached a tick are
     /// dropped by it, recorded where they ended.
     func destroyEngine() {
-        let posted = mailbox.take()
-        for r in posted { recorder?.posted(r) }
+        let (posted, at) = mailbox.take()
+        for (i, r) in posted.enumerated() { recorder?.posted(r, at: at[i]) }
         engine.destroy(dropping: posted)
     }
 }

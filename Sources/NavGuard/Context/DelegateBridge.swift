@@ -11,8 +11,18 @@ final class DelegateBridge: EngineObserver {
     let delegate: ng_delegate
     unowned(unsafe) let engine: Engine
     var handle: OpaquePointer?
-    /// The flight recorder, while recording.
-    var recorder: Recorder?
+    /// The flight recorder, while recording (held here).
+    var recorder: Recorder? { didSet { rec = recorder.map { Unmanaged.passUnretained($0) } } }
+    /// The same, unretained: every recorded call and callback reaches it
+    /// through `recording`, which costs no reference counting (the recorder
+    /// is never released while a call is inside it: stopping is refused in
+    /// callbacks and in the writer).
+    private(set) var rec: Unmanaged<Recorder>?
+
+    @inline(__always)
+    func recording(_ body: (Recorder) -> Void) {
+        if let rec { rec._withUnsafeGuaranteedRef(body) }
+    }
     /// The deadline last given to the host's on_deadline.
     private var reportedDeadline = Limits.noDeadline
 
@@ -44,14 +54,14 @@ final class DelegateBridge: EngineObserver {
     // MARK: EngineObserver
 
     func engineOutcome(_ o: OutcomeRecord) {
-        recorder?.callback("outcome") { TraceWrite.outcome($0, o) }
+        recording { r in r.callback(.outcome) { TraceOutcome.encode(&$0, o) } }
         guard let f = delegate.on_outcome else { return }
         var c = o.cValue
         f(delegate.user, handle, &c)
     }
 
     func engineTransition(_ event: ng_transition_event) {
-        recorder?.callback("transition") { TraceWrite.transition($0, event) }
+        recording { r in r.callback(.transition) { TraceTransition.encode(&$0, event) } }
         guard let f = delegate.on_transition else { return }
         var e = event
         f(delegate.user, handle, &e)
@@ -59,27 +69,27 @@ final class DelegateBridge: EngineObserver {
 
     func engineHoldEnded(_ h: HoldEndRecord) {
         var c = h.cValue
-        recorder?.callback("hold_end") { TraceWrite.holdEnd($0, c) }
+        recording { r in r.callback(.holdEnd) { TraceHoldEnd.encode(&$0, c) } }
         guard let f = delegate.on_hold_end else { return }
         f(delegate.user, handle, &c)
     }
 
     func engineTouchCancelled(_ touch: ng_touch_info) {
-        recorder?.callback("touch_cancel") { TraceWrite.touchCancel($0, touch) }
+        recording { r in r.callback(.touchCancel) { TraceTouchCancel.encode(&$0, touch) } }
         guard let f = delegate.on_touch_cancel else { return }
         var t = touch
         f(delegate.user, handle, &t)
     }
 
     func engineQuestion(_ q: ng_question) {
-        recorder?.callback("question") { TraceWrite.question($0, q) }
+        recording { r in r.callback(.question) { TraceQuestion.encode(&$0, q) } }
         guard let f = delegate.on_question else { return }
         var c = q
         f(delegate.user, handle, &c)
     }
 
     func engineQuestionEnded(_ q: ng_question, answer: Int32) {
-        recorder?.callback("question_end") { TraceWrite.questionEnd($0, q, answer: answer) }
+        recording { r in r.callback(.questionEnd) { QuestionEndCallback.encode(&$0, q, answer: answer) } }
         guard let f = delegate.on_question_end else { return }
         var c = q
         f(delegate.user, handle, &c, answer)
@@ -91,7 +101,7 @@ final class DelegateBridge: EngineObserver {
     /// dumped to a file for it). The trace keeps the guard's text only: the
     /// notes depend on timing and files, which replay does not reproduce.
     func engineReport(guardID: UnsafePointer<CChar>?, text: CStr) {
-        recorder?.callback("report") { TraceWrite.report($0, guardID: guardID, text: UnsafePointer(text.pointer)) }
+        recording { r in r.callback(.report) { ReportCallback.encode(&$0, guardID: guardID, text: UnsafePointer(text.pointer)) } }
         var notes: [String] = []
         if let slow = engine.takeSlowVoteNote() { notes.append(slow) }
         if let rec = recorder { notes.append(rec.noteForReport()) }
@@ -104,9 +114,7 @@ final class DelegateBridge: EngineObserver {
     }
 
     func engineLog(severity: Int32, guardID: UnsafePointer<CChar>?, message: CStr) {
-        recorder?.callback("log") {
-            TraceWrite.log($0, severity: severity, guardID: guardID, message: UnsafePointer(message.pointer))
-        }
+        recording { r in r.callback(.log) { LogCallback.encode(&$0, severity: severity, guardID: guardID, message: UnsafePointer(message.pointer)) } }
         delegate.on_log?(delegate.user, handle, severity, guardID, UnsafePointer(message.pointer))
     }
 

@@ -23,6 +23,8 @@ final class Mailbox: Sendable {
 
     private struct Queue {
         var requests: [Request] = []
+        /// When each was posted, on the context's clock.
+        var postedNs: [Int64] = []
         var bytes = 0
     }
 
@@ -31,6 +33,19 @@ final class Mailbox: Sendable {
     private let nextID = Atomic<UInt64>(0)
     private let woken = Atomic<Bool>(false)
     private let baseID = Atomic<UInt64>(Limits.postedIDBase)
+    /// A manual clock's reading, kept by its owner for posts from other
+    /// threads (a monotonic clock is read where the post is); -1 for none.
+    private let manualNs = Atomic<Int64>(-1)
+
+    /// The owner set the manual clock (or created the context with it).
+    func manualClockMoved(to t: Int64) { manualNs.store(t, ordering: .relaxed) }
+
+    /// Now on the context's clock, from any thread: when a post happened
+    /// (the flight recorder draws how long it waited for its tick).
+    private func postInstant() -> Int64 {
+        let m = manualNs.load(ordering: .relaxed)
+        return m >= 0 ? m : monotonicNow()
+    }
 
     /// Posted ids count up from here; a replay of a trace NavGuard 0.2
     /// recorded uses that version's 2^63. Set before any post.
@@ -61,6 +76,7 @@ final class Mailbox: Sendable {
     func post(_ r: Request) throws(EngineError) -> (id: UInt64, wake: Bool) {
         var r = r
         let bytes = Mailbox.footprint(r)
+        let at = postInstant()
         let id = try queue.withLock { q throws(EngineError) -> UInt64 in
             guard q.requests.count < Mailbox.maxPosted, q.bytes + bytes <= Mailbox.maxBytes else {
                 throw EngineError(NG_E_NO_MEMORY, "\(Mailbox.maxPosted) posts or \(Mailbox.maxBytes >> 20) MiB pending")
@@ -68,6 +84,7 @@ final class Mailbox: Sendable {
             q.bytes += bytes
             r.id = base + nextID.wrappingAdd(1, ordering: .relaxed).newValue
             q.requests.append(r)
+            q.postedNs.append(at)
             waiting.store(q.requests.count, ordering: .releasing)
             return r.id
         }
@@ -75,14 +92,14 @@ final class Mailbox: Sendable {
         return (id, wake)
     }
 
-    /// Owner: everything posted so far, oldest first.
-    func take() -> [Request] {
+    /// Owner: everything posted so far, oldest first, with when each was posted.
+    func take() -> (requests: [Request], postedNs: [Int64]) {
         woken.store(false, ordering: .releasing)
-        guard !isEmpty else { return [] }
+        guard !isEmpty else { return ([], []) }
         return queue.withLock { q in
             defer { q = Queue() }
             waiting.store(0, ordering: .releasing)
-            return q.requests
+            return (q.requests, q.postedNs)
         }
     }
 

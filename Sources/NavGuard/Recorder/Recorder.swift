@@ -1,23 +1,30 @@
 import CNavGuard
 import NavGuardLibc
+import NavGuardC
 import NavGuardCore
 
-/// The flight recorder of one context: writes the trace of docs/trace-format.md
-/// to a file, to the host's writer, or into a ring kept in memory.
+/// The flight recorder of one context. A recorded call writes binary
+/// records (Trace/RecordBytes.swift, laid out by Trace/Trace*.swift) into
+/// memory allocated when recording starts, and nothing else: the JSON of
+/// docs/trace-format.md is made later, when a file or writer recorder
+/// flushes (at every ng_tick, and when its buffer fills) or a ring is dumped.
 ///
 /// Owner thread only (every call comes through an [owner] export or a
-/// callback on the owner thread).
+/// callback on the owner thread); a crash dump reads the ring from any
+/// thread through `ring` (navguard_c.h says how).
 ///
 /// Invariants:
 ///  * `frames` mirrors the recorded host calls in progress (a call made from
 ///    inside a callback is a deeper frame);
-///  * `pending` holds at most the innermost call's line, not yet emitted:
-///    when its call returns before anything else is written, its `ret` goes
-///    on the same line; anything written first (a callback, a posted
-///    request, a nested call) emits it without `ret`, and the call's `ret`
-///    line follows later;
-///  * every emitted line is complete and ends with a newline, so a trace cut
-///    at any point reads up to its last whole line.
+///  * records lie whole in `ring.bytes` from `head` to `tail`, in order, each
+///    8-byte aligned; a ring wraps only between records (a pad fills the
+///    end), a file or writer buffer never wraps: it is formatted and emptied;
+///  * a call's record gets its `ret` in place (one line) when it is still the
+///    newest record when the call returns; otherwise a `ret` record follows;
+///  * before a record is written, `reserve` bytes are free after `tail`;
+///  * in ring mode a checkpoint precedes the first call after the engine's
+///    stateVersion moved, and a full one comes at least every quarter of
+///    the ring, so a dump can say what its first record found.
 final class Recorder {
     enum Sink {
         case file(fd: Int32, path: String)
@@ -27,25 +34,43 @@ final class Recorder {
     }
 
     struct Frame {
-        var fn: StaticString = ""
-        var t: Int64 = 0
+        var fn = CallFn.tick
         var argsWritten = false
-        /// The call's line was emitted without its `ret`.
-        var separate = false
-        let ret = TraceLine()
+        /// Its call record's offset, or -1.
+        var record = -1
+        var result = CallResult.none
     }
 
     let sink: Sink
-    /// The context recorded (its box outlives its recorder).
+    let isRing: Bool
+    /// The context recorded (its box and engine outlive its recorder).
     unowned(unsafe) let box: ContextBox
-    private var frames: [Frame] = []
+    unowned(unsafe) let engine: Engine
+    /// The same engine for the hot paths: Embedded Swift retains and
+    /// releases an unowned(unsafe) reference around each use (two atomic
+    /// operations and a call, per access, per recorded call).
+    private let engineRef: Unmanaged<Engine>
+    /// The bytes and what a crash dump reads (navguard_c.h).
+    let ring: UnsafeMutablePointer<ngc_ring>
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
+    private var head = 0
+    private var tail = 0
+    /// Bytes of records (pads included) from head to tail.
+    private var used = 0
+    private var seq: UInt32 = 0
+    /// Free bytes kept after `tail` for the next record (a larger one is
+    /// truncated in a ring; a file or writer buffer grows for it).
+    private var reserve: Int
+    /// The newest record's offset (-1: none) and where its content ends.
+    private var lastStart = -1
+    private var lastEnd = 0
+    /// The calls in progress (`frameCapacity` allocated).
+    private var frames: UnsafeMutablePointer<Frame>
+    private var frameCapacity = 8
     private var depth = 0
-    private let pending = TraceLine()
-    private var pendingFrame = -1
-    private let line = TraceLine()
-    /// Write-through buffer (file and writer sinks).
-    private var out: [UInt8] = []
-    static let flushBytes = 32 * 1024
+    /// JSON made from the records (file and writer).
+    private let out = TraceLine(capacity: 1 << 16)
     /// Set when writing failed: nothing more is written; the box stops the
     /// recorder when its outermost call returns.
     private(set) var failed: String?
@@ -53,267 +78,417 @@ final class Recorder {
     private(set) var inWriter = false
 
     // Ring mode.
-    private var ring: TraceRing
-    private let ringNs: Int64
     let dumpDir: String?
     private var dumps = 0
-    /// The instant of the current outermost call (ring aging).
-    private var now: Int64 = 0
+    private let windowRecords: Int
+    private let windowNs: Int64
+    /// The engine's stateVersion at the last checkpoint.
+    private var checkpointVersion: UInt64 = .max
+    private var bytesSinceFull = Int.max
+    /// A full checkpoint at least every this many bytes (a quarter of the ring).
+    private var fullEvery = Int.max
+    /// Records since the last checkpoint, and at least how many between two.
+    private var recordsSinceCheckpoint = Int.max
+    private var checkpointGap = 1
+    /// The state changed since the last checkpoint, which was not written yet.
+    private var stale = false
+    /// The stack at the last checkpoint: ids and route storage, to write
+    /// only what changed.
+    private var shadowIDs: [UInt64] = []
+    private var shadowRoutes: [UnsafeMutablePointer<CChar>] = []
 
-    init(box: ContextBox, sink: Sink, ringRecords: Int, ringNs: Int64, dumpDir: String?) {
+    static let fileBuffer = 128 << 10
+
+    /// nil when the memory cannot be had.
+    init?(box: ContextBox, sink: Sink, ringRecords: Int, ringNs: Int64, dumpDir: String?) {
         self.box = box
+        engine = box.engine
+        engineRef = Unmanaged.passUnretained(box.engine)
         self.sink = sink
-        self.ringNs = ringNs
         self.dumpDir = dumpDir
-        if case .ring = sink {
-            ring = TraceRing(records: ringRecords)
-        } else {
-            ring = TraceRing(records: 0)
+        windowRecords = ringRecords
+        windowNs = ringNs
+        if case .ring = sink { isRing = true } else { isRing = false }
+        let bytes = isRing ? max(1 << 20, min(ringRecords &* 160, 64 << 20)) : Recorder.fileBuffer
+        guard let r = ngc_ring_new(UInt64(bytes)) else { return nil }
+        ring = r
+        base = UnsafeMutableRawPointer(r.pointee.bytes!)
+        capacity = bytes
+        reserve = 32 << 10
+        if isRing {
+            fullEvery = bytes / 4
+            // The window loses at most this many of its oldest lines to it.
+            checkpointGap = max(1, min(256, ringRecords / 512))
         }
-        frames.reserveCapacity(8)
-        out.reserveCapacity(Recorder.flushBytes + 4096)
+        frames = .allocate(capacity: frameCapacity)
+        frames.initialize(repeating: Frame(), count: frameCapacity)
+        shadowIDs.reserveCapacity(64)
+        shadowRoutes.reserveCapacity(64)
+        let e = box.engine
+        r.pointee.owner = ngc_thread_id()
+        r.pointee.manual_clock = e.isManualClock ? 1 : 0
+        r.pointee.context = UInt32(truncatingIfNeeded: box.slot)
+        r.pointee.manual_start_ns = box.manualStartNs
+        r.pointee.default_duration_ns = e.defaultTransitionNs
+        r.pointee.posted_base = box.mailbox.base
+        r.pointee.window_records = UInt64(ringRecords)
+        r.pointee.window_ns = ringNs
+        var dir = dumpDir ?? "."
+        dir.withUTF8 { d in
+            d.withMemoryRebound(to: CChar.self) { ngc_ring_set_dir(r, $0.baseAddress, $0.count) }
+        }
     }
 
-    var isRing: Bool { if case .ring = sink { return true } else { return false } }
+    deinit {
+        frames.deinitialize(count: frameCapacity)
+        frames.deallocate()
+        ngc_ring_free(ring)
+    }
+
     var path: String? { if case .file(_, let p) = sink { return p } else { return nil } }
+
+    /// Keep the ring for crash dumps (NG_RECORD_CRASH_DUMP); false when 64
+    /// rings already are.
+    func keepForCrashes(installHandler: Bool) -> Bool { ngc_crash_register(ring, !installHandler) }
 
     // MARK: Header
 
-    /// How a trace begins (its header's "start").
-    enum Start {
-        case create, midSession, ring
-        var name: StaticString {
-            switch self {
-            case .create: return "create"
-            case .midSession: return "mid-session"
-            case .ring: return "ring"
-            }
-        }
-    }
-
-    func writeHeader(start: Start) {
-        headerLine(start: start)
-        if !isRing { emitRaw(line.view) }
-    }
-
-    /// The header into `line`.
-    private func headerLine(start: Start) {
-        let e = box.engine
-        line.reset()
-        line.begin()
-        line.field("navguard_trace", Int64(1))
-        line.field("library", name: ng_version_string())
-        line.key("plugin_abi")
-        var abi = "\(NG_PLUGIN_ABI_MAJOR).\(NG_PLUGIN_ABI_MINOR)"
-        abi.withUTF8 { line.string(UnsafeRawBufferPointer($0)) }
-        line.field("clock", e.isManualClock ? NG_CLOCK_MANUAL : NG_CLOCK_MONOTONIC, names: ng_clock_kind_name)
-        line.field("manual_start_ns", box.manualStartNs)
-        line.field("default_duration_ns", e.defaultTransitionNs)
-        line.field("start", literal: start.name)
-        line.field("at_ns", e.now)
-        line.field("posted_base", box.mailbox.base)
-        if isRing {
-            line.field("dropped", ring.dropped)
-            if let first = ring.oldestTime { line.field("first_ns", first) }
-        }
-        if start == .midSession {
-            line.object("state") { w in
-                w.array("stack") { w in
-                    for i in 0..<e.stackCount {
-                        w.element()
-                        TraceWrite.screen(w, e.screen(at: i)!)
-                    }
-                }
-                w.array("views") { w in
-                    for v in e.views.allViews() {
-                        w.element()
-                        TraceWrite.view(w, v)
-                    }
-                }
-                w.array("chain") { w in
-                    for i in 0..<e.guardCount {
-                        w.element()
-                        TraceWrite.guardRecord(w, e.guardRecord(at: i)!)
-                    }
-                }
-                let n = e.counters
-                w.field("next_request_id", n.requestID)
-                w.field("next_hold_token", n.holdToken)
-                w.field("next_guard_request_id", n.guardRequestID)
-                w.field("next_question_id", n.questionID)
-                w.field("next_posted", box.mailbox.counter)
-                w.object("live") { w in
-                    w.field("holds", e.holdCount)
-                    w.field("touches", e.touchCount)
-                    w.field("transitions", (e.inFlight(.screen) != 0 || e.inFlight(.bar) != 0) ? 1 : 0)
-                    w.field("deferred", e.deferredCount)
-                    w.field("questions", e.openQuestion == nil ? 0 : 1)
-                }
-            }
-        }
-        line.end()
-        line.newline()
+    /// A file or writer trace's first line (a ring's is written at its dump).
+    func writeHeader(midSession: Bool) {
+        TraceHeader.write(out, box, midSession: midSession)
+        emit()
     }
 
     // MARK: Calls
 
     /// A recorded export begins (before it validates anything).
     @inline(__always)
-    func enter(_ fn: StaticString) {
-        if depth == frames.count { frames.append(Frame()) }
-        frames[depth].fn = fn
-        frames[depth].argsWritten = false
-        frames[depth].separate = false
-        frames[depth].ret.reset()
+    func enter(_ fn: CallFn) {
+        if depth == 0 && isRing { checkpointIfChanged() }
+        if _slowPath(depth == frameCapacity) { growFrames() }
+        frames[depth] = Frame(fn: fn)
         depth += 1
     }
 
-    /// The call's arguments passed validation: start its line.
-    @inline(__always)
-    func args(_ t: Int64, _ body: (TraceLine) -> Void) {
-        flushPending()
-        let i = depth - 1
-        frames[i].t = t
-        frames[i].argsWritten = true
-        if i == 0 { now = t }
-        pending.reset()
-        pending.begin()
-        pending.field("k", literal: "call")
-        pending.field("fn", literal: frames[i].fn)
-        pending.field("t", t)
-        body(pending)
-        pendingFrame = i
+    @inline(never)
+    private func growFrames() {
+        let more = UnsafeMutablePointer<Frame>.allocate(capacity: frameCapacity * 2)
+        more.moveInitialize(from: frames, count: frameCapacity)
+        (more + frameCapacity).initialize(repeating: Frame(), count: frameCapacity)
+        frames.deallocate()
+        frames = more
+        frameCapacity *= 2
     }
 
-    /// Results of the call, beside `st` in its `ret`.
+    /// The call's arguments passed validation: its record.
     @inline(__always)
-    func result(_ body: (TraceLine) -> Void) {
-        body(frames[depth - 1].ret)
+    func args(_ body: (inout RecordWriter) -> Void) {
+        let i = depth - 1
+        let t = engineRef._withUnsafeGuaranteedRef { e in
+            if i == 0 { e.trackDatedAt = nil }   // a host call begins
+            return e.now
+        }
+        frames[i].argsWritten = true
+        if i == 0 { ngc_ring_set_last_ns(ring, t) }
+        frames[i].record = write(.call, frames[i].fn.rawValue, flags: i == 0 && stale ? RecordFlags.stale : 0) { w in
+            w.i64(t)
+            body(&w)
+        }
     }
+
+    /// What the call returns beside its status.
+    @inline(__always)
+    func result(_ r: CallResult) { frames[depth - 1].result = r }
 
     /// The call returns `status`; `err` is ng_errmsg's text for a failure.
-    /// `datedAt`: the instant a transition the call began is dated from,
-    /// written as "tr" on the line carrying its `ret` (outermost calls).
-    func leave(_ status: ng_status, err: UnsafePointer<CChar>?, t: Int64, datedAt: Int64? = nil) {
+    @inline(__always)
+    func leave(_ status: ng_status, err: UnsafePointer<CChar>?) {
         let i = depth - 1
-        defer { depth -= 1 }
-        if !frames[i].argsWritten {
-            // Refused before it did anything: replay skips it.
-            flushPending()
-            line.reset()
-            line.begin()
-            line.field("k", literal: "call")
-            line.field("fn", literal: frames[i].fn)
-            line.field("t", t)
-            line.field("rejected", true)
-            line.key("ret")
-            line.begin()
-            line.field("st", status: status)
-            if let err { line.field("err", err) }
-            line.end()
-            line.end()
-            line.newline()
-            emit(line.view)
+        depth = i
+        guard frames[i].argsWritten else { return rejected(frames[i].fn, status, err, engine.now) }
+        let result = frames[i].result
+        if case .chain = result { return leaveChain(frames[i], status, err) }
+        // A transition this host call began is dated from when the call
+        // returned (a real clock moved meanwhile): "tr", for replay.
+        let datedAt: Int64? = i != 0 ? nil : engineRef._withUnsafeGuaranteedRef { e in
+            defer { e.trackDatedAt = nil }
+            return e.trackDatedAt
+        }
+        if frames[i].record >= 0 && frames[i].record == lastStart
+            && extendLast({ CallResult.encode(&$0, status: status, result, err: err, datedAt: datedAt) }) {
             return
         }
-        if pendingFrame == i {
-            if let datedAt { pending.field("tr", datedAt) }
-            Recorder.writeRet(pending, status, frames[i].ret, err)
-            pending.end()
-            pending.newline()
-            pendingFrame = -1
-            emit(pending.view)
-            pending.reset()
-        } else {
-            flushPending()
-            line.reset()
-            line.begin()
-            line.field("k", literal: "ret")
-            line.field("fn", literal: frames[i].fn)
-            if let datedAt { line.field("tr", datedAt) }
-            Recorder.writeRet(line, status, frames[i].ret, err)
-            line.end()
-            line.newline()
-            emit(line.view)
-        }
-        frames[i].ret.reset()
+        _ = write(.ret, frames[i].fn.rawValue) { CallResult.encode(&$0, status: status, result, err: err, datedAt: datedAt) }
     }
 
-    private static func writeRet(_ w: TraceLine, _ status: ng_status, _ results: TraceLine,
-                                 _ err: UnsafePointer<CChar>?) {
-        w.key("ret")
-        w.begin()
-        w.field("st", status: status)
-        w.members(results)
-        if status != NG_OK, let err { w.field("err", err) }
-        w.end()
+    /// A chain change returns: its result lists the guards it added (the
+    /// engine is read for them).
+    @inline(never)
+    private func leaveChain(_ f: Frame, _ status: ng_status, _ err: UnsafePointer<CChar>?) {
+        let e = engine
+        if f.record >= 0 && f.record == lastStart && extendLast({ CallResult.encode(&$0, status: status, f.result, err: err, engine: e) }) {
+            return
+        }
+        _ = write(.ret, f.fn.rawValue) { CallResult.encode(&$0, status: status, f.result, err: err, engine: e) }
+    }
+
+    /// Refused before it did anything: replay skips it.
+    @inline(never)
+    private func rejected(_ fn: CallFn, _ status: ng_status, _ err: UnsafePointer<CChar>?, _ t: Int64) {
+        _ = write(.rejected, fn.rawValue, flags: depth == 0 && stale ? RecordFlags.stale : 0) { w in
+            w.i64(t)
+            w.i32(status)
+            w.text(err)
+        }
     }
 
     /// No recorded call is in progress.
     var isIdle: Bool { depth == 0 }
-    /// The call being left is the host's own, not one made from a callback.
-    var isOutermost: Bool { depth == 1 }
-    var isOverFlushSize: Bool { out.count >= 4096 }
+    /// A file or writer buffer past half full (flushed between calls).
+    var isOverFlushSize: Bool { !isRing && tail >= capacity / 2 }
 
     // MARK: Callbacks and posted requests
 
-    func callback(_ fn: StaticString, _ body: (TraceLine) -> Void) {
-        flushPending()
-        line.reset()
-        line.begin()
-        line.field("k", literal: "cb")
-        line.field("fn", literal: fn)
-        body(line)
-        line.end()
-        line.newline()
-        emit(line.view)
+    @inline(__always)
+    func callback(_ fn: CallbackFn, _ body: (inout RecordWriter) -> Void) {
+        _ = write(.callback, fn.rawValue, body)
     }
 
-    func posted(_ r: Request) {
-        flushPending()
-        line.reset()
-        line.begin()
-        line.field("k", literal: "posted")
-        line.field("id", r.id)
-        line.object("req") { TraceWrite.request($0, r) }
-        line.end()
-        line.newline()
-        emit(line.view)
+    func posted(_ r: Request, at postedNs: Int64) {
+        _ = write(.posted, 0) { PostedRecord.encode(&$0, r, postedNs: postedNs) }
     }
 
-    private func flushPending() {
-        guard pendingFrame >= 0 else { return }
-        frames[pendingFrame].separate = true
-        pending.end()
-        pending.newline()
-        pendingFrame = -1
-        emit(pending.view)
-        pending.reset()
+    // MARK: Records
+
+    /// Write one record; its offset, or -1 when nothing was written.
+    @inline(__always)
+    private func write(_ kind: RecordKind, _ code: UInt8, flags: UInt16 = 0, reserving need: Int = 0,
+                       _ body: (inout RecordWriter) -> Void) -> Int {
+        guard failed == nil else { return -1 }
+        guard ngc_ring_begin(ring) else { return -1 }
+        defer { ngc_ring_end(ring) }
+        let room = max(reserve, need)
+        makeRoom(room)
+        let start = tail
+        var w = RecordWriter(base + start + RecordHeader.size, end: base + start + room)
+        body(&w)
+        var f = flags
+        var end = w.p - base
+        if _slowPath(w.overflow) {
+            if !isRing { return writeLarge(kind, code, flags, body) }
+            // Too large for the ring's records: its kind and instant stay.
+            f |= RecordFlags.truncated
+            end = start + RecordHeader.size + (kind == .call || kind == .rejected ? 8 : 0)
+        }
+        commit(start, end, kind, code, f)
+        return start
     }
 
-    // MARK: Output
+    @inline(__always)
+    private func commit(_ start: Int, _ end: Int, _ kind: RecordKind, _ code: UInt8, _ flags: UInt16) {
+        let size = (end - start + 7) & ~7
+        seq &+= 1
+        RecordHeader(size: UInt32(size), kind: kind.rawValue, code: code, flags: flags, seq: seq).store(to: base + start)
+        lastStart = start
+        lastEnd = end
+        tail = start + size
+        used &+= size
+        bytesSinceFull &+= size
+        recordsSinceCheckpoint &+= 1
+        ngc_ring_set_tail(ring, UInt64(tail))
+    }
 
-    private func emit(_ bytes: UnsafeRawBufferPointer) {
-        guard failed == nil else { return }
-        switch sink {
-        case .ring: push(bytes)
-        default: emitRaw(bytes)
+    /// Add to the newest record (a call's `ret`); false when it does not fit.
+    @inline(__always)
+    private func extendLast(_ body: (inout RecordWriter) -> Void) -> Bool {
+        guard failed == nil else { return true }
+        guard ngc_ring_begin(ring) else { return true }
+        defer { ngc_ring_end(ring) }
+        let start = lastStart
+        var w = RecordWriter(base + lastEnd, end: base + start + reserve)
+        body(&w)
+        guard !w.overflow else { return false }
+        let end = w.p - base
+        let size = (end - start + 7) & ~7
+        // The new end first, then the header saying so: a crash dump in
+        // between reads the call without its ret, never a torn record.
+        used &+= start + size - tail
+        bytesSinceFull &+= start + size - tail
+        tail = start + size
+        lastEnd = end
+        ngc_ring_set_tail(ring, UInt64(tail))
+        let p = base + start
+        let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
+        let h = RecordHeader(size: UInt32(size), kind: UInt8(truncatingIfNeeded: word >> 32), code: UInt8(truncatingIfNeeded: word >> 40),
+                             flags: UInt16(truncatingIfNeeded: word >> 48) | RecordFlags.hasRet, seq: 0)
+        ngc_store_word(p, h.word.littleEndian)
+        return true
+    }
+
+    /// Make `room` bytes free after `tail`: a ring drops its oldest records
+    /// (wrapping with a pad at the end), a file or writer buffer is flushed.
+    @inline(__always)
+    private func makeRoom(_ room: Int) {
+        if isRing {
+            if head < tail {
+                if capacity - tail >= room { return }
+            } else if used > 0 && head - tail >= room {
+                return
+            }
+            makeRingRoom(room)
+        } else if capacity - tail < room {
+            flushRecords()
+            if capacity < room { grow(room) }
         }
     }
 
-    private func emitRaw(_ bytes: UnsafeRawBufferPointer) {
-        out.append(contentsOf: bytes)
-        if out.count >= Recorder.flushBytes { flush() }
+    @inline(never)
+    private func makeRingRoom(_ room: Int) {
+        while true {
+            if used == 0 {
+                head = 0
+                tail = 0
+                lastStart = -1
+                ngc_ring_set_head(ring, 0)
+                ngc_ring_set_tail(ring, 0)
+                return
+            }
+            if head < tail {
+                if capacity - tail >= room { return }
+                // Not enough before the end: a pad to it, and on from the
+                // start (the new tail is published with the next record).
+                if tail < capacity {
+                    RecordHeader(size: UInt32(capacity - tail), kind: RecordKind.pad.rawValue, code: 0, flags: 0, seq: 0)
+                        .store(to: base + tail)
+                    used += capacity - tail
+                }
+                tail = 0
+                lastStart = -1
+                continue
+            }
+            // Records from head to the end and from the start to tail.
+            if head - tail >= room { return }
+            dropOldest()
+        }
     }
 
-    /// Hand the buffered lines to the file or the host's writer.
+    /// Drop the oldest record (a ring).
+    private func dropOldest() {
+        let h = RecordHeader.load(base + head, available: capacity - head)
+        let size = h.map { Int($0.size) } ?? (capacity - head)
+        if let h, RecordFormat.isLine(h.kind) { ngc_ring_count_dropped(ring) }
+        head += size
+        used -= size
+        if head >= capacity { head = 0 }
+        ngc_ring_set_head(ring, UInt64(head))
+    }
+
+    // MARK: Ring checkpoints
+
+    /// A checkpoint when the state changed, at most one per
+    /// `checkpointGap` records (a request changes the state twice: writing
+    /// each would cost more than the request); a call begun from a state no
+    /// checkpoint shows is marked stale, and a dump then begins at the next
+    /// checkpoint (RingReader).
+    @inline(__always)
+    private func checkpointIfChanged() {
+        if engineRef._withUnsafeGuaranteedRef({ $0.stateVersion }) != checkpointVersion {
+            if recordsSinceCheckpoint >= checkpointGap || bytesSinceFull >= fullEvery { checkpoint() } else { stale = true }
+        } else if bytesSinceFull >= fullEvery {
+            checkpoint()
+        }
+    }
+
+    @inline(never)
+    private func checkpoint() {
+        let e = engine
+        let full = bytesSinceFull >= fullEvery
+        // The screens that are the same as at the last checkpoint, from the root.
+        var keep = 0
+        if !full {
+            let n = min(e.stackCount, shadowIDs.count)
+            while keep < n, let s = e.screen(at: keep), s.id == shadowIDs[keep], s.route.pointer == shadowRoutes[keep] { keep += 1 }
+        }
+        let at = write(.checkpoint, 0, flags: full ? RecordFlags.full : 0, reserving: full ? capacity / 8 : reserve) { w in
+            TraceCheckpoint.encode(&w, e, full: full, keep: keep)
+        }
+        guard at >= 0 else { return }
+        if full { bytesSinceFull = 0 }
+        recordsSinceCheckpoint = 0
+        stale = false
+        checkpointVersion = e.stateVersion
+        shadowIDs.removeAll(keepingCapacity: true)
+        shadowRoutes.removeAll(keepingCapacity: true)
+        for i in 0..<e.stackCount {
+            let s = e.screen(at: i)!
+            shadowIDs.append(s.id)
+            shadowRoutes.append(s.route.pointer)
+        }
+    }
+
+    // MARK: Output (file and writer)
+
+    /// Format the buffered records and hand the text to the file or the
+    /// host's writer.
     func flush() {
+        guard !isRing else { return }
+        flushRecords()
+    }
+
+    private func flushRecords() {
+        var at = 0
+        while at < tail {
+            guard let h = RecordHeader.load(base + at, available: tail - at) else { break }
+            let payload = UnsafeRawBufferPointer(start: base + at + RecordHeader.size, count: Int(h.size) - RecordHeader.size)
+            if RecordFormat.line(h, payload, out) { out.newline() }
+            at += Int(h.size)
+        }
+        tail = 0
+        used = 0
+        lastStart = -1
+        for i in 0..<depth { frames[i].record = -1 }
+        emit()
+    }
+
+    /// A record larger than the buffer (a file or writer): the buffer is
+    /// flushed and grows to hold it.
+    @inline(never)
+    private func writeLarge(_ kind: RecordKind, _ code: UInt8, _ flags: UInt16, _ body: (inout RecordWriter) -> Void) -> Int {
+        flushRecords()
+        var size = capacity
+        while true {
+            size *= 2
+            grow(size)
+            var w = RecordWriter(base + RecordHeader.size, end: base + capacity)
+            body(&w)
+            if !w.overflow {
+                commit(0, w.p - base, kind, code, flags)
+                reserve = max(reserve, min(capacity, w.p - base + 4096))
+                return 0
+            }
+        }
+    }
+
+    private func grow(_ size: Int) {
+        guard size > capacity, let bytes = calloc(1, size) else { return }
+        memcpy(bytes, base, tail)
+        free(ring.pointee.bytes)
+        ring.pointee.bytes = bytes.assumingMemoryBound(to: UInt8.self)
+        ring.pointee.capacity = UInt64(size)
+        base = bytes
+        capacity = size
+    }
+
+    /// Write out `out`.
+    private func emit() {
+        defer { out.reset() }
         guard failed == nil, !out.isEmpty else { return }
+        let bytes = out.view
         switch sink {
         case .file(let fd, let path):
             var off = 0
-            while off < out.count {
-                let n = out.withUnsafeBytes { write(fd, $0.baseAddress! + off, out.count - off) }
+            while off < bytes.count {
+                let n = NavGuardLibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
                 if n < 0 {
                     if ngc_errno() == EINTR { continue }
                     failed = "writing \(path) failed: \(String(cString: strerror(ngc_errno())))"
@@ -326,29 +501,34 @@ final class Recorder {
             // it makes on the context are refused (withContext), else each
             // would record and flush into the writer again, without end.
             inWriter = true
-            let ok = out.withUnsafeBytes { w(user, $0.baseAddress!.assumingMemoryBound(to: CChar.self), out.count) }
+            let ok = w(user, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), bytes.count)
             inWriter = false
             if !ok { failed = "the host's writer asked to stop" }
         case .ring:
             break
         }
-        out.removeAll(keepingCapacity: true)
     }
 
-    private func push(_ bytes: UnsafeRawBufferPointer) {
-        ring.append(bytes, at: now)
-        if ringNs > 0 { ring.dropOlder(than: now - ringNs) }
-    }
+    // MARK: Ring dumps
 
-    /// The ring as a trace: a header with "start":"ring", then the records.
-    func ringTrace() -> [UInt8] {
-        headerLine(start: .ring)
-        var text = line.bytes
-        ring.copy(into: &text)
-        return text
+    /// The ring as a trace: a header with "start":"ring" and the state at
+    /// the first record kept, then the records.
+    func ringTrace() -> (text: [UInt8], lines: Int) {
+        var bytes: [UInt8] = []
+        if used == 0 {
+        } else if head < tail {
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: base + head, count: tail - head))
+        } else {
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: base + head, count: capacity - head))
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: base, count: tail))
+        }
+        let e = box.engine
+        let info = RingInfo(manualClock: e.isManualClock, manualStartNs: box.manualStartNs, defaultDurationNs: e.defaultTransitionNs,
+                            postedBase: box.mailbox.base, records: windowRecords, ns: windowNs, atNs: e.now,
+                            droppedBefore: Int64(ring.pointee.dropped_lines), crash: nil, damage: nil)
+        let t = bytes.withUnsafeBytes { RingReader.trace($0, info) }
+        return (t.text, t.lines)
     }
-
-    var ringCount: Int { ring.count }
 
     /// The next automatic dump's file name.
     private func nextDumpPath() -> String {
@@ -367,14 +547,16 @@ final class Recorder {
                 ?? "flight recorder: the whole session went to the host's writer"
         }
         let file = nextDumpPath()
-        if let err = writeFile(file, ringTrace()) {
-            return "flight recorder: could not dump the last \(ringCount) records: \(err)"
+        let (text, lines) = ringTrace()
+        if let err = writeFile(file, text) {
+            return "flight recorder: could not dump the last \(lines) records: \(err)"
         }
-        return "flight recorder: the last \(ringCount) records are in \(file)"
+        return "flight recorder: the last \(lines) records are in \(file)"
     }
 
     func close() {
         flush()
+        ngc_crash_unregister(ring)
         if case .file(let fd, _) = sink { _ = NavGuardLibc.close(fd) }
     }
 }
@@ -394,270 +576,4 @@ func writeFile(_ path: String, _ bytes: [UInt8]) -> String? {
         off += n
     }
     return nil
-}
-
-/// How the records' parts are written (shared by the recorder and replay's
-/// reports).
-enum TraceWrite {
-    static func screen(_ w: TraceLine, _ s: Screen) {
-        w.begin()
-        w.field("id", s.id)
-        w.field("route", s.route)
-        w.field("identity", s.identity)
-        if s.flags != 0 { w.field("flags", s.flags) }
-        w.end()
-    }
-
-    static func request(_ w: TraceLine, _ r: Request) {
-        w.field("kind", r.kind.rawValue, names: ng_request_kind_name)
-        if r.flags != 0 { w.field("flags", r.flags) }
-        if r.source != 0 { w.field("source", r.source) }
-        if let s = r.screen { w.key("screen"); screen(w, s) }
-        if r.targetID != 0 { w.field("target", r.targetID) }
-        if !r.screens.isEmpty {
-            w.array("screens") { w in
-                for s in r.screens {
-                    w.element()
-                    screen(w, s)
-                }
-            }
-        }
-        if r.durationNs != 0 { w.field("duration_ns", r.durationNs) }
-        if let t = r.drivingTouch { w.field("touch", t) }
-        if r.fromScreen != 0 { w.field("from", r.fromScreen) }
-    }
-
-    static func questionEnd(_ w: TraceLine, _ q: ng_question, answer: Int32) {
-        w.field("id", q.question_id)
-        w.field("answer", answer, names: ng_answer_name)
-    }
-
-    static func question(_ w: TraceLine, _ q: ng_question) {
-        w.field("id", q.question_id)
-        w.field("topic", q.topic)
-        w.field("text", q.text)
-        w.field("guard", q.guard_id)
-        if q.request_id != 0 {
-            w.field("request", q.request_id)
-            w.field("kind", q.kind, names: ng_request_kind_name)
-            if q.source != 0 { w.field("source", q.source) }
-        }
-        if q.screen_id != 0 { w.field("screen", q.screen_id) }
-        if q.deadline_ns != Limits.noDeadline { w.field("deadline", q.deadline_ns) }
-    }
-
-    static func event(_ w: TraceLine, _ e: ng_event) {
-        w.field("type", e.type, names: ng_event_type_name)
-        if e.type == NG_EVENT_TOUCH {
-            w.field("phase", e.phase, names: ng_touch_phase_name)
-        } else {
-            w.field("phase", e.phase)
-        }
-        w.field("touch", e.touch_id)
-        w.field("x", e.x)
-        w.field("y", e.y)
-        if e.flags != 0 { w.field("flags", e.flags) }
-        if e.flags & UInt32(NG_EVF_HAS_TARGET) != 0 { w.field("target", e.target_view) }
-        if e.code != 0 { w.field("code", e.code) }
-        if e.timestamp_ns != 0 { w.field("ts", e.timestamp_ns) }
-    }
-
-    static func view(_ w: TraceLine, _ v: ViewSpec) {
-        w.begin()
-        w.field("id", v.id)
-        w.field("parent", v.parent)
-        w.field("x", v.frame.x)
-        w.field("y", v.frame.y)
-        w.field("w", v.frame.width)
-        w.field("h", v.frame.height)
-        w.field("order", v.order)
-        w.field("flags", v.flags.cValue)
-        w.field("alpha", v.alpha)
-        w.object("shape") { w in
-            switch v.shape {
-            case .bounds:
-                w.field("kind", NG_SHAPE_BOUNDS, names: ng_shape_kind_name)
-            case .insets(let top, let left, let bottom, let right):
-                w.field("kind", NG_SHAPE_INSETS, names: ng_shape_kind_name)
-                w.field("top", top); w.field("left", left); w.field("bottom", bottom); w.field("right", right)
-            case .circle(let cx, let cy, let r):
-                w.field("kind", NG_SHAPE_CIRCLE, names: ng_shape_kind_name)
-                w.field("cx", cx); w.field("cy", cy); w.field("r", r)
-            case .polygon(let pts):
-                w.field("kind", NG_SHAPE_POLYGON, names: ng_shape_kind_name)
-                w.array("points") { w in
-                    for p in pts {
-                        w.element()
-                        w.raw(0x5B)
-                        w.double(p.x)
-                        w.raw(0x2C)
-                        w.double(p.y)
-                        w.raw(0x5D)
-                    }
-                }
-            }
-        }
-        w.end()
-    }
-
-    static func guardRecord(_ w: TraceLine,
-                            _ g: (id: UnsafePointer<CChar>, version: UnsafePointer<CChar>, origin: String?, config: CStr)) {
-        w.begin()
-        w.field("id", g.id)
-        w.field("version", g.version)
-        w.field("path", g.origin)
-        w.field("config", g.config)
-        w.end()
-    }
-
-    static func outcome(_ w: TraceLine, _ o: OutcomeRecord) {
-        w.field("id", o.requestID)
-        w.field("kind", o.kind.rawValue, names: ng_request_kind_name)
-        w.field("outcome", o.outcome.rawValue, names: ng_outcome_name)
-        w.field("reason", o.reason.rawValue, names: ng_reason_name)
-        if o.source != 0 { w.field("source", o.source) }
-        if let g = o.guardID { w.field("guard", g) }
-        if let m = o.message { w.field("message", m) }
-    }
-
-    /// What ng_request_submit returned (the recorder and replay write the
-    /// same fields, which replay compares).
-    static func submitResult(_ w: TraceLine, status: Int32, id: UInt64, reason: Int32, guardID: UnsafePointer<CChar>?) {
-        w.field("status", status, names: ng_outcome_name)
-        w.field("id", id)
-        if reason != NG_REASON_NONE { w.field("reason", reason, names: ng_reason_name) }
-        if let guardID { w.field("guard", guardID) }
-    }
-
-    /// What ng_event_submit returned.
-    static func eventResult(_ w: TraceLine, verdict: Int32, reason: Int32, view: UInt64, guardID: UnsafePointer<CChar>?) {
-        w.field("verdict", verdict, names: ng_verdict_name)
-        w.field("reason", reason, names: ng_reason_name)
-        w.field("view", view)
-        if let guardID { w.field("guard", guardID) }
-    }
-
-    static func holdEnd(_ w: TraceLine, _ h: ng_hold_info) {
-        w.field("token", h.token)
-        w.field("label", h.label)
-        w.field("mask", h.mask)
-        w.field("reason", h.reason, names: ng_hold_end_reason_name)
-        w.field("began", h.began_ns)
-        w.field("ended", h.ended_ns)
-    }
-
-    static func report(_ w: TraceLine, guardID: UnsafePointer<CChar>?, text: UnsafePointer<CChar>?) {
-        w.field("guard", guardID)
-        w.field("text", text)
-    }
-
-    static func log(_ w: TraceLine, severity: Int32, guardID: UnsafePointer<CChar>?, message: UnsafePointer<CChar>?) {
-        w.field("severity", severity, names: ng_severity_name)
-        w.field("guard", guardID)
-        w.field("message", message)
-    }
-
-    static func touchCancel(_ w: TraceLine, _ t: ng_touch_info) {
-        w.field("touch", t.touch_id)
-        w.field("view", t.view_id)
-        w.field("state", t.state, names: ng_touch_state_name)
-        w.field("began", t.began_ns)
-    }
-
-    static func transition(_ w: TraceLine, _ e: ng_transition_event) {
-        w.field("track", e.track, names: ng_track_name)
-        w.field("phase", e.phase, names: ng_phase_name)
-        w.field("flags", e.flags)
-        w.field("id", e.request_id)
-        w.field("kind", e.kind, names: ng_request_kind_name)
-        w.field("from", e.from_id)
-        w.field("to", e.to_id)
-    }
-}
-
-/// The ring of ring mode: the newest records in one circular byte buffer, so
-/// keeping a record allocates nothing once the buffer has its size.
-///
-/// Invariants: `count` records, oldest at `head`, each a whole line stored
-/// contiguously or wrapped once at the end of `bytes`; `used` is the sum of
-/// their lengths, never above `bytes.count`; at most `capacity` records.
-struct TraceRing {
-    private var bytes: [UInt8]
-    private var entries: [(t: Int64, start: Int, length: Int)]
-    private let capacity: Int
-    private var head = 0
-    private(set) var count = 0
-    private var used = 0
-    private var writePos = 0
-    private(set) var dropped: UInt64 = 0
-
-    init(records: Int) {
-        capacity = max(records, 1)
-        bytes = records > 0 ? Array(repeating: 0, count: max(1 << 20, min(records * 192, 64 << 20))) : []
-        entries = Array(repeating: (0, 0, 0), count: records > 0 ? capacity : 0)
-    }
-
-    var oldestTime: Int64? { count > 0 ? entries[head].t : nil }
-
-    mutating func append(_ line: UnsafeRawBufferPointer, at t: Int64) {
-        if line.count > bytes.count { grow(to: line.count * 2) }
-        while count == capacity || bytes.count - used < line.count { dropOldest() }
-        let first = min(line.count, bytes.count - writePos)
-        bytes.withUnsafeMutableBytes { dst in
-            guard let src = line.baseAddress else { return }
-            dst.baseAddress!.advanced(by: writePos).copyMemory(from: src, byteCount: first)
-            if first < line.count {
-                dst.baseAddress!.copyMemory(from: src.advanced(by: first), byteCount: line.count - first)
-            }
-        }
-        entries[(head + count) % capacity] = (t, writePos, line.count)
-        writePos = (writePos + line.count) % bytes.count
-        used += line.count
-        count += 1
-    }
-
-    mutating func dropOlder(than t: Int64) {
-        while count > 1 && entries[head].t < t { dropOldest() }
-    }
-
-    private mutating func dropOldest() {
-        used -= entries[head].length
-        head = (head + 1) % capacity
-        count -= 1
-        dropped += 1
-        if count == 0 { writePos = 0; used = 0 }
-    }
-
-    /// Append every record, oldest first.
-    func copy(into out: inout [UInt8]) {
-        for k in 0..<count {
-            let e = entries[(head + k) % capacity]
-            var pos = e.start
-            for _ in 0..<e.length {
-                out.append(bytes[pos])
-                pos += 1
-                if pos == bytes.count { pos = 0 }
-            }
-        }
-    }
-
-    private mutating func grow(to size: Int) {
-        var all: [(t: Int64, line: [UInt8])] = []
-        for k in 0..<count {
-            let e = entries[(head + k) % capacity]
-            var l: [UInt8] = []
-            var pos = e.start
-            for _ in 0..<e.length {
-                l.append(bytes[pos])
-                pos += 1
-                if pos == bytes.count { pos = 0 }
-            }
-            all.append((e.t, l))
-        }
-        bytes = Array(repeating: 0, count: size)
-        head = 0; count = 0; used = 0; writePos = 0
-        let d = dropped
-        for (t, l) in all { l.withUnsafeBytes { append($0, at: t) } }
-        dropped = d
-    }
 }

@@ -12,19 +12,17 @@ extension ContextBox {
         set { bridge.recorder = newValue }
     }
 
-    /// The call's arguments, once they passed validation.
+    /// The call's arguments, once they passed validation (Trace/TraceCalls.swift
+    /// says how each call's are written).
     @inline(__always)
-    func recordArgs(_ body: (TraceLine) -> Void) {
-        if let r = recorder {
-            if r.isOutermost { engine.trackDatedAt = nil }   // a host call begins
-            r.args(engine.now, body)
-        }
+    func recordArgs(_ body: (inout RecordWriter) -> Void) {
+        bridge.recording { $0.args(body) }
     }
 
-    /// Results of the call, beside its status.
+    /// What the call returns beside its status.
     @inline(__always)
-    func recordResult(_ body: (TraceLine) -> Void) {
-        recorder?.result(body)
+    func recordResult(_ result: @autoclosure () -> CallResult) {
+        bridge.recording { $0.result(result()) }
     }
 
     /// A chain change: `via` names the function; the guards it added are
@@ -32,40 +30,27 @@ extension ContextBox {
     func recordChain(_ via: StaticString, config: String? = nil, path: String? = nil,
                      _ body: () throws(EngineError) -> Void) throws(EngineError) {
         let before = engine.guardCount
-        recordArgs { w in
-            w.field("via", literal: via)
-            if let path { w.field("path", path) }
-            if let config { w.field("config", config) }
-        }
+        recordArgs { ChainCall.encode(&$0, via: via, path: path, config: config) }
         try body()
-        recordResult { w in
-            w.array("guards") { w in
-                for i in before..<engine.guardCount {
-                    w.element()
-                    TraceWrite.guardRecord(w, engine.guardRecord(at: i)!)
-                }
-            }
-        }
+        recordResult(.chain(from: before, to: engine.guardCount))
     }
 
     /// A recorded call returns: its `ret`; a recorder whose writing failed
     /// is stopped here, once no call is in progress, and the host told
     /// through on_log (its own calls go on).
-    func recorderLeave(_ rec: Recorder, _ st: ng_status, flush: Bool) {
-        // A transition this host call began is dated from when the call
-        // returned (a real clock moved meanwhile): "tr", for replay.
-        var datedAt: Int64?
-        if rec.isOutermost, let t = engine.trackDatedAt {
-            datedAt = t
-            engine.trackDatedAt = nil
+    @inline(__always)
+    func recorderLeave(_ u: Unmanaged<Recorder>, _ st: ng_status, flush: Bool) {
+        let why: String? = u._withUnsafeGuaranteedRef { rec in
+            rec.leave(st, err: st == NG_OK ? nil : UnsafePointer(errbuf))
+            guard rec.isIdle else { return nil }
+            if _slowPath(rec.failed != nil) { return rec.failed }
+            if flush || rec.isOverFlushSize { rec.flush() }
+            return nil
         }
-        rec.leave(st, err: st == NG_OK ? nil : UnsafePointer(errbuf), t: engine.now, datedAt: datedAt)
-        guard rec.isIdle else { return }
-        if let why = rec.failed {
+        // Stopped here, out of the recorder's own code.
+        if _slowPath(why != nil) {
             stopRecording()
-            bridge.logError("flight recorder stopped: \(why)")
-        } else if flush || rec.isOverFlushSize {
-            rec.flush()
+            bridge.logError("flight recorder stopped: \(why!)")
         }
     }
 

@@ -4,105 +4,10 @@ import NavGuardCore
 
 // Replay of a trace (docs/trace-format.md): a host of its own that re-makes
 // every recorded call through the public C API, on a manual clock set to
-// each call's instant, and compares what comes back with the recording.
-
-/// One line of a trace, parsed.
-public struct TraceRecord {
-    public let line: Int
-    public let value: JSONValue
-    public let text: String
-    public var kind: String { value["k"]?.string ?? "" }
-    public var fn: String { value["fn"]?.string ?? "" }
-}
-
-/// Why a trace could not be read or replayed.
-public struct TraceError: Error {
-    public let status: ng_status
-    public let line: Int
-    public let message: String
-}
-
-/// A parsed trace: its header and its records, in order.
-public struct Trace {
-    public let header: JSONValue
-    public let records: [TraceRecord]
-    /// The last line was cut off (a trace written until a crash).
-    public let truncatedLine: Int?
-
-    public static let version: Int64 = 1
-
-    /// Read a trace; a malformed line is an error naming it, except a last
-    /// line cut off without its newline, which ends the trace.
-    public static func read(_ bytes: UnsafeRawBufferPointer) throws(TraceError) -> Trace {
-        var lines: [(start: Int, end: Int)] = []
-        var start = 0
-        for i in 0..<bytes.count where bytes[i] == 0x0A {
-            lines.append((start, i))
-            start = i + 1
-        }
-        let cutTail = start < bytes.count
-        if cutTail { lines.append((start, bytes.count)) }
-        guard !lines.isEmpty else { throw TraceError(status: NG_E_PARSE, line: 1, message: "the trace is empty") }
-        var header: JSONValue = .null
-        var records: [TraceRecord] = []
-        records.reserveCapacity(lines.count)
-        var truncated: Int?
-        for (n, l) in lines.enumerated() {
-            let number = n + 1
-            let slice = UnsafeRawBufferPointer(rebasing: bytes[l.start..<l.end])
-            if slice.isEmpty { continue }
-            var parsed: JSONValue?
-            var why = "not a JSON object"
-            do throws(JSONError) { parsed = try JSON.parse(slice.bindMemory(to: UInt8.self)) } catch { why = error.message }
-            guard let v = parsed, case .object = v else {
-                if number == lines.count && cutTail && number > 1 {
-                    truncated = number
-                    break
-                }
-                throw TraceError(status: NG_E_PARSE, line: number,
-                                 message: number == 1 ? "not a NavGuard trace (the first line is not a JSON header): \(why)"
-                                                      : "line \(number) is not a trace record: \(why)")
-            }
-            if number == 1 {
-                guard let given = v["navguard_trace"] else {
-                    throw TraceError(status: NG_E_PARSE, line: 1, message: "not a NavGuard trace (no \"navguard_trace\" in the first line)")
-                }
-                guard let version = given.int64, version >= 1 else {
-                    throw TraceError(status: NG_E_PARSE, line: 1,
-                                     message: "\"navguard_trace\" is \(clip(JSON.serialize(given))): a trace format version is a whole number from 1")
-                }
-                guard version <= Trace.version else {
-                    throw TraceError(status: NG_E_RANGE, line: 1,
-                                     message: "trace format version \(version); this library reads version \(Trace.version) (a newer NavGuard wrote it)")
-                }
-                // The header's times: replay sets its clock from them and
-                // reports times relative to at_ns.
-                for key in ["at_ns", "manual_start_ns", "default_duration_ns"] {
-                    do throws(FieldError) { _ = try nanoseconds(v[key], key) } catch { throw error.error(line: 1) }
-                }
-                // Posted ids count up from posted_base (2^52; NavGuard 0.2's
-                // began at 2^63): above that, counting on could overflow.
-                if let base = v["posted_base"] {
-                    guard let b = base.uint64, b >= 1, b <= 1 << 63 else {
-                        throw TraceError(status: NG_E_PARSE, line: 1,
-                                         message: "line 1: \"posted_base\" is \(clip(JSON.serialize(base))), not an integer in 1...2^63")
-                    }
-                }
-                header = v
-                continue
-            }
-            guard let k = v["k"]?.string, ["call", "ret", "cb", "posted"].contains(k) else {
-                throw TraceError(status: NG_E_PARSE, line: number, message: "line \(number) has no known record kind \"k\"")
-            }
-            if k != "posted" && v["fn"]?.string == nil {
-                throw TraceError(status: NG_E_PARSE, line: number, message: "line \(number) has no \"fn\"")
-            }
-            records.append(TraceRecord(line: number, value: v,
-                                       text: String(decoding: slice, as: UTF8.self)))
-        }
-        return Trace(header: header, records: records, truncatedLine: truncated)
-    }
-}
+// each call's instant, and compares what comes back with the recording. It
+// reads the trace through its typed records (Trace/), never by key: results
+// and callbacks are compared as the recorder writes them (the same encode
+// and format functions make what happens now).
 
 /// What a replay found.
 public struct ReplayOutcome {
@@ -123,32 +28,13 @@ final class Replayer {
     var diverged = false
     /// Lines of the calls replayed so far (for the report's context).
     var recent: [String] = []
-    /// The calls being replayed, innermost last.
-    var calls: [TraceRecord] = []
+    /// The calls being replayed, innermost last, with their instants.
+    var calls: [(record: TraceRecord, t: Int64?)] = []
     /// The trace's first instant (times in reports count from it).
     var origin: Int64 = 0
     /// The recording ran on a monotonic clock.
-    var monotonic: Bool { trace.header["clock"]?.string != "manual" }
+    var monotonic: Bool { !trace.header.manualClock }
     var notes: [String] = []
-    /// Malformed requests of the recording: replay submits one malformed
-    /// another way (an unknown flag) and reports the recorded reason text.
-    var invalidByID: [UInt64: String] = [:]
-    var pendingInvalid: String?
-
-    /// The message an outcome carries as recorded, for a malformed request.
-    func outcomeMessage(id: UInt64, reason: Int32, _ message: UnsafePointer<CChar>?) -> CStr? {
-        if reason == NG_REASON_INVALID, let m = invalidByID[id] {
-            return CStr(m)
-        }
-        // The malformed request being submitted is evaluated first: the
-        // first invalid outcome during its submit is its own.
-        if reason == NG_REASON_INVALID, let m = pendingInvalid {
-            invalidByID[id] = m
-            pendingInvalid = nil
-            return CStr(m)
-        }
-        return message.map { CStr(String(cString: $0)) }
-    }
 
     init(trace: Trace, chain: String?) {
         self.trace = trace
@@ -159,13 +45,12 @@ final class Replayer {
 
     func run() throws(TraceError) -> ReplayOutcome {
         let h = trace.header
-        let start = h["start"]?.string ?? "create"
-        if start == "ring" {
+        if h.start == "ring" {
             throw TraceError(status: NG_E_STATE, line: 1, message: "this trace is a ring dump: it holds only the newest records, not the state they began from, so it cannot be replayed (navguard timeline draws it)")
         }
-        if start == "mid-session", let live = h["state"]?["live"] {
-            var busy: [String] = []
-            for (k, v) in live.object ?? [] where (v.int64 ?? 0) != 0 { busy.append("\(v.int64!) \(k)") }
+        let state = h.start == "mid-session" ? try reading(1) { () throws(FieldError) in try h.readState() } : nil
+        if let live = state?.live {
+            let busy = live.filter { $0.count != 0 }.map { "\($0.count) \($0.name)" }
             if !busy.isEmpty {
                 throw TraceError(status: NG_E_STATE, line: 1, message: "recording began mid-session with live state (\(busy.joined(separator: ", "))), which replay cannot recreate; start recording right after ng_context_create")
             }
@@ -173,12 +58,10 @@ final class Replayer {
         var o = ng_options()
         o.size = UInt32(MemoryLayout<ng_options>.size)
         o.clock = NG_CLOCK_MANUAL
-        // Checked by Trace.read: integers >= 0.
-        let at = h["at_ns"]?.int64 ?? 0
-        origin = at
-        let manualStart = h["manual_start_ns"]?.int64 ?? 0
-        o.manual_start_ns = h["clock"]?.string == "manual" ? min(manualStart, at) : at
-        o.default_duration_ns = h["default_duration_ns"]?.int64 ?? 0
+        // Checked by TraceHeader: integers >= 0.
+        origin = h.atNs
+        o.manual_start_ns = h.manualClock ? min(h.manualStartNs, h.atNs) : h.atNs
+        o.default_duration_ns = h.defaultDurationNs
         o.delegate = Replayer.delegate(self)
         var c: OpaquePointer?
         let st = ng_context_create(&o, &c)
@@ -192,7 +75,7 @@ final class Replayer {
         }
         // Posted ids continue the recording's range (NavGuard 0.2 wrote no
         // posted_base: its posted ids began at 2^63).
-        let postedBase = h["posted_base"]?.uint64 ?? (1 << 63)
+        let postedBase = h.postedBase ?? (1 << 63)
         var status = NG_OK
         registry.owned(c, &status)?._withUnsafeGuaranteedRef { $0.mailbox.base = postedBase }
         if let chain = chainOverride {
@@ -202,13 +85,11 @@ final class Replayer {
             }
             notes.append("chain: \(chain.count > 120 ? String(chain.prefix(117)) + "..." : chain) (instead of the recorded one)")
         }
-        if start == "mid-session", let state = h["state"] {
-            try restoreState(state)
-        }
+        if let state { try restoreState(state) }
         while cursor < trace.records.count && !diverged {
             let r = trace.records[cursor]
-            guard r.kind == "call" else {
-                throw TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): a \(r.kind) record outside any call")
+            guard r.kind == .call else {
+                throw TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): a \(r.kind.rawValue) record outside any call")
             }
             try replayCall(depth: 0)
         }
@@ -227,10 +108,19 @@ final class Replayer {
     func replayCall(depth: Int) throws(TraceError) {
         let r = trace.records[cursor]
         cursor += 1
-        if r.value["rejected"]?.bool == true { return }
-        let fn = r.fn
-        if depth == 0, r.value["t"] != nil {
-            let t = try reading(r.line) { () throws(FieldError) in try nanoseconds(r.value["t"], "t") }
+        let entry = try reading(r.line) { () throws(FieldError) in try r.entry() }
+        let fn: CallFn, t: Int64?, args: CallArgs, inlineRet: TraceResult?
+        switch entry {
+        case .rejected:
+            return
+        case .call(let f, let time, let a, let ret):
+            (fn, t, args, inlineRet) = (f, time, a, ret)
+        case .truncated:
+            throw TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): a record cut short (\"truncated\"): its call cannot be made again")
+        default:
+            throw TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): a \(r.kind.rawValue) record outside any call")
+        }
+        if depth == 0, let t {
             var now: Int64 = 0
             _ = ng_now(ctx, &now)
             if t < now {
@@ -238,7 +128,7 @@ final class Replayer {
             }
             if t > now { _ = ng_clock_set(ctx, t) }
         }
-        calls.append(r)
+        calls.append((r, t))
         defer {
             calls.removeLast()
             remember(r)
@@ -246,16 +136,16 @@ final class Replayer {
         outcome.calls += 1
         // Requests posted from other threads, applied by this tick (or
         // dropped by this destroy).
-        if fn == "tick" || fn == "destroy" {
-            while cursor < trace.records.count && trace.records[cursor].kind == "posted" {
+        if fn == .tick || fn == .destroy {
+            while cursor < trace.records.count && trace.records[cursor].kind == .posted {
                 let p = trace.records[cursor]
                 cursor += 1
-                guard let req = p.value["req"] else {
-                    throw TraceError(status: NG_E_PARSE, line: p.line, message: "line \(p.line): a posted record without \"req\"")
+                let (recordedID, req) = try reading(p.line) { () throws(FieldError) -> (UInt64, TraceRequest) in
+                    guard case .posted(let id, let request, _) = try p.entry() else { throw FieldError(message: "a posted record without \"req\"") }
+                    return (id, request)
                 }
                 var id: UInt64 = 0
-                let s = try reading(p.line) { () throws(FieldError) in try withRequest(req) { ng_request_post(ctx, $0, &id) } }
-                let recordedID: UInt64 = try reading(p.line) { () throws(FieldError) in try integer(p.value["id"], "id") }
+                let s = req.withC { ng_request_post(ctx, $0, &id) }
                 if s != NG_OK || id != recordedID {
                     diverge(at: p, recorded: p.text, now: "ng_request_post -> \(String(cString: ng_strstatus(s))), id \(id)")
                     return
@@ -265,47 +155,43 @@ final class Replayer {
         // The instant the recorded call's new transition was dated from
         // (when it returned: "tr"), else the call's own instant.
         if depth == 0 {
-            let tr = r.value["tr"] ?? retLine(ofCallAt: cursor - 1)?.value["tr"]
-            var datedAt: Int64?
-            if let tr { datedAt = try reading(r.line) { () throws(FieldError) in try nanoseconds(tr, "tr") } }
-            setReplayTrackDatedAt(datedAt)
+            setReplayTrackDatedAt(inlineRet != nil ? inlineRet?.datedAt : retOf(callAt: cursor - 1)?.datedAt)
         }
-        let ret = try perform(r)
+        let ret = try perform(fn, args, r, inlineRet: inlineRet)
         if depth == 0 { setReplayTrackDatedAt(nil) }
         if diverged { return }
         // Compare the result: on the call's line, or on its `ret` line after
         // its callbacks.
-        let recorded: JSONValue?
+        let recorded: TraceResult
         let at: TraceRecord
-        if let inline = r.value["ret"] {
-            recorded = inline
+        if let inlineRet {
+            recorded = inlineRet
             at = r
         } else {
             skipTimingLines()
             guard cursor < trace.records.count else {
                 if trace.truncatedLine != nil { return }
-                throw TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): the \(fn) call has no ret line")
+                throw TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): the \(fn.name) call has no ret line")
             }
             let next = trace.records[cursor]
-            guard next.kind == "ret" else {
-                diverge(at: next, recorded: next.text, now: "the \(fn) call returned \(JSON.serialize(ret)) (the recording has more callbacks first)")
+            guard next.kind == .ret, case .ret(_, let result) = try reading(next.line, { () throws(FieldError) in try next.entry() }) else {
+                diverge(at: next, recorded: next.text, now: "the \(fn.name) call returned \(JSON.serialize(ret)) (the recording has more callbacks first)")
                 return
             }
             cursor += 1
-            recorded = next.value["ret"]
+            recorded = result
             at = next
         }
-        if fn == "chain" && chainOverride != nil { return }
-        if fn == "chain", let recorded {
-            if recorded.chainResult != ret {
-                diverge(at: at, recorded: JSON.serialize(recorded.chainResult), now: JSON.serialize(ret))
+        if fn == .chain && chainOverride != nil { return }
+        if fn == .chain {
+            if recorded.chainComparison != ret {
+                diverge(at: at, recorded: JSON.serialize(recorded.chainComparison), now: JSON.serialize(ret))
             }
             return
         }
-        if let recorded, !sameResult(recorded, ret) {
-            diverge(at: at, recorded: JSON.serialize(recorded), now: JSON.serialize(ret))
+        if !sameResult(recorded.json, ret) {
+            diverge(at: at, recorded: JSON.serialize(recorded.json), now: JSON.serialize(ret))
         }
-        return
     }
 
     /// The results compared: everything but the error text (it may name
@@ -320,13 +206,14 @@ final class Replayer {
 
     // MARK: Callbacks
 
-    func callback(_ fn: StaticString, _ body: (TraceLine) -> Void) {
+    /// A callback the replay context made, written as the recorder writes it.
+    func callback(_ fn: CallbackFn, _ encode: (inout RecordWriter) -> Void) {
         if diverged { return }
         let line = TraceLine()
         line.begin()
         line.field("k", literal: "cb")
-        line.field("fn", literal: fn)
-        body(line)
+        line.field("fn", literal: fn.name)
+        withEncoded(encode) { TraceCallback.format(fn, &$0, line) }
         line.end()
         guard let nowValue = try? JSON.parse(line.bytes) else { return }
         skipTimingLines()
@@ -336,14 +223,14 @@ final class Replayer {
             return
         }
         let r = trace.records[cursor]
-        guard r.kind == "cb", r.value == nowValue else {
+        guard r.kind == .cb, r.value == nowValue else {
             diverge(at: r, recorded: r.text, now: String(decoding: line.bytes, as: UTF8.self))
             return
         }
         cursor += 1
         outcome.callbacks += 1
         // Calls the host made from inside this callback.
-        while !diverged && cursor < trace.records.count && trace.records[cursor].kind == "call" {
+        while !diverged && cursor < trace.records.count && trace.records[cursor].kind == .call {
             do { try replayCall(depth: 1) } catch {
                 diverged = true
                 outcome.line = error.line
@@ -358,7 +245,8 @@ final class Replayer {
     func skipTimingLines() {
         while cursor < trace.records.count {
             let r = trace.records[cursor]
-            guard r.kind == "cb", r.fn == "log", r.value["message"]?.string?.hasPrefix(Engine.slowVotePrefix) == true else { return }
+            guard r.kind == .cb, case .callback(_, .log(_, _, let message))? = try? r.entry(),
+                  message.hasPrefix(Engine.slowVotePrefix) else { return }
             cursor += 1
         }
     }
@@ -374,13 +262,13 @@ final class Replayer {
         guard !diverged else { return }
         diverged = true
         outcome.line = r.line
-        var t: Int64 = calls.last?.value["t"]?.int64 ?? 0
+        var t: Int64 = calls.last?.t ?? 0
         if ctx != nil { _ = ng_now(ctx, &t) }
         // Both are checked to be >= 0; saturating all the same.
         let (into, overflow) = t.subtractingReportingOverflow(origin)
         let when = overflow ? "" : "\(formatMs(into)) into the trace "
         var lines = ["replay: diverged at line \(r.line), \(when)(t=\(t))"]
-        if let input = calls.last { lines.append("  input:    line \(input.line): \(clip(input.text))") }
+        if let input = calls.last?.record { lines.append("  input:    line \(input.line): \(clip(input.text))") }
         lines += ["  recorded: \(clip(recorded))",
                   "  now:      \(clip(now))"]
         if !recent.isEmpty { lines.append("before it, newest last:") }
@@ -403,70 +291,63 @@ final class Replayer {
 
     // MARK: State of a mid-session trace
 
-    func restoreState(_ state: JSONValue) throws(TraceError) {
-        // Ids and tokens continue from where the recording was. Every id
-        // NavGuard hands out is below 2^53: a counter above it is refused
-        // (counting on from it could overflow).
-        func counter(_ key: String, _ dflt: UInt64) throws(FieldError) -> UInt64 {
-            let n = try integer(state[key], "state.\(key)", as: UInt64.self, default: dflt)
-            guard n <= 1 << 53 else { throw FieldError(message: "\"state.\(key)\" is \(n), above 2^53") }
-            return n
-        }
-        let counters = try reading(1) { () throws(FieldError) in
-            Engine.Counters(requestID: try counter("next_request_id", 1), holdToken: try counter("next_hold_token", 1),
-                            guardRequestID: try counter("next_guard_request_id", Limits.guardRequestIDBase),
-                            questionID: try counter("next_question_id", 1))
-        }
-        let posted = try reading(1) { () throws(FieldError) in try counter("next_posted", 0) }
+    func restoreState(_ state: TraceState) throws(TraceError) {
+        // Ids and tokens continue from where the recording was.
+        let n = try reading(1) { () throws(FieldError) in try state.counters() }
         var st = NG_OK
         if let box = registry.owned(ctx, &st) {
             box._withUnsafeGuaranteedRef { b in
-                b.engine.counters = counters
-                b.mailbox.counter = posted
+                b.engine.counters = Engine.Counters(requestID: n.requestID, holdToken: n.holdToken,
+                                                    guardRequestID: n.guardRequestID, questionID: n.questionID)
+                b.mailbox.counter = n.posted
             }
         }
-        if chainOverride == nil, let guards = state["chain"]?.array, !guards.isEmpty {
-            try configure(guards, line: 1)
+        if chainOverride == nil, !state.chain.isEmpty {
+            try configure(state.chain, line: 1)
         }
-        if let stack = state["stack"]?.array, !stack.isEmpty {
-            let text = JSON.serialize(.object([("navguard_snapshot", .integer(1)), ("screens", .array(stack))]))
+        if !state.stack.isEmpty {
+            // A stack snapshot (ng_stack_restore's own format) of the recorded screens.
+            let screens: [JSONValue] = state.stack.map { s in
+                var m: [(String, JSONValue)] = [("id", .integer(Int64(bitPattern: s.id))), ("route", .string(s.route))]
+                if let i = s.identity { m.append(("identity", .string(i))) }
+                if s.flags != 0 { m.append(("flags", .integer(Int64(s.flags)))) }
+                return .object(m)
+            }
+            let text = JSON.serialize(.object([("navguard_snapshot", .integer(1)), ("screens", .array(screens))]))
             let st = text.withCString { ng_stack_restore(ctx, $0, strlen($0)) }
             if st != NG_OK {
                 throw TraceError(status: st, line: 1, message: "the recorded stack: \(String(cString: ng_errmsg(ctx)))")
             }
         }
-        if let views = state["views"]?.array {
-            // Set in their first-set order (ties of `order` depend on it); a
-            // view whose parent comes later goes under the root first.
-            var made = Set<UInt64>()
-            var later: [JSONValue] = []
-            for v in views {
-                var first = v
-                let parent = v["parent"]?.uint64 ?? 0
-                if parent != 0 && !made.contains(parent) {
-                    first = v.replacing("parent", with: .integer(0))
-                    later.append(v)
-                }
-                let st = try reading(1) { () throws(FieldError) in try withView(first, { ng_view_set(ctx, $0) }) }
-                guard st == NG_OK else {
-                    throw TraceError(status: st, line: 1, message: "a recorded view: \(String(cString: ng_errmsg(ctx)))")
-                }
-                made.insert(v["id"]?.uint64 ?? 0)
+        // Set in their first-set order (ties of `order` depend on it); a
+        // view whose parent comes later goes under the root first.
+        var made = Set<UInt64>()
+        var later: [TraceView] = []
+        for v in state.views {
+            var first = v
+            if v.parent != 0 && !made.contains(v.parent) {
+                first.parent = 0
+                later.append(v)
             }
-            for v in later {
-                _ = try? withView(v, { ng_view_set(ctx, $0) })
+            let st = first.withC { ng_view_set(ctx, $0) }
+            guard st == NG_OK else {
+                throw TraceError(status: st, line: 1, message: "a recorded view: \(String(cString: ng_errmsg(ctx)))")
             }
+            made.insert(v.id)
         }
+        for v in later { _ = v.withC { ng_view_set(ctx, $0) } }
     }
 
     // MARK: Chains
 
     /// Add recorded guards: each by its id on the search path here, else at
-    /// its recorded path.
-    func configure(_ guards: [JSONValue], line: Int) throws(TraceError) {
+    /// its recorded path. (The JSON built here is a chain configuration,
+    /// ng_chain_configure's input, not a trace.)
+    func configure(_ guards: [TraceGuard], line: Int) throws(TraceError) {
         var entries: [JSONValue] = []
         for g in guards {
-            guard let id = g["id"]?.string, !id.utf8.contains(0), pluginFileName(forID: id) != nil,
+            let id = g.id
+            guard !id.utf8.contains(0), pluginFileName(forID: id) != nil,
                   id.withCString({ Engine.validateID($0) }) == nil else {
                 throw TraceError(status: NG_E_PARSE, line: line, message: "line \(line): a guard without a valid id")
             }
@@ -475,14 +356,14 @@ final class Replayer {
                 _ = try locate(id)
                 entry.append(("id", .string(id)))
             } catch {
-                guard let p = g["path"]?.string, access(p, R_OK) == 0 else {
+                guard let p = g.path, access(p, R_OK) == 0 else {
                     throw TraceError(status: NG_E_LOAD, line: line, message: "line \(line): the recorded guard \(id) cannot be found here: \(error.message)")
                 }
                 entry.append(("path", .string(p)))
                 entry.append(("id", .string(id)))
                 notes.append("\(id) is not on the plugin search path here; loaded from its recorded path \(p)")
             }
-            if let text = g["config"]?.string, let cfg = try? JSON.parse(text) {
+            if let text = g.config, let cfg = try? JSON.parse(text) {
                 entry.append(("config", cfg))
             }
             entries.append(.object(entry))
@@ -508,8 +389,8 @@ final class Replayer {
         }
         // Different versions are worth saying; they are not a divergence.
         for (k, g) in guards.enumerated() {
-            guard let recorded = g["version"]?.string, let here = guardVersion(at: before + k), here != recorded else { continue }
-            notes.append("\(g["id"]?.string ?? "?") is version \(here) here, \(recorded) in the trace")
+            guard let recorded = g.version, let here = guardVersion(at: before + k), here != recorded else { continue }
+            notes.append("\(g.id) is version \(here) here, \(recorded) in the trace")
         }
     }
 
@@ -530,143 +411,122 @@ final class Replayer {
     // MARK: Calls
 
     /// Make the recorded call; its result as the recorder writes it.
-    func perform(_ r: TraceRecord) throws(TraceError) -> JSONValue {
-        let v = r.value
-        let ret = TraceLine()
+    func perform(_ fn: CallFn, _ args: CallArgs, _ r: TraceRecord, inlineRet: TraceResult?) throws(TraceError) -> JSONValue {
+        var result = CallResult.none
         var st: ng_status = NG_OK
-        func fail(_ m: String) -> TraceError {
-            TraceError(status: NG_E_PARSE, line: r.line, message: "line \(r.line): \(m)")
-        }
-        /// The record's fields, read: a bad one is refused with the line.
-        func read<T>(_ body: () throws(FieldError) -> T) throws(TraceError) -> T { try reading(r.line, body) }
-        switch r.fn {
-        case "root":
-            guard let s = v["screen"] else { throw fail("root without \"screen\"") }
-            st = try read { () throws(FieldError) in try withScreen(s, { var x = $0; return ng_stack_set_root(ctx, &x) }) }
-        case "submit":
-            guard var req = v["req"] else { throw fail("submit without \"req\"") }
-            if let why = v["invalid"]?.string {
-                pendingInvalid = why
-                req = req.replacing("flags", with: .integer((req["flags"]?.int64 ?? 0) | 0x4000_0000))
-            }
+        switch args {
+        case .root(let s):
+            var strings = CStrings()
+            defer { strings.free() }
+            var c = strings.screen(s)
+            st = ng_stack_set_root(ctx, &c)
+        case .submit(let req, let invalid):
             var out = ng_request_result()
             out.size = UInt32(MemoryLayout<ng_request_result>.size)
-            defer { pendingInvalid = nil }
-            st = try read { () throws(FieldError) in try withRequest(req, { ng_request_submit(ctx, $0, &out) }) }
-            // Queued (made inside a callback): its outcome comes later, by id.
-            if let why = pendingInvalid, out.request_id != 0 { invalidByID[out.request_id] = why }
-            if st == NG_OK {
-                TraceWrite.submitResult(ret, status: out.status, id: out.request_id, reason: out.reason, guardID: out.guard_id)
+            if let why = invalid {
+                st = submitMalformed(req, why, &out)
+            } else {
+                st = req.withC { ng_request_submit(ctx, $0, &out) }
             }
-        case "event":
-            guard let ev = v["ev"] else { throw fail("event without \"ev\"") }
-            var e = try read { () throws(FieldError) in try eventFrom(ev) }
+            if st == NG_OK { result = .submit(status: out.status, id: out.request_id, reason: out.reason, guardID: out.guard_id) }
+        case .event(var e):
             var out = ng_event_result()
             out.size = UInt32(MemoryLayout<ng_event_result>.size)
             st = ng_event_submit(ctx, &e, &out)
-            if st == NG_OK {
-                TraceWrite.eventResult(ret, verdict: out.verdict, reason: out.reason, view: out.target_view, guardID: out.guard_id)
-            }
-        case "view_set":
-            guard let view = v["view"] else { throw fail("view_set without \"view\"") }
-            st = try read { () throws(FieldError) in try withView(view, { ng_view_set(ctx, $0) }) }
-        case "view_remove":
-            st = ng_view_remove(ctx, try read { () throws(FieldError) in try integer(v["id"], "id") })
-        case "hold_begin":
+            if st == NG_OK { result = .event(verdict: out.verdict, reason: out.reason, view: out.target_view, guardID: out.guard_id) }
+        case .viewSet(let v):
+            st = v.withC { ng_view_set(ctx, $0) }
+        case .viewRemove(let id):
+            st = ng_view_remove(ctx, id)
+        case .holdBegin(let label, let mask, let maxNs):
             var token: UInt64 = 0
-            let mask: UInt32 = try read { () throws(FieldError) in try integer(v["mask"], "mask") }
-            let maxNs: Int64 = try read { () throws(FieldError) in try integer(v["max_ns"], "max_ns") }
-            if let label = v["label"]?.string {
+            if let label {
                 st = label.withCString { ng_hold_begin(ctx, $0, mask, maxNs, &token) }
             } else {
                 st = ng_hold_begin(ctx, nil, mask, maxNs, &token)
             }
-            if st == NG_OK { ret.field("token", token) }
-        case "hold_end":
-            st = ng_hold_end(ctx, try read { () throws(FieldError) in try integer(v["token"], "token") })
-        case "finish":
-            guard let track = enumValue(v["track"], ng_track_name, 0..<3) else { throw fail("finish without a track") }
+            if st == NG_OK { result = .token(token) }
+        case .holdEnd(let token):
+            st = ng_hold_end(ctx, token)
+        case .finish(let track):
             st = ng_transition_finish(ctx, track)
-        case "interactive_update":
-            st = ng_interactive_update(ctx, try read { () throws(FieldError) in try real(v["progress"], "progress") })
-        case "interactive_cancel": st = ng_interactive_cancel(ctx)
-        case "interactive_release": st = ng_interactive_release(ctx, v["finish"]?.bool ?? false)
-        case "interactive_complete": st = ng_interactive_complete(ctx)
-        case "screen_flags":
-            let (id, flags): (UInt64, UInt32) = try read { () throws(FieldError) in
-                (try integer(v["id"], "id"), try integer(v["flags"], "flags"))
-            }
+        case .interactiveUpdate(let p):
+            st = ng_interactive_update(ctx, p)
+        case .interactiveCancel:
+            st = ng_interactive_cancel(ctx)
+        case .interactiveRelease(let finish):
+            st = ng_interactive_release(ctx, finish)
+        case .interactiveComplete:
+            st = ng_interactive_complete(ctx)
+        case .screenFlags(let id, let flags):
             st = ng_screen_set_flags(ctx, id, flags)
-        case "question_answer":
-            guard let answer = enumValue(v["answer"], ng_answer_name, 0..<4) else { throw fail("question_answer without an answer") }
-            st = ng_question_answer(ctx, try read { () throws(FieldError) in try integer(v["id"], "id") }, answer)
-        case "restore":
-            var bytes: [UInt8]
-            if let hex = v["snapshot_hex"]?.string {
-                guard let b = bytesFromHex(hex) else { throw fail("snapshot_hex is not hex") }
-                bytes = b
-            } else {
-                bytes = Array((v["snapshot"]?.string ?? "").utf8)
-            }
+        case .questionAnswer(let id, let answer):
+            st = ng_question_answer(ctx, id, answer)
+        case .restore(var bytes):
             let n = bytes.count
             bytes.append(0)
             st = bytes.withUnsafeBufferPointer { p in
                 p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: n + 1) { ng_stack_restore(ctx, $0, n) }
             }
-        case "tick": st = ng_tick(ctx)
+        case .tick:
+            st = ng_tick(ctx)
         // Replay runs on a manual clock; a recorded monotonic one refused these.
-        case "clock_set", "clock_advance":
-            let ns: Int64 = try read { () throws(FieldError) in try integer(v["ns"], "ns") }
-            if monotonic { st = NG_E_STATE } else { st = r.fn == "clock_set" ? ng_clock_set(ctx, ns) : ng_clock_advance(ctx, ns) }
-        case "chain":
+        case .clockSet(let ns):
+            st = monotonic ? NG_E_STATE : ng_clock_set(ctx, ns)
+        case .clockAdvance(let ns):
+            st = monotonic ? NG_E_STATE : ng_clock_advance(ctx, ns)
+        case .chain(let via, let path, let config):
             if chainOverride != nil { return .null }
             // Guards added are the call's result: find its ret.
-            let recordedRet = v["ret"] ?? retOf(callAt: cursor - 1)
-            let recordedSt = recordedRet?["st"]?.string
-            if recordedSt == "NG_OK", let guards = recordedRet?["guards"]?.array {
+            let recordedRet = inlineRet ?? retOf(callAt: cursor - 1)
+            if let recordedRet, recordedRet.ok, recordedRet.listsGuards {
                 let before = guardCount()
-                try configure(guards, line: r.line)
-                var ids: [JSONValue] = []
+                try configure(recordedRet.guards, line: r.line)
+                var ids: [String?] = []
                 for i in before..<guardCount() {
                     var id: UnsafePointer<CChar>?
                     _ = ng_chain_get_id(ctx, i, &id)
-                    ids.append(id.map { .string(String(cString: $0)) } ?? .null)
+                    ids.append(id.map { String(cString: $0) })
                 }
-                return .object([("st", .string("NG_OK")), ("guards", .array(ids))])
+                return TraceResult.chainComparison(status: "NG_OK", guardIDs: ids)
             }
             // A chain call that failed: make it again as it was made; a
             // descriptor the host passed (ng_chain_add) is not here to pass.
-            if v["via"]?.string == "ng_chain_add" {
+            if via == "ng_chain_add" {
                 notes.append("line \(r.line): a failed ng_chain_add is not replayed (its descriptor was the host's)")
                 skipRecords(ofCallAt: cursor - 1)
-                return recordedRet?.chainResult ?? .null
+                return recordedRet?.chainComparison ?? .null
             }
-            let config = v["config"]?.string
-            switch v["via"]?.string {
+            switch via {
             case "ng_plugin_load":
-                let path = v["path"]?.string ?? ""
-                st = path.withCString { p in
+                st = (path ?? "").withCString { p in
                     if let config { return config.withCString { ng_plugin_load(ctx, p, $0) } }
                     return ng_plugin_load(ctx, p, nil)
                 }
             default:
                 if let config { st = config.withCString { ng_chain_configure(ctx, $0) } } else { st = ng_chain_configure(ctx, nil) }
             }
-            return .object([("st", .string(statusName(st)))])
-        case "destroy":
+            return TraceResult.chainComparison(status: statusName(st), guardIDs: nil)
+        case .destroy:
             // Callbacks during the teardown are compared like any others.
             st = ng_context_destroy(ctx)
             ctx = nil
-        default:
-            throw fail("unknown call \"\(r.fn)\"")
         }
-        let full = TraceLine()
-        full.begin()
-        full.field("st", status: st)
-        full.members(ret)
-        full.end()
-        do throws(JSONError) { return try JSON.parse(full.bytes) } catch {
+        let line = TraceLine()
+        withEncoded({ CallResult.encode(&$0, status: st, result, err: nil, engine: nil) }) { CallResult.formatObject(&$0, line) }
+        do throws(JSONError) { return try JSON.parse(line.bytes) } catch {
             throw TraceError(status: NG_E_PARSE, line: r.line, message: error.message)
+        }
+    }
+
+    /// A malformed request made again (SubmitCall states the rule): the
+    /// recorded kind, flags and source, refused for the recorded reason,
+    /// through the same funnel as ng_request_submit.
+    func submitMalformed(_ req: TraceRequest, _ why: String, _ out: UnsafeMutablePointer<ng_request_result>) -> ng_status {
+        withContext(ctx, record: .submit) { box throws(EngineError) in
+            var r = Request(kind: RequestKind(rawValue: req.kind), flags: req.flags, source: req.source)
+            r.invalidMessage = why
+            submitRequest(box, r, out)
         }
     }
 
@@ -674,12 +534,12 @@ final class Replayer {
     /// callbacks and the calls made inside them, up to (not including) its
     /// `ret` line.
     func skipRecords(ofCallAt index: Int) {
-        guard trace.records[index].value["ret"] == nil else { return }
+        guard !trace.records[index].hasInlineRet else { return }
         var depth = 0
         while cursor < trace.records.count {
             let r = trace.records[cursor]
-            if r.kind == "call" && r.value["ret"] == nil && r.value["rejected"] == nil { depth += 1 }
-            if r.kind == "ret" {
+            if r.kind == .call && !r.hasInlineRet && !r.isRejected { depth += 1 }
+            if r.kind == .ret {
                 if depth == 0 { return }
                 depth -= 1
             }
@@ -688,20 +548,14 @@ final class Replayer {
     }
 
     /// The ret of the call at `index` when it is on a line of its own.
-    func retOf(callAt index: Int) -> JSONValue? {
-        retLine(ofCallAt: index)?.value["ret"]
-    }
-
-    /// The `ret` line of the call at `index`, when it has one of its own.
-    func retLine(ofCallAt index: Int) -> TraceRecord? {
-        guard trace.records[index].value["ret"] == nil else { return nil }
+    func retOf(callAt index: Int) -> TraceResult? {
         var depth = 0
         var i = index + 1
         while i < trace.records.count {
             let r = trace.records[i]
-            if r.kind == "call" && r.value["ret"] == nil && r.value["rejected"] == nil { depth += 1 }
-            if r.kind == "ret" {
-                if depth == 0 { return r }
+            if r.kind == .call && !r.hasInlineRet && !r.isRejected { depth += 1 }
+            if r.kind == .ret {
+                if depth == 0, case .ret(_, let result)? = try? r.entry() { return result }
                 depth -= 1
             }
             i += 1
@@ -719,74 +573,12 @@ final class Replayer {
     }
 }
 
-extension JSONValue {
-    func replacing(_ key: String, with value: JSONValue) -> JSONValue {
-        guard case .object(var m) = self else { return self }
-        if let i = m.firstIndex(where: { $0.0 == key }) { m[i].1 = value } else { m.append((key, value)) }
-        return .object(m)
-    }
-
-    /// An unsigned 64-bit value: a number >= 0, or a decimal string above
-    /// Int64.max (nil for anything else, a negative number included).
-    var uint64: UInt64? {
-        if let i = int64 { return i >= 0 ? UInt64(i) : nil }
-        if let s = string { return UInt64(s) }
-        return nil
-    }
-
-    /// A chain call's result as replay compares it: the status and the ids
-    /// of the guards added (paths, versions and files differ between machines).
-    var chainResult: JSONValue {
-        var m: [(String, JSONValue)] = [("st", self["st"] ?? .null)]
-        if let g = self["guards"]?.array { m.append(("guards", .array(g.map { $0["id"] ?? .null }))) }
-        return .object(m)
-    }
-}
-
-/// An enumeration value as the trace writes it: its name ("screen" ->
-/// NG_TRACK_SCREEN), or a number for a value the tables do not name.
-func enumValue(_ v: JSONValue?, _ f: (Int32) -> UnsafePointer<CChar>?, _ range: Range<Int32>) -> Int32? {
-    if let i = v?.int64 { return Int32(exactly: i) }   // out of Int32: unknown, not cut to fit
-    guard let name = v?.string else { return nil }
-    for x in range where String(cString: f(x)!) == name { return x }
-    return nil
-}
-
 func statusName(_ st: ng_status) -> String {
     let text = String(cString: ng_strstatus(st))
     return String(text.prefix { $0 != ":" })
 }
 
-func bytesFromHex(_ s: String) -> [UInt8]? {
-    var out: [UInt8] = []
-    var hi: UInt8?
-    for c in s.utf8 {
-        let v: UInt8
-        switch c {
-        case 0x30...0x39: v = c - 0x30
-        case 0x61...0x66: v = c - 0x57
-        default: return nil
-        }
-        if let h = hi { out.append(h << 4 | v); hi = nil } else { hi = v }
-    }
-    return hi == nil ? out : nil
-}
-
-/// A long record shortened for a report.
-func clip(_ s: String) -> String { s.count > 400 ? String(s.prefix(397)) + "..." : s }
-
 func formatMs(_ ns: Int64) -> String {
     let ms = Double(ns) / 1e6
     return "\((ms * 1000).rounded() / 1000) ms"
-}
-
-/// A value-conversion failure in a record (turned into a TraceError with its line).
-struct FieldError: Error {
-    let message: String
-    func error(line: Int) -> TraceError { TraceError(status: NG_E_PARSE, line: line, message: "line \(line): \(message)") }
-}
-
-/// A record's fields read by `body`: a bad one is refused naming the line.
-func reading<T>(_ line: Int, _ body: () throws(FieldError) -> T) throws(TraceError) -> T {
-    do { return try body() } catch { throw error.error(line: line) }
 }

@@ -26,4 +26,94 @@ static inline uintptr_t ngc_thread_id(void) {
  * needed. False when it cannot be found or does not fit `size`. */
 bool ngc_library_path(char *out, size_t size);
 
+/* ------------------------------------------------------------------------ */
+/* The flight recorder's ring, as a crash dump reads it (blackbox.c)         */
+/* ------------------------------------------------------------------------ */
+
+/* A ring of binary records (Sources/NavGuard/Trace/RecordBytes.swift) and
+ * what a crash dump needs to write it without help: the owner thread changes
+ * it between ngc_ring_begin and ngc_ring_end; a crash dump on another thread
+ * waits for `writing` to be even, and one on the owner's own thread reads
+ * `head` and `tail`, which always bound whole records (head moves before
+ * old records are overwritten, tail after new ones are written). */
+typedef struct ngc_ring {
+    unsigned char *bytes;
+    uint64_t capacity;
+    uint64_t head;             /* the oldest record kept */
+    uint64_t tail;             /* past the newest whole record */
+    uint64_t dropped_lines;    /* lines dropped since recording began */
+    uint32_t writing;          /* odd while the owner changes the ring */
+    uint32_t slot;             /* its crash-table entry + 1, or 0 */
+    uintptr_t owner;           /* the owner thread (ngc_thread_id) */
+    /* What a crash dump's header says (set when recording starts). */
+    int32_t manual_clock;
+    uint32_t context;          /* the context's registry slot */
+    int64_t manual_start_ns;
+    int64_t default_duration_ns;
+    uint64_t posted_base;
+    uint64_t window_records;   /* ng_record_options.ring_records */
+    int64_t window_ns;         /* ng_record_options.ring_ns */
+    int64_t last_ns;           /* the newest call's instant */
+    char dir[4096];            /* where crash dumps go */
+} ngc_ring;
+
+/* Set once a crash dump began: from then on no ring changes. */
+extern int ngc_crash_flag;
+
+/* Begin changing the ring: false (nothing may change) once a crash dump began. */
+static inline bool ngc_ring_begin(ngc_ring *r) {
+    __atomic_store_n(&r->writing, r->writing + 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&ngc_crash_flag, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&r->writing, r->writing + 1, __ATOMIC_RELEASE);
+        return false;
+    }
+    return true;
+}
+
+/* Publish where the ring now begins or ends (each before or after the bytes
+ * it covers are changed: see above). */
+static inline void ngc_ring_set_head(ngc_ring *r, uint64_t head) {
+    __atomic_store_n(&r->head, head, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+static inline void ngc_ring_set_tail(ngc_ring *r, uint64_t tail) {
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&r->tail, tail, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* An 8-byte record header word, stored at once (a grown record's size). */
+static inline void ngc_store_word(void *p, uint64_t w) {
+    __atomic_store_n((uint64_t *)p, w, __ATOMIC_RELAXED);
+}
+
+/* What a crash dump's header reads while the owner may write it. */
+static inline void ngc_ring_set_last_ns(ngc_ring *r, int64_t t) { __atomic_store_n(&r->last_ns, t, __ATOMIC_RELAXED); }
+static inline void ngc_ring_count_dropped(ngc_ring *r) {
+    __atomic_store_n(&r->dropped_lines, __atomic_load_n(&r->dropped_lines, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
+static inline void ngc_ring_end(ngc_ring *r) {
+    __atomic_store_n(&r->writing, r->writing + 1, __ATOMIC_RELEASE);
+}
+
+/* Where the ring's crash dumps go: `n` bytes of `dir` (cut to fit). */
+static inline void ngc_ring_set_dir(ngc_ring *r, const char *dir, size_t n) {
+    if (n >= sizeof r->dir) n = sizeof r->dir - 1;
+    for (size_t i = 0; i < n; i++) r->dir[i] = dir[i];
+    r->dir[n] = 0;
+}
+
+/* A ring for `capacity` bytes (zeroed), or NULL; freed by ngc_ring_free. */
+ngc_ring *ngc_ring_new(uint64_t capacity);
+void ngc_ring_free(ngc_ring *r);
+
+/* Enter the ring in the crash table and, unless `no_handler`, install the
+ * fatal-signal handlers (once per process, chained to those in place).
+ * False when the table is full. */
+bool ngc_crash_register(ngc_ring *r, bool no_handler);
+/* Leave the table; waits for a crash dump in progress to end first. */
+void ngc_crash_unregister(ngc_ring *r);
+
 #endif

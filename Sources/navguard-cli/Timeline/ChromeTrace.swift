@@ -1,21 +1,38 @@
 import NavGuardCore
 import NavGuardValidator
 
-/// A TimelineModel as a Chrome trace (the JSON object form of the Trace Event
-/// Format), for Perfetto UI and chrome://tracing: one process, a named
-/// thread per lane (ordered by thread_sort_index), complete events (`X`) for
-/// spans with their phases nested inside, thread instants (`i`) for
-/// requests, input, reports and logs, and a counter (`C`) for a swipe's
-/// progress. Times are microseconds since the trace's start.
+/// TimelineModels as a Chrome trace (the JSON object form of the Trace Event
+/// Format), for Perfetto UI and chrome://tracing: one process per trace (a
+/// fleet's dumps side by side), a named thread per lane (ordered by
+/// thread_sort_index), complete events (`X`) for spans with their phases
+/// nested inside, thread instants (`i`) for requests, input, reports and
+/// logs, and a counter (`C`) for a swipe's progress. Times are microseconds
+/// since each trace's start.
 enum ChromeTrace {
-    private static let pid: Int64 = 1
-
-    static func json(_ m: TimelineModel, source: String) -> String {
+    static func json(_ models: [TimelineModel]) -> String {
         var events: [JSONValue] = []
-        events.append(meta("process_name", tid: nil, ["name": .string("NavGuard trace \(source)")]))
+        var other: [(String, JSONValue)] = []
+        for (k, m) in models.enumerated() {
+            let pid = Int64(k + 1)
+            events += self.events(m, pid: pid)
+            let prefix = models.count == 1 ? "" : "trace\(k + 1)_"
+            other.append((prefix + "source", .string(m.source)))
+            other.append((prefix + "start", .string(m.start)))
+            other.append((prefix + "duration", .string(TimelineFormat.ms(m.duration))))
+            for (key, v) in m.header.object ?? [] where key != "state" { other.append((prefix + "trace_" + key, .string(text(v)))) }
+            for (n, note) in m.notes.enumerated() { other.append((prefix + "note\(n + 1)", .string(note))) }
+            for (n, h) in m.headline.enumerated() { other.append((prefix + "headline\(n + 1)", .string("at \(TimelineFormat.ms(h.t)): \(h.text)"))) }
+        }
+        return "{\"traceEvents\":[\n" + events.map(JSON.serialize).joined(separator: ",\n")
+            + "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":" + JSON.serialize(.object(other)) + "}\n"
+    }
+
+    private static func events(_ m: TimelineModel, pid: Int64) -> [JSONValue] {
+        var events: [JSONValue] = []
+        events.append(meta("process_name", pid: pid, tid: nil, ["name": .string("NavGuard trace \(m.source)")]))
         for (lane, name) in m.lanes {
-            events.append(meta("thread_name", tid: tid(lane), ["name": .string(name)]))
-            events.append(meta("thread_sort_index", tid: tid(lane), ["sort_index": .integer(tid(lane))]))
+            events.append(meta("thread_name", pid: pid, tid: tid(lane), ["name": .string(name)]))
+            events.append(meta("thread_sort_index", pid: pid, tid: tid(lane), ["sort_index": .integer(tid(lane))]))
         }
         // Nesting on one thread is read from start and length: at equal
         // starts the longer (the parent) must come first.
@@ -24,9 +41,9 @@ enum ChromeTrace {
             var args = s.args
             if let f = s.flag { args.insert(("problem", .string(f)), at: 0) }
             let name = s.flag.map { s.name + " — " + $0 } ?? s.name
-            slices.append((s.start, s.end - s.start, complete(name, s.category, s.start, s.end, tid(s.lane), mark: s.mark, args)))
+            slices.append((s.start, s.end - s.start, complete(name, s.category, s.start, s.end, pid, tid(s.lane), mark: s.mark, args)))
             for p in s.phases {
-                slices.append((p.start, p.end - p.start, complete(p.name, s.category + ".phase", p.start, p.end, tid(s.lane), mark: .normal, [])))
+                slices.append((p.start, p.end - p.start, complete(p.name, s.category + ".phase", p.start, p.end, pid, tid(s.lane), mark: .normal, [])))
             }
         }
         slices.sort { ($0.ts, $1.dur) < ($1.ts, $0.dur) }
@@ -42,12 +59,7 @@ enum ChromeTrace {
             events.append(.object([("name", "swipe"), ("ph", "C"), ("ts", micros(p.t)), ("pid", .integer(pid)),
                                    ("args", .object([("progress", .number(p.value))]))]))
         }
-        var other: [(String, JSONValue)] = [("source", .string(source)), ("start", .string(m.start)),
-                                            ("duration", .string(TimelineFormat.ms(m.duration)))]
-        for (k, v) in m.header.object ?? [] where k != "state" { other.append(("trace_" + k, .string(text(v)))) }
-        for (n, note) in m.notes.enumerated() { other.append(("note\(n + 1)", .string(note))) }
-        return "{\"traceEvents\":[\n" + events.map(JSON.serialize).joined(separator: ",\n")
-            + "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":" + JSON.serialize(.object(other)) + "}\n"
+        return events
     }
 
     /// Thread ids in drawing order, also given as thread_sort_index: a
@@ -58,6 +70,7 @@ enum ChromeTrace {
         case .bar: return 2
         case .holds(let i): return 100 + Int64(i)
         case .touches(let i): return 10_000 + Int64(i)
+        case .waits(let i): return 500_000 + Int64(i)
         case .requests: return 1_000_000
         case .input: return 1_000_001
         case .reports: return 1_000_002
@@ -74,14 +87,14 @@ enum ChromeTrace {
         }
     }
 
-    private static func meta(_ name: String, tid: Int64?, _ args: JSONValue) -> JSONValue {
+    private static func meta(_ name: String, pid: Int64, tid: Int64?, _ args: JSONValue) -> JSONValue {
         var e: [(String, JSONValue)] = [("name", .string(name)), ("ph", "M"), ("pid", .integer(pid))]
         if let tid { e.append(("tid", .integer(tid))) }
         e.append(("args", args))
         return .object(e)
     }
 
-    private static func complete(_ name: String, _ cat: String, _ start: Int64, _ end: Int64, _ tid: Int64,
+    private static func complete(_ name: String, _ cat: String, _ start: Int64, _ end: Int64, _ pid: Int64, _ tid: Int64,
                                  mark: TimelineModel.Mark, _ args: [(String, JSONValue)]) -> JSONValue {
         var e: [(String, JSONValue)] = [("name", .string(name)), ("cat", .string(cat)), ("ph", "X"), ("ts", micros(start)),
                                         ("dur", micros(end - start)), ("pid", .integer(pid)), ("tid", .integer(tid))]

@@ -10,6 +10,15 @@ enum TimelineFormat {
         return sign + String(micros / 1_000) + (frac.isEmpty ? "" : "." + frac) + " ms"
     }
 
+    /// A length for a person: "850 ms", "12.3 s", "4 min 5 s".
+    static func duration(_ ns: Int64) -> String {
+        if ns < 1_000_000_000 { return ms(ns) }
+        let s = Double(ns) / 1e9
+        if s < 60 { return "\((s * 10).rounded() / 10) s" }
+        let whole = Int64(s)
+        return "\(whole / 60) min \(whole % 60) s"
+    }
+
     /// Text for XML content and attribute values. Characters XML 1.0 cannot
     /// hold (C0 controls other than tab and newline) become spaces, so a
     /// trace with odd bytes in a label still gives a well-formed picture.

@@ -1,15 +1,16 @@
 import NavGuardCore
 
-/// What `navguard timeline` draws: a trace's transitions, holds and touches
-/// as spans on lanes, its requests, reports and logs as instants. Built by
-/// TimelineBuilder; drawn by ChromeTrace and TimelineSVG. Times are
-/// nanoseconds since `originNs`, never negative.
+/// What `navguard timeline` draws of one trace: its transitions, holds,
+/// touches and request waits as spans on lanes, its requests, reports and
+/// logs as instants, and a headline of what went wrong and when. Built by
+/// TimelineBuilder; drawn by ChromeTrace and TimelineSVG; counted by
+/// StatsBuilder. Times are nanoseconds since `originNs`, never negative.
 struct TimelineModel {
     enum Lane: Hashable {
         case screen, bar
-        /// Holds and touches get one sub-lane per overlap, so no two spans
-        /// of a lane overlap (Chrome's complete events on one thread must nest).
-        case holds(Int), touches(Int)
+        /// Holds, touches and waits get one sub-lane per overlap, so no two
+        /// spans of a lane overlap (Chrome's complete events on one thread must nest).
+        case holds(Int), touches(Int), waits(Int)
         case requests, input, reports
     }
 
@@ -22,7 +23,7 @@ struct TimelineModel {
         /// was released at destroy, a touch still down at the end.
         case warning
         /// Stuck: a transition never finished or forced, a hold that outlived
-        /// its limit, a watchdog report.
+        /// its limit, a watchdog report, a crash.
         case alarm
     }
 
@@ -48,6 +49,10 @@ struct TimelineModel {
         /// Parts drawn inside the span: a swipe's driven, finishing or
         /// cancelling stretch, a touch's time after NavGuard cancelled it.
         var phases: [Phase] = []
+        /// The screen on top when it began (stats: holds per screen).
+        var screen: String?
+        /// Who ended it when a guard did ("the watchdog"), for the headline.
+        var endedBy: String?
     }
 
     struct Instant {
@@ -67,11 +72,28 @@ struct TimelineModel {
         var text: String
     }
 
+    /// A line of the headline: when something went wrong and what was done.
+    struct Headline {
+        var t: Int64
+        var text: String
+    }
+
+    /// A stretch where nothing happened, drawn narrow.
+    struct Fold {
+        var start: Int64
+        var end: Int64
+    }
+
+    /// The file drawn (its name, for titles and fleet lanes).
+    var source: String
     var header: JSONValue
     /// The trace's `start`: create, mid-session or ring.
     var start: String
     var originNs: Int64
+    /// The end of what is drawn.
     var duration: Int64
+    /// The window drawn (--from/--to), within 0...duration.
+    var viewStart: Int64 = 0
     var spans: [Span] = []
     var instants: [Instant] = []
     /// An interactive back's progress (0 when none is in flight).
@@ -80,8 +102,15 @@ struct TimelineModel {
     /// What a reader must know before trusting the picture (a ring dump
     /// shows only the newest records, a cut-off last line, ...).
     var notes: [String] = []
+    /// What the watchdog (or another guard) did and when, what never
+    /// finished, a crash: in time order.
+    var headline: [Headline] = []
+    var folds: [Fold] = []
+    /// A crash dump: the signal's name.
+    var crash: String?
     var holdLanes = 1
     var touchLanes = 1
+    var waitLanes = 0
     var hasInput = false
 
     /// The lanes drawn, with their names, top to bottom.
@@ -90,6 +119,7 @@ struct TimelineModel {
         for i in 0..<holdLanes { l.append((.holds(i), holdLanes == 1 ? "holds" : "holds \(i + 1)")) }
         for i in 0..<touchLanes { l.append((.touches(i), touchLanes == 1 ? "touches" : "touches \(i + 1)")) }
         l.append((.requests, "requests"))
+        for i in 0..<waitLanes { l.append((.waits(i), waitLanes == 1 ? "request waits" : "request waits \(i + 1)")) }
         if hasInput { l.append((.input, "other input")) }
         l.append((.reports, "watchdog reports and logs"))
         return l

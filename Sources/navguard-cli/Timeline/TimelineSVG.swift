@@ -1,12 +1,13 @@
 import NavGuardCore
 
 /// A TimelineModel drawn as one self-contained SVG (no scripts, no external
-/// fonts): a lane per track, a time axis in milliseconds, a `<title>` on
-/// every item for hovering, and what is stuck in red with its reason
-/// written under it, so a frozen session reads at a glance.
+/// fonts): a headline of what went wrong and when, a lane per track, a time
+/// axis in milliseconds (long idle stretches folded), a `<title>` on every
+/// item for hovering, and what is stuck in red with its reason written
+/// under it, so a frozen session reads at a glance.
 struct TimelineSVG {
     let model: TimelineModel
-    let source: String
+    var source: String { model.source }
 
     private static let width = 1200.0
     private static let labelWidth = 150.0
@@ -20,10 +21,17 @@ struct TimelineSVG {
     private static let maxAlarmLines = 6
 
     private var plotWidth: Double { Self.width - Self.labelWidth - Self.rightPad }
+    /// What a folded stretch is drawn as.
+    static let foldWidth = 34.0
 
-    private func x(_ t: Int64) -> Double {
-        Self.labelWidth + Double(t) * plotWidth / Double(max(model.duration, 1))
+    init(model: TimelineModel) {
+        self.model = model
+        scale = TimeScale(model, left: Self.labelWidth, width: Self.width - Self.labelWidth - Self.rightPad)
     }
+
+    private let scale: TimeScale
+
+    private func x(_ t: Int64) -> Double { scale.x(t) }
 
     func render() -> String {
         var body = ""
@@ -54,7 +62,15 @@ struct TimelineSVG {
         }
         axis(&body, top: lanesTop, bottom: lanesBottom)
         for s in model.spans { span(&body, s, y: rowY[s.lane] ?? lanesTop) }
-        for i in model.instants { instant(&body, i, y: rowY[i.lane] ?? lanesTop) }
+        // Markers at (about) the same place are set side by side: none hides
+        // another (a touch's cancel and the report that did it).
+        var lastX: [TimelineModel.Lane: Double] = [:]
+        for i in model.instants {
+            var px = x(i.t)
+            if let l = lastX[i.lane], px - l < 9 { px = l + 9 }
+            lastX[i.lane] = px
+            instant(&body, i, y: rowY[i.lane] ?? lanesTop, at: px)
+        }
         for n in words {
             body += "<text class=\"\(n.note.cls)\" x=\"\(f(n.note.x))\" y=\"\(f(n.y))\">\(TimelineFormat.xml(n.note.text))</text>\n"
         }
@@ -75,6 +91,7 @@ struct TimelineSVG {
         .flag-warning{fill:#b45309;font-weight:bold;font-size:11px}.flag-alarm{fill:#b91c1c;font-weight:bold;font-size:11px}
         .applied{fill:#16a34a}.other{fill:#6b7280}.refused{stroke:#dc2626;stroke-width:2.2;fill:none}
         .reason{fill:#b91c1c;font-size:10px}.report{fill:#d62728}.warnmark{fill:#f59e0b}
+        .wait{fill:#cbd5e1}.fold{fill:#f9fafb}.foldline{stroke:#9ca3af;stroke-width:1;stroke-dasharray:2 2}.foldtext{fill:#6b7280;font-size:10px}
         </style>
         <rect class="bg" x="0" y="0" width="100%" height="100%"/>
         \(body)</svg>
@@ -105,36 +122,44 @@ struct TimelineSVG {
             y += 18
             out += "<text class=\"note\" x=\"10\" y=\"\(f(y))\">\(TimelineFormat.xml(n))</text>\n"
         }
-        let alarms = model.alarms
-        for a in alarms.prefix(Self.maxAlarmLines) {
+        // The headline: when the watchdog (or a guard) acted and what it
+        // did, what never finished, a crash; at the moment it happened.
+        let lines = model.headline
+        for a in lines.prefix(Self.maxAlarmLines) {
             y += 18
             out += "<text class=\"alarmline\" x=\"10\" y=\"\(f(y))\"><tspan font-weight=\"bold\">⚠ at \(TimelineFormat.ms(a.t)):</tspan> \(TimelineFormat.xml(a.text))</text>\n"
         }
-        if alarms.count > Self.maxAlarmLines {
+        if lines.count > Self.maxAlarmLines {
             y += 18
-            out += "<text class=\"alarmline\" x=\"10\" y=\"\(f(y))\">… and \(alarms.count - Self.maxAlarmLines) more (see the red items below)</text>\n"
+            out += "<text class=\"alarmline\" x=\"10\" y=\"\(f(y))\">… and \(lines.count - Self.maxAlarmLines) more (see the red items below)</text>\n"
         }
         return y + 8
     }
 
-    /// Grid lines and labels every 1, 2 or 5 × 10^k ms, about ten of them.
+    /// Grid lines and labels every 1, 2 or 5 × 10^k ms, about ten of them
+    /// over the time not folded; a folded stretch says how long it was.
     private func axis(_ out: inout String, top: Double, bottom: Double) {
-        let span = max(model.duration, 1)
-        var step: Int64 = 1_000   // 1 µs
-        var leading = 1
-        while span / step > 10 {
-            switch leading {
-            case 1: step *= 2; leading = 2
-            case 2: step = step / 2 * 5; leading = 5
-            default: step *= 2; leading = 1
+        let step = scale.step
+        var t = (model.viewStart + step - 1) / step * step
+        var lastLabel = -100.0
+        while t <= model.duration {
+            if !scale.isFolded(t) {
+                let px = x(t)
+                out += "<line class=\"grid\" x1=\"\(f(px))\" y1=\"\(f(top - 6))\" x2=\"\(f(px))\" y2=\"\(f(bottom))\"/>\n"
+                if px - lastLabel >= 52 {
+                    out += "<text class=\"axis\" x=\"\(f(px))\" y=\"\(f(top - 10))\" text-anchor=\"middle\">\(TimelineFormat.ms(t))</text>\n"
+                    lastLabel = px
+                }
             }
-        }
-        var t: Int64 = 0
-        while t <= span {
-            let px = x(t)
-            out += "<line class=\"grid\" x1=\"\(f(px))\" y1=\"\(f(top - 6))\" x2=\"\(f(px))\" y2=\"\(f(bottom))\"/>\n"
-            out += "<text class=\"axis\" x=\"\(f(px))\" y=\"\(f(top - 10))\" text-anchor=\"middle\">\(TimelineFormat.ms(t))</text>\n"
             t += step
+        }
+        for fold in model.folds {
+            let x0 = x(fold.start), x1 = x(fold.end)
+            out += "<g><title>\(TimelineFormat.xml("nothing happened from \(TimelineFormat.ms(fold.start)) to \(TimelineFormat.ms(fold.end)) (\(TimelineFormat.ms(fold.end - fold.start)))"))</title>"
+            out += rect(x0, top - 4, x1 - x0, bottom - top + 4, cls: "fold")
+            out += "<path class=\"foldline\" d=\"M\(f(x0 + 3)) \(f(top - 4))L\(f(x0 + 3)) \(f(bottom))M\(f(x1 - 3)) \(f(top - 4))L\(f(x1 - 3)) \(f(bottom))\"/>"
+            out += "<text class=\"axis\" x=\"\(f((x0 + x1) / 2))\" y=\"\(f(top - 10))\" text-anchor=\"middle\">⋯</text>"
+            out += "<text class=\"foldtext\" transform=\"translate(\(f((x0 + x1) / 2 + 3)) \(f(top + 6))) rotate(90)\">\(TimelineFormat.xml(TimelineFormat.duration(fold.end - fold.start))) idle</text></g>\n"
         }
     }
 
@@ -146,7 +171,7 @@ struct TimelineSVG {
         case .alarm: cls = "alarm"
         case .warning: cls = "warning"
         case .dropped: cls = "dropped"
-        case .normal: cls = s.category.hasPrefix("touch") ? "touch" : s.category
+        case .normal: cls = s.category.hasPrefix("touch") ? "touch" : s.category == "request.wait" ? "wait" : s.category
         }
         out += "<g><title>\(TimelineFormat.xml(title(s.name, start: s.start, end: s.end, flag: s.flag, args: s.args)))</title>"
         out += rect(x0, y + 4, w, 17, cls: cls, rounded: true)
@@ -168,8 +193,7 @@ struct TimelineSVG {
         out += "</g>\n"
     }
 
-    private func instant(_ out: inout String, _ i: TimelineModel.Instant, y: Double) {
-        let px = x(i.t)
+    private func instant(_ out: inout String, _ i: TimelineModel.Instant, y: Double, at px: Double) {
         let cy = y + 13
         out += "<g><title>\(TimelineFormat.xml(title(i.name, start: i.t, end: nil, flag: nil, args: i.args)))</title>"
         switch i.mark {
@@ -255,6 +279,7 @@ struct TimelineSVG {
         case .bar: return "bar"
         case .holds: return "holds"
         case .touches: return "touches"
+        case .waits: return "request waits"
         case .requests: return "requests"
         case .input: return "other input"
         case .reports: return "reports, logs"
@@ -278,6 +303,142 @@ struct TimelineSVG {
     }
 
     /// Coordinates with one decimal: enough on screen, short in the file.
+    private func f(_ v: Double) -> String {
+        let tenths = Int64((v * 10).rounded())
+        return tenths % 10 == 0 ? String(tenths / 10) : String(Double(tenths) / 10)
+    }
+}
+
+/// Time to x for a picture: linear over what is not folded; each folded
+/// stretch takes a fixed narrow width.
+struct TimeScale {
+    private var segments: [(t0: Int64, t1: Int64, x0: Double, perNs: Double)] = []
+    private let folds: [TimelineModel.Fold]
+    /// The axis step over the unfolded time: 1, 2 or 5 × 10^k ms, about ten.
+    let step: Int64
+
+    init(_ m: TimelineModel, left: Double, width: Double) {
+        folds = m.folds
+        let total = max(m.duration - m.viewStart, 1)
+        let folded = m.folds.reduce(Int64(0)) { $0 + ($1.end - $1.start) }
+        let open = max(total - folded, 1)
+        let foldWidth = min(TimelineSVG.foldWidth, width / Double(4 * max(m.folds.count, 1)))
+        let perNs = (width - foldWidth * Double(m.folds.count)) / Double(open)
+        var x = left
+        var t = m.viewStart
+        for f in m.folds {
+            segments.append((t, f.start, x, perNs))
+            x += Double(f.start - t) * perNs
+            segments.append((f.start, f.end, x, foldWidth / Double(max(f.end - f.start, 1))))
+            x += foldWidth
+            t = f.end
+        }
+        segments.append((t, max(m.duration, t + 1), x, perNs))
+        var s: Int64 = 1_000   // 1 µs
+        var leading = 1
+        while open / s > 10 {
+            switch leading {
+            case 1: s *= 2; leading = 2
+            case 2: s = s / 2 * 5; leading = 5
+            default: s *= 2; leading = 1
+            }
+        }
+        step = s
+    }
+
+    func x(_ t: Int64) -> Double {
+        for s in segments where t <= s.t1 { return s.x0 + Double(max(t, s.t0) - s.t0) * s.perNs }
+        let s = segments[segments.count - 1]
+        return s.x0 + Double(t - s.t0) * s.perNs
+    }
+
+    func isFolded(_ t: Int64) -> Bool { folds.contains { t > $0.start && t < $0.end } }
+}
+
+/// Several traces on one picture, one lane each (a fleet's dumps): each
+/// lane shows its screen transitions, refusals, reports and what went
+/// wrong, on its own time from its first record; the lane's label names the
+/// file, and the line under it the headline's first item.
+struct FleetSVG {
+    let models: [TimelineModel]
+
+    private static let width = 1200.0
+    private static let labelWidth = 230.0
+    private static let rightPad = 24.0
+    private static let laneHeight = 44.0
+
+    func render() -> String {
+        let longest = max(models.map { $0.duration - $0.viewStart }.max() ?? 1, 1)
+        let plot = Self.width - Self.labelWidth - Self.rightPad
+        func x(_ m: TimelineModel, _ t: Int64) -> Double { Self.labelWidth + Double(t - m.viewStart) * plot / Double(longest) }
+        var body = "<text class=\"h1\" x=\"10\" y=\"24\">NavGuard fleet — \(models.count) traces, one lane each</text>\n"
+        body += "<text class=\"sub\" x=\"10\" y=\"44\">each lane from its own first record; red: stuck or forced, × refused or dropped, ▲ a report</text>\n"
+        var y = 60.0
+        // The axis.
+        var step: Int64 = 1_000_000
+        while longest / step > 10 { step *= longest / step > 50 ? 10 : 2 }
+        var t: Int64 = 0
+        while t <= longest {
+            let px = Self.labelWidth + Double(t) * plot / Double(longest)
+            body += "<line class=\"grid\" x1=\"\(f(px))\" y1=\"\(f(y + 16))\" x2=\"\(f(px))\" y2=\"\(f(y + 20 + Self.laneHeight * Double(models.count)))\"/>"
+            body += "<text class=\"axis\" x=\"\(f(px))\" y=\"\(f(y + 12))\" text-anchor=\"middle\">\(TimelineFormat.ms(t))</text>\n"
+            t += step
+        }
+        y += 20
+        for (k, m) in models.enumerated() {
+            if k % 2 == 1 { body += "<rect class=\"shade\" x=\"0\" y=\"\(f(y))\" width=\"\(f(Self.width))\" height=\"\(f(Self.laneHeight))\"/>" }
+            let name = m.source.count > 34 ? "…" + String(m.source.suffix(33)) : m.source
+            body += "<g><title>\(TimelineFormat.xml(m.source))</title><text class=\"lane\" x=\"10\" y=\"\(f(y + 16))\">\(TimelineFormat.xml(name))</text></g>"
+            if let h = m.headline.first {
+                let line = "⚠ \(TimelineFormat.ms(h.t)): \(h.text)"
+                body += "<g><title>\(TimelineFormat.xml(m.headline.map { "at \(TimelineFormat.ms($0.t)): \($0.text)" }.joined(separator: "\n")))</title>"
+                body += "<text class=\"alarmline\" x=\"10\" y=\"\(f(y + 32))\" font-size=\"10\">\(TimelineFormat.xml(line.count > 40 ? String(line.prefix(39)) + "…" : line))</text></g>"
+            } else if let c = m.crash {
+                body += "<text class=\"alarmline\" x=\"10\" y=\"\(f(y + 32))\" font-size=\"10\">crashed (\(c))</text>"
+            }
+            for s in m.spans where s.lane == .screen {
+                let x0 = x(m, s.start)
+                let w = max(x(m, s.end) - x0, 2)
+                let cls = s.mark == .alarm ? "alarm" : s.mark == .warning ? "warning" : "transition"
+                body += "<g><title>\(TimelineFormat.xml(s.name + (s.flag.map { "\n" + $0 } ?? "") + "\n\(TimelineFormat.ms(s.start)) – \(TimelineFormat.ms(s.end))"))</title>"
+                body += "<rect class=\"\(cls)\" x=\"\(f(x0))\" y=\"\(f(y + 8))\" width=\"\(f(w))\" height=\"14\" rx=\"2\"/></g>"
+            }
+            for s in m.spans where s.mark == .alarm && s.lane != .screen && s.lane != .bar {
+                let x0 = x(m, s.start)
+                body += "<g><title>\(TimelineFormat.xml(s.name + (s.flag.map { "\n" + $0 } ?? "")))</title>"
+                body += "<rect class=\"alarm\" x=\"\(f(x0))\" y=\"\(f(y + 25))\" width=\"\(f(max(x(m, s.end) - x0, 2)))\" height=\"5\"/></g>"
+            }
+            for i in m.instants where i.lane == .requests && i.mark == .dropped || i.category == "report" {
+                let px = x(m, i.t)
+                let cy = y + 36
+                body += "<g><title>\(TimelineFormat.xml(i.name + "\nat \(TimelineFormat.ms(i.t))"))</title>"
+                body += i.category == "report"
+                    ? "<path class=\"report\" d=\"M\(f(px)) \(f(cy - 6))L\(f(px + 5)) \(f(cy + 3))L\(f(px - 5)) \(f(cy + 3))Z\"/></g>"
+                    : "<path class=\"refused\" d=\"M\(f(px - 3)) \(f(cy - 3))L\(f(px + 3)) \(f(cy + 3))M\(f(px - 3)) \(f(cy + 3))L\(f(px + 3)) \(f(cy - 3))\"/></g>"
+            }
+            if m.crash != nil {
+                let px = x(m, m.duration)
+                body += "<g><title>crashed (\(TimelineFormat.xml(m.crash!)))</title><path class=\"report\" d=\"M\(f(px - 6)) \(f(y + 4))L\(f(px + 6)) \(f(y + 16))M\(f(px + 6)) \(f(y + 4))L\(f(px - 6)) \(f(y + 16))\" stroke=\"#b91c1c\" stroke-width=\"3\"/></g>"
+            }
+            body += "\n"
+            y += Self.laneHeight
+        }
+        y += 12
+        return """
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(f(Self.width))" height="\(f(y))" viewBox="0 0 \(f(Self.width)) \(f(y))" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">
+        <title>NavGuard fleet: \(models.count) traces</title>
+        <style>
+        .bg{fill:#fff}.shade{fill:#f3f4f6}.grid{stroke:#d1d5db;stroke-width:1}.axis{fill:#4b5563;font-size:11px}
+        .lane{fill:#111827;font-weight:bold}.h1{font-size:16px;font-weight:bold;fill:#111827}.sub{fill:#4b5563}
+        .alarmline{fill:#b91c1c}.transition{fill:#4c78a8}.warning{fill:#f2a93b}.alarm{fill:#d62728}
+        .refused{stroke:#dc2626;stroke-width:2;fill:none}.report{fill:#d62728}
+        </style>
+        <rect class="bg" x="0" y="0" width="100%" height="100%"/>
+        \(body)</svg>
+
+        """
+    }
+
     private func f(_ v: Double) -> String {
         let tenths = Int64((v * 10).rounded())
         return tenths % 10 == 0 ? String(tenths / 10) : String(Double(tenths) / 10)

@@ -16,6 +16,8 @@ final class TraceLine {
     private(set) var count = 0
     private var capacity: Int
     private var needComma = false
+    /// The headers' names, at hand (a global would be checked at every use).
+    private let names = traceNames
 
     init(capacity: Int = 512) {
         self.capacity = capacity
@@ -66,10 +68,13 @@ final class TraceLine {
 
     // MARK: Structure
 
-    func begin() { raw(0x7B); needComma = false }             // {
-    func end() { raw(0x7D); needComma = true }                // }
-    func newline() { raw(0x0A); needComma = false }
+    @inline(__always) func begin() { raw(0x7B); needComma = false }             // {
+    @inline(__always) func end() { raw(0x7D); needComma = true }                // }
+    @inline(__always) func newline() { raw(0x0A); needComma = false }
 
+    /// `"k":` (after a comma when one is due). Inlined at every use: the key
+    /// is a literal, so its copy is a few moves.
+    @inline(__always)
     func key(_ k: StaticString) {
         let n = k.utf8CodeUnitCount
         reserve(n + 4)
@@ -77,10 +82,8 @@ final class TraceLine {
         var c = count
         if needComma { out[c] = 0x2C; c += 1 }
         out[c] = 0x22
-        c += 1
-        let src = k.utf8Start
-        for i in 0..<n { out[c + i] = src[i] }   // keys are short: no memcpy call
-        c += n
+        UnsafeMutableRawPointer(out + c + 1).copyMemory(from: k.utf8Start, byteCount: n)
+        c += n + 1
         out[c] = 0x22
         out[c + 1] = 0x3A
         count = c + 2
@@ -104,6 +107,7 @@ final class TraceLine {
     }
 
     /// Start an element of an array (objects and numbers inside `array`).
+    @inline(__always)
     func element() {
         if needComma { raw(0x2C) }
         needComma = false
@@ -120,12 +124,19 @@ final class TraceLine {
 
     // MARK: Values
 
+    @inline(__always)
     func field(_ k: StaticString, _ v: Int64) { key(k); int(v) }
+    @inline(__always)
     func field(_ k: StaticString, _ v: Int32) { key(k); int(Int64(v)) }
+    @inline(__always)
     func field(_ k: StaticString, _ v: UInt32) { key(k); int(Int64(v)) }
+    @inline(__always)
     func field(_ k: StaticString, _ v: Int) { key(k); int(Int64(v)) }
+    @inline(__always)
     func field(_ k: StaticString, _ v: UInt64) { key(k); uint(v) }
+    @inline(__always)
     func field(_ k: StaticString, _ v: Bool) { key(k); word(v ? "true" : "false") }
+    @inline(__always)
     func field(_ k: StaticString, _ v: Double) { key(k); double(v) }
     func field(_ k: StaticString, name: UnsafePointer<CChar>) { key(k); cString(name) }
 
@@ -137,9 +148,30 @@ final class TraceLine {
         if strcmp(n, "unknown") == 0 { int(Int64(v)) } else { cString(n) }
     }
 
+    /// The same through the names kept at hand (TraceNames): no C call, no
+    /// string compare, for the values a trace writes on every line.
+    @inline(__always)
+    func field(_ k: StaticString, _ v: Int32, _ table: NameTable) {
+        key(k)
+        if let n = names.name(table, v) { quoted(n) } else { int(Int64(v)) }
+    }
+
+    /// Bytes known to need no escape (a name from the headers), in quotes.
+    @inline(__always)
+    func quoted(_ b: UnsafeRawBufferPointer) {
+        reserve(b.count + 2)
+        base[count] = 0x22
+        UnsafeMutableRawPointer(base + count + 1).copyMemory(from: b.baseAddress!, byteCount: b.count)
+        base[count + 1 + b.count] = 0x22
+        count += b.count + 2
+        needComma = true
+    }
+
     /// A string known at compile time ("call", "cb", a function name).
+    @inline(__always)
     func field(_ k: StaticString, literal v: StaticString) { key(k); literal(v) }
 
+    @inline(__always)
     func literal(_ v: StaticString) {
         reserve(v.utf8CodeUnitCount + 2)
         base[count] = 0x22
@@ -156,6 +188,13 @@ final class TraceLine {
         if let v { cString(v) } else { word("null") }
     }
 
+    /// Text a binary record holds (nil: null).
+    @inline(__always)
+    func field(_ k: StaticString, text v: UnsafeRawBufferPointer?) {
+        key(k)
+        if let v { string(v) } else { word("null") }
+    }
+
     func field(_ k: StaticString, _ v: CStr?) {
         key(k)
         if let v { string(v.bytes) } else { word("null") }
@@ -167,8 +206,10 @@ final class TraceLine {
         s.withUTF8 { string(UnsafeRawBufferPointer($0)) }
     }
 
+    @inline(__always)
     func field(_ k: StaticString, status: ng_status) {
         key(k)
+        if let n = names.status(status) { return quoted(n) }
         // "NG_E_RANGE": the name part of ng_strstatus's text.
         let text = ng_strstatus(status)!
         var n = 0
@@ -176,6 +217,7 @@ final class TraceLine {
         string(UnsafeRawBufferPointer(start: text, count: n))
     }
 
+    @inline(__always)
     func int(_ v: Int64) {
         needComma = true
         if v < 0 {
@@ -188,6 +230,7 @@ final class TraceLine {
 
     /// Unsigned: a number up to Int64.max, a decimal string above (JSON
     /// readers that use doubles, and NavGuard's own, keep it exact).
+    @inline(__always)
     func uint(_ v: UInt64) {
         if v <= UInt64(Int64.max) { int(Int64(v)); return }
         raw(0x22)
@@ -196,22 +239,47 @@ final class TraceLine {
         needComma = true
     }
 
+    @inline(__always)
     private func digits(_ value: UInt64) {
         reserve(20)
-        // Written backwards at the end of the reserved room, then moved.
+        // The length first, then two digits at a time from the end.
+        let n = TraceLine.digitCount(value)
         var x = value
-        var i = count + 20
-        repeat {
-            i -= 1
-            let q = x / 10
-            base[i] = UInt8(truncatingIfNeeded: 0x30 &+ (x &- q &* 10))
-            x = q
-        } while x > 0
-        let n = count + 20 - i
-        // Bytes by copyMemory (memmove): Embedded Swift compiles a typed
-        // update(from:count:) into a call per element.
-        UnsafeMutableRawPointer(base + count).copyMemory(from: base + i, byteCount: n)
+        var i = count + n
+        let pairs = names.pairs
+        while x >= 100 {
+            let r = Int(x % 100)
+            x /= 100
+            i -= 2
+            base[i] = pairs[2 * r]
+            base[i + 1] = pairs[2 * r + 1]
+        }
+        if x >= 10 {
+            base[i - 2] = pairs[2 * Int(x)]
+            base[i - 1] = pairs[2 * Int(x) + 1]
+        } else {
+            base[i - 1] = 0x30 &+ UInt8(truncatingIfNeeded: x)
+        }
         count += n
+    }
+
+    /// Decimal digits of `x` (1...20), by comparisons with powers of ten.
+    @inline(__always)
+    private static func digitCount(_ x: UInt64) -> Int {
+        if x < 10_000_000_000 {
+            if x < 100_000 {
+                if x < 100 { return x < 10 ? 1 : 2 }
+                return x < 1_000 ? 3 : (x < 10_000 ? 4 : 5)
+            }
+            if x < 10_000_000 { return x < 1_000_000 ? 6 : 7 }
+            return x < 100_000_000 ? 8 : (x < 1_000_000_000 ? 9 : 10)
+        }
+        if x < 1_000_000_000_000_000 {
+            if x < 1_000_000_000_000 { return x < 100_000_000_000 ? 11 : 12 }
+            return x < 10_000_000_000_000 ? 13 : (x < 100_000_000_000_000 ? 14 : 15)
+        }
+        if x < 100_000_000_000_000_000 { return x < 10_000_000_000_000_000 ? 16 : 17 }
+        return x < 1_000_000_000_000_000_000 ? 18 : (x < 10_000_000_000_000_000_000 ? 19 : 20)
     }
 
     /// Integral values as integers; others by their shortest round-trip
@@ -219,7 +287,7 @@ final class TraceLine {
     func double(_ v: Double) {
         if v.isNaN { return word("\"nan\"") }
         if v.isInfinite { return word(v < 0 ? "\"-inf\"" : "\"inf\"") }
-        if v == v.rounded(), abs(v) < 9.0e15 {
+        if abs(v) < 9.0e15, v == Double(Int64(v)) {
             if v == 0 && v.sign == .minus { return word("-0.0") }
             return int(Int64(v))
         }
@@ -332,3 +400,80 @@ final class TraceLine {
         needComma = true
     }
 }
+
+/// A name table of the headers (the NG_*_MAP tables through names.c).
+enum NameTable: Int, CaseIterable {
+    case requestKind, reason, outcome, track, phase, swipeState, clockKind, holdEndReason, severity, eventType,
+         touchPhase, touchState, verdict, shapeKind, answer
+
+    var lookup: (Int32) -> UnsafePointer<CChar>? {
+        switch self {
+        case .requestKind: return ng_request_kind_name
+        case .reason: return ng_reason_name
+        case .outcome: return ng_outcome_name
+        case .track: return ng_track_name
+        case .phase: return ng_phase_name
+        case .swipeState: return ng_swipe_state_name
+        case .clockKind: return ng_clock_kind_name
+        case .holdEndReason: return ng_hold_end_reason_name
+        case .severity: return ng_severity_name
+        case .eventType: return ng_event_type_name
+        case .touchPhase: return ng_touch_phase_name
+        case .touchState: return ng_touch_state_name
+        case .verdict: return ng_verdict_name
+        case .shapeKind: return ng_shape_kind_name
+        case .answer: return ng_answer_name
+        }
+    }
+}
+
+/// The names of every table's first values and of the statuses, read once
+/// (the tables are static): a trace's lines name several per line.
+/// Immutable once made, so any thread may read it.
+final class TraceNames: @unchecked Sendable {
+    static let perTable = 64
+    private let names: UnsafeMutablePointer<UnsafeRawBufferPointer?>
+    private let statuses: UnsafeMutablePointer<UnsafeRawBufferPointer?>
+    /// "00" to "99" (numbers are written two digits at a time).
+    let pairs: UnsafePointer<UInt8>
+
+    init() {
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 200)
+        for k in 0..<100 {
+            p[2 * k] = 0x30 + UInt8(k / 10)
+            p[2 * k + 1] = 0x30 + UInt8(k % 10)
+        }
+        pairs = UnsafePointer(p)
+        let n = NameTable.allCases.count * TraceNames.perTable
+        names = .allocate(capacity: n)
+        names.initialize(repeating: nil, count: n)
+        for t in NameTable.allCases {
+            for v in 0..<TraceNames.perTable {
+                let p = t.lookup(Int32(v))!
+                if strcmp(p, "unknown") != 0 { names[t.rawValue * TraceNames.perTable + v] = UnsafeRawBufferPointer(start: p, count: strlen(p)) }
+            }
+        }
+        statuses = .allocate(capacity: TraceNames.perTable)
+        for v in 0..<TraceNames.perTable {
+            let text = ng_strstatus(Int32(v))!
+            var k = 0
+            while text[k] != 0 && text[k] != 0x3A { k += 1 }
+            statuses[v] = strcmp(text, "unknown status") == 0 ? nil : UnsafeRawBufferPointer(start: text, count: k)
+        }
+    }
+
+    /// A value's name, or nil when the table has none (or it is out of reach).
+    @inline(__always)
+    func name(_ t: NameTable, _ v: Int32) -> UnsafeRawBufferPointer? {
+        guard v >= 0 && Int(v) < TraceNames.perTable else { return t.lookup(v).flatMap { strcmp($0, "unknown") == 0 ? nil : UnsafeRawBufferPointer(start: $0, count: strlen($0)) } }
+        return names[t.rawValue * TraceNames.perTable + Int(v)]
+    }
+
+    @inline(__always)
+    func status(_ s: Int32) -> UnsafeRawBufferPointer? {
+        guard s >= 0 && Int(s) < TraceNames.perTable else { return nil }
+        return statuses[Int(s)]
+    }
+}
+
+let traceNames = TraceNames()

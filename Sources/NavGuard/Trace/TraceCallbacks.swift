@@ -1,0 +1,356 @@
+import CNavGuard
+import NavGuardCore
+
+// The callbacks a trace records (docs/trace-format.md, "Callbacks"), and
+// posted requests: each written three ways side by side, as the calls are
+// (TraceCalls.swift). Reading them back is lenient (the timeline and stats
+// draw hand-edited traces too): replay compares callbacks as written.
+
+/// A recorded callback to the host: the `fn` of its `cb` lines.
+public enum CallbackFn: UInt8, CaseIterable {
+    case outcome = 1, transition, holdEnd, report, log, touchCancel, question, questionEnd
+
+    public var name: StaticString {
+        switch self {
+        case .outcome: return "outcome"
+        case .transition: return "transition"
+        case .holdEnd: return "hold_end"
+        case .report: return "report"
+        case .log: return "log"
+        case .touchCancel: return "touch_cancel"
+        case .question: return "question"
+        case .questionEnd: return "question_end"
+        }
+    }
+
+    public init?(name: String) {
+        guard let f = CallbackFn.allCases.first(where: { $0.name.description == name }) else { return nil }
+        self = f
+    }
+}
+
+/// A callback, read back.
+public enum TraceCallback {
+    case outcome(TraceOutcome)
+    case transition(TraceTransition)
+    case holdEnd(TraceHoldEnd)
+    case report(guardID: String?, text: String)
+    case log(severity: Int32, guardID: String?, message: String)
+    case touchCancel(TraceTouchCancel)
+    case question(TraceQuestion)
+    case questionEnd(id: UInt64, answer: Int32)
+
+    static func read(_ fn: CallbackFn, _ v: JSONValue) -> TraceCallback {
+        switch fn {
+        case .outcome: return .outcome(TraceOutcome(json: v))
+        case .transition: return .transition(TraceTransition(json: v))
+        case .holdEnd: return .holdEnd(TraceHoldEnd(json: v))
+        case .report: return ReportCallback.read(v)
+        case .log: return LogCallback.read(v)
+        case .touchCancel: return .touchCancel(TraceTouchCancel(json: v))
+        case .question: return .question(TraceQuestion(json: v))
+        case .questionEnd: return QuestionEndCallback.read(v)
+        }
+    }
+
+    static func format(_ fn: CallbackFn, _ r: inout RecordReader, _ w: TraceLine) {
+        switch fn {
+        case .outcome: TraceOutcome.format(&r, w)
+        case .transition: TraceTransition.format(&r, w)
+        case .holdEnd: TraceHoldEnd.format(&r, w)
+        case .report: ReportCallback.format(&r, w)
+        case .log: LogCallback.format(&r, w)
+        case .touchCancel: TraceTouchCancel.format(&r, w)
+        case .question: TraceQuestion.format(&r, w)
+        case .questionEnd: QuestionEndCallback.format(&r, w)
+        }
+    }
+}
+
+/// on_outcome: `"id"`, `"kind"`, `"outcome"`, `"reason"` (names), `"source"`
+/// (when not 0), `"guard"`, `"message"` (when there is one).
+public struct TraceOutcome {
+    public var id: UInt64
+    public var kind: Int32
+    public var outcome: Int32
+    public var reason: Int32
+    public var source: UInt32
+    public var guardID: String?
+    public var message: String?
+
+    public var kindName: String { enumName(kind, ng_request_kind_name) }
+    public var outcomeName: String { enumName(outcome, ng_outcome_name) }
+    public var reasonName: String { enumName(reason, ng_reason_name) }
+
+    static func encode(_ w: inout RecordWriter, _ o: OutcomeRecord) {
+        w.u64(o.requestID)
+        w.i32(o.kind.rawValue)
+        w.i32(o.outcome.rawValue)
+        w.i32(o.reason.rawValue)
+        w.u32(o.source)
+        w.text(o.guardID)
+        w.text(o.message)
+    }
+
+    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        w.field("id", r.u64())
+        w.field("kind", r.i32(), .requestKind)
+        w.field("outcome", r.i32(), .outcome)
+        w.field("reason", r.i32(), .reason)
+        let source = r.u32()
+        if source != 0 { w.field("source", source) }
+        if let g = r.text() { w.field("guard", text: g) }
+        if let m = r.text() { w.field("message", text: m) }
+    }
+
+    init(json v: JSONValue) {
+        id = v["id"]?.uint64 ?? 0
+        kind = enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT)
+        outcome = enumOrUnknown(v["outcome"], ng_outcome_name, 0..<8)
+        reason = enumOrUnknown(v["reason"], ng_reason_name, 0..<NG_REASON_COUNT)
+        source = UInt32(clamping: v["source"]?.int64 ?? 0)
+        guardID = v["guard"]?.string
+        message = v["message"]?.string
+    }
+}
+
+/// on_transition: `"track"`, `"phase"` (names), `"flags"`, `"id"`, `"kind"`,
+/// `"from"`, `"to"`.
+public struct TraceTransition {
+    public var track: Int32
+    public var phase: Int32
+    public var flags: UInt32
+    public var id: UInt64
+    public var kind: Int32
+    public var from: UInt64
+    public var to: UInt64
+
+    public var kindName: String { enumName(kind, ng_request_kind_name) }
+
+    static func encode(_ w: inout RecordWriter, _ e: ng_transition_event) {
+        w.i32(e.track)
+        w.i32(e.phase)
+        w.u32(e.flags)
+        w.u64(e.request_id)
+        w.i32(e.kind)
+        w.u64(e.from_id)
+        w.u64(e.to_id)
+    }
+
+    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        w.field("track", r.i32(), .track)
+        w.field("phase", r.i32(), .phase)
+        w.field("flags", r.u32())
+        w.field("id", r.u64())
+        w.field("kind", r.i32(), .requestKind)
+        w.field("from", r.u64())
+        w.field("to", r.u64())
+    }
+
+    init(json v: JSONValue) {
+        track = enumValue(v["track"], ng_track_name, 0..<3) ?? NG_TRACK_SCREEN
+        phase = enumOrUnknown(v["phase"], ng_phase_name, 0..<8)
+        flags = UInt32(truncatingIfNeeded: v["flags"]?.int64 ?? 0)
+        id = v["id"]?.uint64 ?? 0
+        kind = enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT)
+        from = v["from"]?.uint64 ?? 0
+        to = v["to"]?.uint64 ?? 0
+    }
+}
+
+/// on_hold_end: `"token"`, `"label"`, `"mask"`, `"reason"` (name), `"began"`,
+/// `"ended"`.
+public struct TraceHoldEnd {
+    public var token: UInt64
+    public var label: String?
+    public var mask: UInt32
+    public var reason: Int32
+    public var began: Int64?
+    public var ended: Int64?
+
+    public var reasonName: String { enumName(reason, ng_hold_end_reason_name) }
+
+    static func encode(_ w: inout RecordWriter, _ h: ng_hold_info) {
+        w.u64(h.token)
+        w.text(h.label)
+        w.u32(h.mask)
+        w.i32(h.reason)
+        w.i64(h.began_ns)
+        w.i64(h.ended_ns)
+    }
+
+    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        w.field("token", r.u64())
+        w.field("label", text: r.text())
+        w.field("mask", r.u32())
+        w.field("reason", r.i32(), .holdEndReason)
+        w.field("began", r.i64())
+        w.field("ended", r.i64())
+    }
+
+    init(json v: JSONValue) {
+        token = v["token"]?.uint64 ?? 0
+        label = v["label"]?.string
+        mask = UInt32(truncatingIfNeeded: v["mask"]?.int64 ?? 0)
+        reason = enumOrUnknown(v["reason"], ng_hold_end_reason_name, 0..<8)
+        began = v["began"]?.int64
+        ended = v["ended"]?.int64
+    }
+}
+
+/// on_report: `"guard"`, `"text"` (the guard's text; the library's notes for
+/// the host are not recorded).
+enum ReportCallback {
+    static func encode(_ w: inout RecordWriter, guardID: UnsafePointer<CChar>?, text: UnsafePointer<CChar>?) {
+        w.text(guardID)
+        w.text(text)
+    }
+    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        w.field("guard", text: r.text())
+        w.field("text", text: r.text())
+    }
+    static func read(_ v: JSONValue) -> TraceCallback { .report(guardID: v["guard"]?.string, text: v["text"]?.string ?? "") }
+}
+
+/// on_log: `"severity"` (name), `"guard"`, `"message"`.
+enum LogCallback {
+    static func encode(_ w: inout RecordWriter, severity: Int32, guardID: UnsafePointer<CChar>?, message: UnsafePointer<CChar>?) {
+        w.i32(severity)
+        w.text(guardID)
+        w.text(message)
+    }
+    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        w.field("severity", r.i32(), .severity)
+        w.field("guard", text: r.text())
+        w.field("message", text: r.text())
+    }
+    static func read(_ v: JSONValue) -> TraceCallback {
+        .log(severity: enumOrUnknown(v["severity"], ng_severity_name, 0..<8), guardID: v["guard"]?.string,
+             message: v["message"]?.string ?? "")
+    }
+}
+
+/// on_touch_cancel: `"touch"`, `"view"`, `"state"` (name), `"began"`.
+public struct TraceTouchCancel {
+    public var touch: UInt64
+    public var view: UInt64
+    public var state: Int32
+    public var began: Int64?
+
+    static func encode(_ w: inout RecordWriter, _ t: ng_touch_info) {
+        w.u64(t.touch_id)
+        w.u64(t.view_id)
+        w.i32(t.state)
+        w.i64(t.began_ns)
+    }
+
+    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        w.field("touch", r.u64())
+        w.field("view", r.u64())
+        w.field("state", r.i32(), .touchState)
+        w.field("began", r.i64())
+    }
+
+    init(json v: JSONValue) {
+        touch = v["touch"]?.uint64 ?? 0
+        view = v["view"]?.uint64 ?? 0
+        state = enumOrUnknown(v["state"], ng_touch_state_name, 0..<8)
+        began = v["began"]?.int64
+    }
+}
+
+/// on_question: `"id"`, `"topic"`, `"text"`, `"guard"`; with a request,
+/// `"request"`, `"kind"` and `"source"` (when not 0); `"screen"` (when not
+/// 0), `"deadline"` (when it has one).
+public struct TraceQuestion {
+    public var id: UInt64
+    public var topic: String?
+    public var text: String?
+    public var guardID: String?
+    public var request: UInt64
+    public var kind: Int32
+    public var source: UInt32
+    public var screen: UInt64
+    public var deadline: Int64?
+
+    static func encode(_ w: inout RecordWriter, _ q: ng_question) {
+        w.u64(q.question_id)
+        w.text(q.topic)
+        w.text(q.text)
+        w.text(q.guard_id)
+        w.u64(q.request_id)
+        w.i32(q.kind)
+        w.u32(q.source)
+        w.u64(q.screen_id)
+        w.i64(q.deadline_ns)
+    }
+
+    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        w.field("id", r.u64())
+        w.field("topic", text: r.text())
+        w.field("text", text: r.text())
+        w.field("guard", text: r.text())
+        let request = r.u64()
+        let kind = r.i32()
+        let source = r.u32()
+        if request != 0 {
+            w.field("request", request)
+            w.field("kind", kind, .requestKind)
+            if source != 0 { w.field("source", source) }
+        }
+        let screen = r.u64()
+        if screen != 0 { w.field("screen", screen) }
+        let deadline = r.i64()
+        if deadline != Limits.noDeadline { w.field("deadline", deadline) }
+    }
+
+    init(json v: JSONValue) {
+        id = v["id"]?.uint64 ?? 0
+        topic = v["topic"]?.string
+        text = v["text"]?.string
+        guardID = v["guard"]?.string
+        request = v["request"]?.uint64 ?? 0
+        kind = enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT)
+        source = UInt32(clamping: v["source"]?.int64 ?? 0)
+        screen = v["screen"]?.uint64 ?? 0
+        deadline = v["deadline"]?.int64
+    }
+}
+
+/// on_question_end: `"id"`, `"answer"` (name).
+enum QuestionEndCallback {
+    static func encode(_ w: inout RecordWriter, _ q: ng_question, answer: Int32) {
+        w.u64(q.question_id)
+        w.i32(answer)
+    }
+    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        w.field("id", r.u64())
+        w.field("answer", r.i32(), .answer)
+    }
+    static func read(_ v: JSONValue) -> TraceCallback {
+        .questionEnd(id: v["id"]?.uint64 ?? 0, answer: enumOrUnknown(v["answer"], ng_answer_name, 0..<4))
+    }
+}
+
+/// A request posted from another thread, recorded inside the tick that
+/// applied it (or the destroy that dropped it), right after that call's
+/// line: `"id"`, `"req"`, and `"posted_ns"`, when it was posted on the
+/// context's clock (how long it waited for that tick; replay posts it again
+/// just before the tick and does not compare this).
+enum PostedRecord {
+    static func encode(_ w: inout RecordWriter, _ r: Request, postedNs: Int64) {
+        w.u64(r.id)
+        TraceRequest.encode(&w, r)
+        w.i64(postedNs)
+    }
+    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        w.field("id", r.u64())
+        w.object("req") { TraceRequest.format(&r, $0) }
+        let at = r.i64()
+        if at >= 0 { w.field("posted_ns", at) }
+    }
+    static func read(_ v: JSONValue) throws(FieldError) -> (id: UInt64, request: TraceRequest, postedNs: Int64?) {
+        guard let req = v["req"] else { throw FieldError(message: "a posted record without \"req\"") }
+        return (try integer(v["id"], "id"), try TraceRequest(json: req), v["posted_ns"]?.int64)
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import NavGuard
+import NavGuardValidator
+
+struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Count what went wrong across traces: refusals and drops per guard, stuck transitions and holds per screen.",
+        discussion: """
+        Reads every trace, ring dump or crash dump named (a fleet's, from \
+        many machines) as `navguard timeline` does, and prints: per guard, \
+        the requests it refused and dropped and the events it dropped, by \
+        reason; per screen, the transitions to it, those stuck (never \
+        finished) or forced (by the watchdog or another guard), and its \
+        longest holds (while it was on top). --json prints the same as one \
+        JSON object, for a fleet's own dashboards. Exits 2 when a trace \
+        cannot be read.
+        """)
+
+    @Argument(help: "The traces (JSON Lines), ring dumps or crash dumps.")
+    var files: [String]
+
+    @Flag(help: "Print the counts as JSON.")
+    var json = false
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name at least one trace") }
+    }
+
+    func run() throws {
+        var models: [TimelineModel] = []
+        for path in files {
+            let trace = try readTrace(path, command: "stats")
+            models.append(TimelineBuilder.build(trace, source: path, options: TimelineOptions(foldIdleNs: nil)))
+        }
+        let stats = StatsBuilder.build(models)
+        print(json ? StatsFormat.json(stats) : StatsFormat.table(stats), terminator: "")
+    }
+}
+
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Turn a crash dump (.ngbox) into a JSON Lines trace.",
+        discussion: """
+        A crash dump is the flight recorder's ring as a fatal-signal handler \
+        wrote it (binary, docs/trace-format.md). The trace written is a ring \
+        dump: its header says which signal, its first line's state what the \
+        first record found. A JSON Lines trace is copied as it is. Exits 2 \
+        when the file cannot be read.
+        """)
+
+    @Argument(help: "The crash dump.")
+    var dump: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the trace here instead of to standard output.", valueName: "out"))
+    var output: String?
+
+    func run() throws {
+        let bytes: [UInt8]
+        do throws(FileError) { bytes = try readFile(dump) } catch {
+            printError("navguard convert: \(error.message)")
+            throw ExitCode(2)
+        }
+        var text = bytes
+        var note: String?
+        if bytes.withUnsafeBytes({ BlackBoxFile.isBlackBox($0) }) {
+            do throws(TraceError) {
+                let c = try bytes.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }
+                text = c.text
+                note = c.note
+            } catch {
+                printError("navguard convert: \(dump): \(error.message)")
+                throw ExitCode(2)
+            }
+        }
+        if let note { printError("navguard convert: \(dump): \(note)") }
+        if let output {
+            do throws(FileError) { try writeFile(output, String(decoding: text, as: UTF8.self)) } catch {
+                printError("navguard convert: \(error.message)")
+                throw ExitCode(1)
+            }
+        } else {
+            writeAll(1, String(decoding: text, as: UTF8.self))
+        }
+    }
+}
