@@ -1324,7 +1324,8 @@ typedef struct ng_record_options {
  * two, unknown `crash` bits, `crash` without a ring), NG_E_STATE (already
  * recording), NG_E_LOAD (the file cannot be created), NG_E_NO_MEMORY (the
  * ring cannot be allocated, or 64 rings already keep crash dumps),
- * NG_E_CALLBACK, NG_E_THREAD. */
+ * NG_E_UTF8, NG_E_TOO_LONG (`path` or `dump_dir`), NG_E_CALLBACK,
+ * NG_E_THREAD. */
 NG_API ng_status ng_record_start(ng_context *ctx, const ng_record_options *options);
 
 /* [owner] Stop recording: flush and close the file (ring mode: discard the

@@ -40,7 +40,7 @@ func withContext(_ handle: OpaquePointer?, record fn: CallFn, flush: Bool = fals
         let rec = b.bridge.rec
         if let rec, rec._withUnsafeGuaranteedRef({ $0.inWriter }) { return b.fail(.inWriter) }
         b.engine.beginCall()
-        rec?._withUnsafeGuaranteedRef { $0.enter(fn) }
+        if let rec { b.recorderEnter(rec, fn) }
         var st = NG_OK
         do throws(EngineError) {
             if b.engine.isCuttingWork { throw .workCut }

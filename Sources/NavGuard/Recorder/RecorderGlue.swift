@@ -38,7 +38,7 @@ extension ContextBox {
     /// A recorded call returns: its `ret`; a recorder whose writing failed
     /// is stopped here, once no call is in progress, and the host told
     /// through on_log (its own calls go on).
-    @inline(__always)
+    @inline(never)
     func recorderLeave(_ u: Unmanaged<Recorder>, _ st: ng_status, flush: Bool) {
         let why: String? = u._withUnsafeGuaranteedRef { rec in
             rec.leave(st, err: st == NG_OK ? nil : UnsafePointer(errbuf))
@@ -52,6 +52,13 @@ extension ContextBox {
             stopRecording()
             bridge.logError("flight recorder stopped: \(why!)")
         }
+    }
+
+    /// A recorded call begins (out of line, as recorderLeave: every export's
+    /// body would otherwise carry a copy).
+    @inline(never)
+    func recorderEnter(_ u: Unmanaged<Recorder>, _ fn: CallFn) {
+        u._withUnsafeGuaranteedRef { $0.enter(fn) }
     }
 
     /// Nothing has happened in the context yet: a trace started now replays
