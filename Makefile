@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # NavGuard — the project's front door.
 #
 #   make / make all      configure build/ (CMake + Ninja, Release) and build it

@@ -1,4 +1,5 @@
 // swift-tools-version: 6.3
+// SPDX-License-Identifier: Apache-2.0
 // SwiftPM is the source of truth for which sources belong to which module;
 // CMakeLists.txt builds the same directories, in the same Swift 6 language
 // mode. Tools version 6.3 is the compiler floor (`@c @implementation`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_alloc.h — allocation counting for the benchmarks: the executable
  * that includes this (in exactly one file) interposes malloc, calloc,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_measure.h — how every NavGuard benchmark measures: a figure is the
  * median (with min and max) of RUNS timed runs after one untimed warm-up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * navguard_bench — NavGuard's costs next to a C floor, through the public
  * header only. Every figure is the median of RUNS timed runs (after one

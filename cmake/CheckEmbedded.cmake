@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DLIB=<shared library> -DSTRIP=<strip> -DREADELF=<readelf>
 #       -DMAX_BYTES=<n> -DNEEDED=<lib1,lib2> -DOUT=<scratch file> -P CheckEmbedded.cmake
 # What an Embedded Swift build promises (cmake/NavGuardEmbeddedSwift.cmake):

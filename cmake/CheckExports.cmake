@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DLIB=<shared library> -DNM=<nm> -DREADELF=<readelf> -DPATTERN=<regex>
 #       [-DREQUIRE=sym1,sym2] [-DSONAME=<soname>] -P CheckExports.cmake
 # Fails unless every defined dynamic symbol of LIB (local ones included)

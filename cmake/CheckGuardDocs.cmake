@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DCLI=navguard -DDOC=docs/guards.md -DPLUGIN_DIR=dir -DOUT=file -P CheckGuardDocs.cmake
 # Fails when DOC differs from what `navguard plugins docs` prints for the
 # built-in guards in PLUGIN_DIR (the declarations are the source of truth).

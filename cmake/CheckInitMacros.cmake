@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DHEADERS=a.h,b.h -DSOURCES=x.c,y.cpp -P CheckInitMacros.cmake
 # Fails unless every NG_*_INIT macro defined in HEADERS is used in each SOURCE.
 cmake_minimum_required(VERSION 3.25)

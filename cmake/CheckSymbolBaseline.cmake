@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DLIB=<libnavguard.so> -DNM=<nm> -DHEADER=<navguard.h> -DBASELINE=<abi/navguard.symbols>
 #       -P CheckSymbolBaseline.cmake
 # The exported ABI must equal both the functions the header declares (NG_API)

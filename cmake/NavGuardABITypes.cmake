@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The layout of the public C types, checked with libabigail (abigail-tools)
 # against the committed baseline abi/navguard-types.abi. Included by the
 # top-level CMakeLists.txt; also run in script mode (below).

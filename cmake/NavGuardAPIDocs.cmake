@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The API reference: HTML from the headers' comments, with Doxygen, into
 # ${PROJECT_BINARY_DIR}/docs/html (target navguard-api-docs, part of the
 # default build when doxygen is found; `make docs` builds it too). The

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The `navguard` command-line tool (Sources/navguard-cli), included by the
 # top-level CMakeLists.txt.
 #

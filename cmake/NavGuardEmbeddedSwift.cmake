@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Embedded Swift: the one place its flags are set, for libnavguard
 # (cmake/NavGuardSwift.cmake) and for guard plugins written in Swift
 # (cmake/NavGuardGuards.cmake, which includes this file in NavGuard's own

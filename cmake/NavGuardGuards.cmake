@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Guard plugins with CMake: navguard_add_guard (C, C++ or Swift) and
 # navguard_add_swift_guard (Swift with NavGuardPluginKit).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers for NavGuard's CMake build (included by the top-level CMakeLists.txt).
 # They use NavGuard_SOURCE_DIR, not PROJECT_SOURCE_DIR: a template under
 # examples/ is a project() of its own, also when added to this build.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Debian packages with CPack (DEB generator), one per install component,
 # in Debian's multiarch layout (<libdir> = lib/<triplet>, e.g.
 # lib/x86_64-linux-gnu: CPack installs into /usr, see "Install layout" in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A build under the sanitizers (`make test-sanitize`; included by the
 # top-level CMakeLists.txt after NavGuardSwift, before any target).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Swift settings of the CMake build (included by the top-level CMakeLists.txt
 # before any Swift target is defined).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_api.c — NavGuard's C ABI under fuzzed call sequences.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * replay.c — a deterministic driver for fuzz_api.c without libFuzzer.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The API fuzz harness without libFuzzer, in every build (included by the
 # top-level CMakeLists.txt; the libFuzzer target is fuzz/CMakeLists.txt, only
 # with -DNAVGUARD_FUZZ=ON).

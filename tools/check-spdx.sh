@@ -8,7 +8,7 @@
 # Swift (*.swift, Package.swift included), CMake (CMakeLists.txt *.cmake
 # *.cmake.in), shell and Python scripts (*.sh *.py), the Makefile, the
 # linker version scripts (*.map), the pkg-config template (*.pc.in), the
-# module map (*.modulemap) and .ci/run. Documentation, data, generated files
+# module maps (*.modulemap), QML (*.qml) and .ci/run. Documentation, data, generated files
 # and the licence texts are not source and are not checked.
 set -euo pipefail
 dir=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -16,7 +16,7 @@ cd "$dir"
 files=()
 while IFS= read -r -d '' f; do files+=("$f"); done < <(git ls-files -z -- \
     '*.c' '*.h' '*.cpp' '*.swift' 'CMakeLists.txt' '*/CMakeLists.txt' '*.cmake' '*.cmake.in' \
-    '*.sh' '*.py' 'Makefile' '*.map' '*.pc.in' '*.modulemap' '.ci/run')
+    '*.sh' '*.py' 'Makefile' '*.map' '*.pc.in' '*.modulemap' '*.qml' '.ci/run')
 missing=0
 for f in "${files[@]}"; do
     if ! head -n 5 -- "$f" | grep -q 'SPDX-License-Identifier: Apache-2.0'; then

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Doxygen INPUT_FILTER for include/navguard/*.h: `doxygen-filter.py FILE`
 prints FILE as Doxygen should read it, with the same number of lines (so the
 reference's line numbers are the header's). The headers keep their plain C

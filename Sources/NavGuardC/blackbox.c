@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flight recorder's crash dumps: a table of the rings that opted in
  * (ng_record_options.crash), the fatal-signal handler that writes them, and
  * ng_record_crash_dump, which a host's own crash handler may call.

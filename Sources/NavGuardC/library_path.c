@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where libnavguard itself was loaded from, without /proc (a chroot or a
  * minimal container may not mount it): dladdr of a function in the library,
  * made absolute. Swift's Glibc module does not expose dladdr (_GNU_SOURCE),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The name functions of navguard.h, generated from its NG_*_MAP tables: the
  * one place each value's name is written is the header row beside the
  * value. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The navguard tool's own arguments, captured before Swift starts. Swift on
  * Linux reads CommandLine.arguments from /proc/self/cmdline, which a chroot
  * or a minimal container may not mount: the tool would see no arguments.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Who acts on the engine: the host (through the C API) or the guard in a
 /// chain slot (through its host-services table). Rules that depend on the
 /// actor (a hold ended by someone other than its owner is RELEASED, only the

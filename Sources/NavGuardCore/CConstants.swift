@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 // navguard.h's enum-like values as Swift types, in the style of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An owned, immutable, NUL-terminated UTF-8 string. The core keeps routes,
 // identities and labels in this form so that guards and hosts can be handed
 // a stable `const char *` without copying on every read.

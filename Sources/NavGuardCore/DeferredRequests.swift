@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Requests a guard deferred, in deferral order, each with the slot of the
 /// guard that deferred it.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 // The engine's input side: events routed, touches tracked, views set.

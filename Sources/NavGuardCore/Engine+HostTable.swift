@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 // The host-services table of plugin.h: a guard's only view of and handle on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 // The engine's slow votes: timed, named in the log and in the next report.

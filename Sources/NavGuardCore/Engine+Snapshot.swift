@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stack snapshots: JSON text the host stores and later restores.
 // {"navguard_snapshot":1,"screens":[{"id":1,"route":"home","identity":"home"}]}
 // A screen with NG_SCREENF_* flags also has "flags": 1 (NavGuard 0.3).

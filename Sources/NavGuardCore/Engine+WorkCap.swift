@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 // The cap on the work one host call may set off (NG_MAX_WORK). RunQueue

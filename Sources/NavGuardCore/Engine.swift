@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 /// The deterministic navigation core. Not thread-safe: the ABI layer

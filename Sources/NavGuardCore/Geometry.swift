@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plane views live in: rectangles, points and hit shapes.
 
 /// A rectangle; `x`/`y` is the top-left corner (y grows downwards).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 /// One hot-path hook: the function, the instance and the slot, kept in an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 /// A guard's descriptor as a host reads it: at most its `size` bytes of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ViewTree's hit-test index: per parent with many children, a uniform grid
 // over the children's hit extents. The tree calls `register`, `deregister`,
 // `relayOutIfStale` and `releaseGrid`; `gridHit` answers from it.

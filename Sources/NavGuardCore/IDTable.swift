@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A map from non-zero 64-bit ids to slot numbers: open addressing with
 /// linear probing over a power-of-two table, a multiplicative hash, and
 /// backward-shift deletion (no tombstones).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small, strict (RFC 8259) JSON parser and compact writer.
 //
 // Pure Swift, no Foundation, no I/O, no global mutable state. Used for stack

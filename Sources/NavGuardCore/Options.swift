@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 /// One configuration key a guard declares (plugin.h ng_option_decl), read

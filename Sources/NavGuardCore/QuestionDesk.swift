@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 /// A question a guard asked the host (plugin.h `ask`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Recently used strings (routes, identities, hold labels, guards' verdict
 /// messages), reused so that a push of a known route, a hold with a known
 /// label or a guard's usual refusal text allocates nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 /// An interactive (swipe) back in flight: how far the finger got, which

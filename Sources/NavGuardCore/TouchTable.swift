@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 /// A touch from its began until its ended/cancelled arrives from the host,

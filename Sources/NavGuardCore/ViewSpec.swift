@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 // A view as the host describes it (ng_view), and why the tree refuses one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 // ViewTree.swift — a host-mirrored view tree with UIKit's hit-testing rules.
 //

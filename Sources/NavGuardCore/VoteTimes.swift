@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 
 /// A request whose guards voted longer than Limits.slowVoteNs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // makeDescriptor: a static ng_plugin_descriptor whose hooks trampoline into a
 // Swift guard instance.
 //

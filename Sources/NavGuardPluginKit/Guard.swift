@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NavGuardPluginKit — write NavGuard guard plugins in Swift.
 //
 // The kit wraps include/navguard/plugin.h and nothing else: it imports the C

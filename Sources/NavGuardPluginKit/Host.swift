@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GuardHost: the ng_guard_host table, typed.
 import CNavGuard
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Declared configuration options (plugin.h ng_option_decl, ABI 1.1).
 //
 // A guard that conforms to OptionDeclaring lists its configuration keys;

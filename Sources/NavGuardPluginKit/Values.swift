@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Swift views of the structs plugin.h hands to hooks. They copy the C struct
 // (no allocation) and keep its string pointers: those are valid as long as
 // the C struct's documentation says (usually: during the hook).

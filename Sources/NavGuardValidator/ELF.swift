@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A minimal ELF64 reader: the defined, global (or weak) symbols of a shared
 // library's dynamic symbol table (.dynsym), read from the section headers.
 // Every read is bounds-checked: a truncated or malformed file gives an error,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NavGuardLibc
 
 // The tool's file access: every subcommand reads and writes files through

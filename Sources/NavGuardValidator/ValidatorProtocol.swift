@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a check reports, and the line protocol that carries it from the child
 // process (ValidatorChild.swift) to the parent (ValidatorParent.swift).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C ABI of include/navguard/navguard.h, exercised from Swift through the
 // exported ng_* functions: handles, NULL pointers, enum ranges, sizes,
 // strings, status names, callbacks, run to completion and threads.

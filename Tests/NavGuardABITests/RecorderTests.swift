@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flight recorder and replay through the C API: what a trace holds,
 // replays that match and replays that do not, the ring, the host's writer,
 // and traces that are cut, corrupted, hand-edited or from a newer version.

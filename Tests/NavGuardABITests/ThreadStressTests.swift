@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Threads against the C API: other threads calling [owner] functions while
 // the owner works and destroys the context, and a guard's own threads calling
 // its host table. Nothing may crash or touch freed memory (`make test` also

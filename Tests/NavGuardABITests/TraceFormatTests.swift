@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flight recorder's binary records and their JSON: numbers written
 // exactly, every record kind written and read back by its one definition,
 // ring dumps that begin with the state at their first record, the

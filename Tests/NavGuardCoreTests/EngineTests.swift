@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core's navigation rules, tested on `Engine` directly with a manual
 // clock: stack, outcomes, transitions, interactive back, run to completion,
 // holds, the guard chain and snapshots. Behaviour only, never timing.

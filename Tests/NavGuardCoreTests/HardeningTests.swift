@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core's side of the third hardening round: the cap on the work one call
 // may set off, the time guards take to vote, and a transition's age counted
 // from when the call that began it returned.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The hit-test index (per-parent grids in ViewTree) against a brute-force
 // reference: UIKit's recursive hitTest over the specs as set, written here
 // independently of ViewTree's storage. Plus the index's updates one by one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host contract of NavGuard 0.3: stale requests, questions to the host,
 // requests and transition-tied holds of guards, the order of a request's
 // rules, what destroy ends, transition depth, retired and evicted touches,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Declared guard options (plugin.h ng_option_decl): reading and checking the
 // declarations, checking configurations against them before create(), and
 // declared defaults answering the typed getters.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: random operation sequences (fixed seed) over every request
 // kind, finishes, interactive updates/cancels/releases/completions, ticks,
 // holds, requests made from inside callbacks, touches, and swipe backs driven

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers for the core test suites: a recording EngineObserver that
 // checks the callback rules as events arrive, a seeded PRNG, and guards
 // written against plugin.h (descriptors built in Swift with C closures).

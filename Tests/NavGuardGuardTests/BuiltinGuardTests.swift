@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built-in request guards, each alone and within a chain, linked in by
 // descriptor (the same sources CMake builds as plugins).
 import CNavGuard

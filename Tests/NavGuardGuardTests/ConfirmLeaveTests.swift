@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // org.navguard.confirm-leave on the default chain: every path that removes a
 // screen marked NG_SCREENF_CONFIRM_LEAVE asks the host first.
 import CNavGuard

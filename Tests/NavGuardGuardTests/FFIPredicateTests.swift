@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // org.navguard.ffi-predicate: predicates are exported C functions of this
 // test binary (@_cdecl), found through dlopen(NULL) when "library" is absent.
 import CNavGuard

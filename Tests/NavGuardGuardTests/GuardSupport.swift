@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers for the built-in guard tests: a recording EngineObserver and
 // small builders for an Engine with a guard chain on a manual clock.
 import CNavGuard

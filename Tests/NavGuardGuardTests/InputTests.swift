@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Input routing: verdicts, hit-tested targets, touch binding, UIKit's
 // exclusive-touch and multi-touch rules, cancel on block, and a property
 // test of the touch invariants.

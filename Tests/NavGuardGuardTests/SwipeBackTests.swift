@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Swipe back as a real finger does it: the interactive back names the touch
 // that drives it (followed through the transition's hold), the host releases
 // it in a direction and completes it after the settle animation, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // org.navguard.watchdog: ends what outlives its limit and reports.
 import CNavGuard
 import Glibc

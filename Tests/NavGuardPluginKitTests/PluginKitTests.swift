@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Guards written with NavGuardPluginKit, driven by a NavGuardCore Engine (the
 // same code libnavguard runs; the kit itself never sees the core).
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DREADME=<README.md> -DDIR=<adapters/qt6/example> -P CheckReadme.cmake
 # README's Qt host is the example, word for word: its main.cpp and Main.qml
 # appear in README as they are (the example is built and checked by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * bench_qt6_adapter — the Qt 6 adapter's cost per Qt mouse move, next to Qt's
  * own delivery of that move, measured in the same run. Every figure is ns

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * navguard_qt6.cpp — NavGuard's Qt 6 adapter (see navguard_qt6.h).
  *

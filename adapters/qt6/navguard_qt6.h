@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * navguard_qt6.h — NavGuard's Qt 6 adapter (Qt Quick), C++17, Qt 6.4 or later.
  *

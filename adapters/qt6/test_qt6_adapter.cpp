@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_qt6_adapter — the Qt 6 adapter (navguard_qt6.cpp) against its header,
  * in-process, with QTest on the offscreen platform:

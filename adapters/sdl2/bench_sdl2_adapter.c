@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_sdl2_adapter — the SDL2 adapter's cost per SDL event, next to the
  * submit it feeds. Every figure is ns per SDL event, the median of RUNS timed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * navguard_sdl2.c — NavGuard's SDL2 adapter (see navguard_sdl2.h).
  *

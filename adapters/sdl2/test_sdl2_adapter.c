@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_sdl2_adapter — the SDL2 adapter (navguard_sdl2.c) against its header:
  * every conversion field, submit verdicts, ng_sdl2_wait_event's ticking and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Counting checks shared by the C tests: every check runs and failures are
  * counted (not assert()), so one run lists every deviation. */
 #ifndef NAVGUARD_TEST_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * header_check.c — the public headers as a C11 user sees them.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * header_check.cpp — the public headers as a C++17 user sees them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_abi.c — the C ABI's bad-input table, through navguard.h only.
  *

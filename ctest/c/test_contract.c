@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host contract of NavGuard 0.3 through the C API: a lost release never
  * blocks a touch id, the wake-up and deadline callbacks, stale replies,
  * questions to the host (the confirm-leave guard on the default chain), ids

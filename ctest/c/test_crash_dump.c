@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_crash_dump: a host that crashes while its flight recorder runs in
  * ring mode with NG_RECORD_CRASH_DUMP. Each case forks a child that records
  * and then crashes on purpose; the parent checks how the child ended (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_hardening.c — what a black-box attack on 0.2.0 found, through the C
  * API. Each case crashed, hung or lost an end before its fix:

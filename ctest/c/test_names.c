@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The name tables of navguard.h and plugin.h (NG_*_MAP) against the
  * values they name and the library's name functions generated from them:
  * every value of an enumeration has exactly one row, the rows cover the

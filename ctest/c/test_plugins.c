@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_plugins.c — the plugin loader and the built-in guards, from C.
  *

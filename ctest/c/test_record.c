@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_record.c — the flight recorder as a C host uses it, with the real
  * default chain (dlopen'd built-ins):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A request posted from another thread replays where it took effect: in the
  * tick that applied it, or in the destroy that dropped it (a kiosk that quits
  * with a network reply still in its mailbox). Each session is recorded from

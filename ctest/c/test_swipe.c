@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_swipe.c — a swipe back as a C host drives it through navguard.h, with
  * the real default chain (dlopen'd built-ins, manual clock):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* trace_host: a kiosk session (Home -> Menu -> Item -> Checkout) recorded by
  * the flight recorder on a manual clock, for the `navguard timeline` tests
  * (ctest/cli/check_timeline.py, cmake/NavGuardCLI.cmake) and for

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """navguard_cli_timeline_*: `navguard timeline` on traces that trace_host
 (ctest/c/trace_host.c) records, judged from what it writes. Standard library
 only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A kiosk host built inside a Debian root that has no Swift: gcc, the
  * installed -dev package and pkg-config only. It runs the default chain
  * (the runtime package's built-in guards), loads the guard built from the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make test-dist: NavGuard where no Swift is. A minimal Debian 12 root made
 # with debootstrap (cached as a tarball in the build directory), NavGuard's
 # .deb packages installed into it with dpkg, and inside it (chroot, /proc not

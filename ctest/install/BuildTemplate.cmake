@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DTEMPLATE=<examples/plugins/x> -DBINARY=<dir> -DPREFIX=<install> -DPLUGIN=<x.so>
 #       -DGENERATOR=<gen> -DSOURCE_DIR=<NavGuard's source tree> [-DCONFIG=<json file>]
 #       [-DCMAKE_ARGS=<-D...;-D...>] [-DMAX_BYTES=<n> -DNEEDED=<libs> -DSTRIP=<strip> -DREADELF=<readelf>]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DTEMPLATE=<examples/plugins/swift-template> -DBINARY=<dir> -DPREFIX=<install>
 #       -DSWIFT=<swift> -DCONFIG=<json file>
 #       -P BuildTemplateSwiftPM.cmake

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DCPACK=<cpack> -DCONFIG=<build/CPackConfig.cmake> -DOUT=<dir>
 #       -DINSTALLED=<a plain `cmake --install` of the same build> -DVERSION=<0.2.0>
 #       -DMAJOR=<0> -DDPKG_DEB=<dpkg-deb> -DLINTIAN=<lintian> -DGENERATOR=<gen>

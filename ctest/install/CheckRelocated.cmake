@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DBUILD_DIR=<build> -DWORK=<dir> -DCC=<cc> -DPKG_CONFIG=<pkg-config>
 #       -DGENERATOR=<gen> -P CheckRelocated.cmake
 # Installs BUILD_DIR to WORK/first, copies the tree to WORK/moved and removes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # run(<what> <command...>): run a command in a test script; on failure stop
 # with what failed and its output. The output is left in `out`.
 function(run what)

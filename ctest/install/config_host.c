@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config_host.c — guard configuration from a C host built against the
  * installed tree only (installed headers, pkg-config, libnavguard.so and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kiosk-sim — the failures NavGuard guards against (a double push, a back
  * during a push, a cancelled swipe back, a stuck transition...) played on a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ctest example_kiosk_sim_replay (cmake -P): kiosk-sim records every
 # scenario's trace, then `navguard replay` re-runs each one.
 #

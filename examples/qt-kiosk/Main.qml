@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Qt kiosk: Home -> Menu -> Item -> Checkout in a StackView driven by
 // NavGuard's Navigator. Every request goes through `nav`; every input event
 // goes through NavGuard's filter on this window before Qt delivers it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # headless-demo.sh APP SCREENSHOT.png [kiosk options...]
 # `make demo-qt` without a DISPLAY runs this under xvfb-run: a short scripted
 # visit (Next, a double tap on a menu item while the pages slide, the

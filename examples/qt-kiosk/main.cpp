@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * qt-kiosk — the SDL kiosk's screens as a Qt Quick application guarded by
  * NavGuard through the Qt 6 adapter: Home -> Menu (a ListView) -> Item ->

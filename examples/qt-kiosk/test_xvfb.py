@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """example_qt_kiosk_xvfb: the Qt kiosk in a real X window (Xvfb), driven with
 xdotool like a person would, judged from its JSON log and its screenshot.
 Every scenario runs twice: guarded (the default chain) and --unguarded (the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # headless-demo.sh APP SCREENSHOT.bmp [kiosk options...]
 # `make demo-window` without a DISPLAY runs this under xvfb-run: a short
 # scripted visit with the F1 overlay open (Next, Network, a double tap during

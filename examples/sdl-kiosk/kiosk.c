@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sdl-kiosk — NavGuard in a real SDL2 window: Home -> Menu -> Item -> Checkout
  * with slide animations, a swipe-back from the left edge driven by the

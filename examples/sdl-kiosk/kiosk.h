@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kiosk.h — state shared by the SDL kiosk's main loop (kiosk.c) and its
  * drawing (ui.c). */
 #ifndef SDL_KIOSK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* log.h — the kiosk's JSON-lines log (--log FILE): one object per line,
  * flushed per line, so a test can follow it while the app runs. Main thread
  * only. Every line starts with "t" (ms since start) and "type". */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """example_sdl_kiosk_xvfb: the SDL kiosk in a real X window (Xvfb), driven
 with xdotool like a person would, judged from its JSON log and its
 screenshots: double clicks and Back during a push, swipes released,

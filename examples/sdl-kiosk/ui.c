@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ui.c — drawing the kiosk: the four screens, the navigation bar, the
  * buttons in their real hit shapes, the slide animations and the F1 overlay.
  * Nothing here changes NavGuard's state; it only reads it. */

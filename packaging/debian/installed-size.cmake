@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # CPack post-build script (CPACK_POST_BUILD_SCRIPTS, cmake/NavGuardPackaging.cmake):
 # writes each package's Installed-Size as dpkg-gencontrol computes it, in KiB:
 # every regular file's size rounded up to a KiB, and 1 KiB for each directory

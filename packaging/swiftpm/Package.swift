@@ -1,4 +1,5 @@
 // swift-tools-version: 6.3
+// SPDX-License-Identifier: Apache-2.0
 // NavGuardPluginKit for guard plugins built with SwiftPM. Installed with
 // NavGuard's development files as <prefix>/share/navguard/swift/Package.swift,
 // beside the kit's sources (NavGuardPluginKit/) and the C headers as a Swift

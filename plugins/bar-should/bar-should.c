@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* org.navguard.bar-should — the navigation bar's own check, as UIKit's
  * navigationBar:shouldPushItem:/shouldPopItem: make it: refuse a new bar push or pop while a bar animation is
  * in flight. The back button and an interactive-back begin are bar pops too,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small helpers shared by the built-in guards: typed configuration reads.
  * Header-only and static so that each plugin library stays self-contained.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* org.navguard.confirm-leave — asks the host before any request removes a
  * screen marked NG_SCREENF_CONFIRM_LEAVE ("Leave checkout?"), whatever path
  * it comes by: the Back button, the Back key, a swipe, a timer's pop-to-root,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* org.navguard.dedupe — refuses a push whose identity equals the top
  * screen's (mode "top", default) or any stacked screen's (mode "stack"), or
  * that of a push already deferred (both modes: a queued push becomes the top

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* org.navguard.exclusive-touch — UIKit's exclusiveTouch and
  * multipleTouchEnabled rules (Apple's event-handling guide):
  *  - a touch on an exclusive view is delivered only if no other view is

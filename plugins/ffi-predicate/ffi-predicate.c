@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* org.navguard.ffi-predicate — a policy wired by configuration alone: an
  * existing exported C function of the host (or of a library) is called
  * through libffi for every request, with the arguments named in the config,

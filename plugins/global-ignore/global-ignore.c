@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* org.navguard.global-ignore — UIKit's ignoring of interaction events around
  * a transition, made safe: all app input
  * of the types in `mask` (default touches + motion) is ignored from

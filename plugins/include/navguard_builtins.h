@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * navguard_builtins.h — descriptors of the built-in guards, for linking them
  * into a host or a test directly. Each built-in is also built as its own

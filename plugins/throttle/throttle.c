@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* org.navguard.throttle — refuses a request closer than interval_ms
  * (default 300) to the last applied request from the same source
  * (Android's throttleFirst): a second tap of the same button. A request is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* org.navguard.transition — one screen transition at a time:
  * while a transition is in flight (either track, or an interactive back),
  * a request of a kind listed in `queue` (default: push and replace-stack,

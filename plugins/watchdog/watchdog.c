@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* org.navguard.watchdog — the self-healing timer and the stuck-UI report.
  * It refuses nothing. When something outlives its limit it ends it:
  *  - a transition track in flight longer than transition_limit_ms is finished

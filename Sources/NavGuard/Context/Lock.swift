@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NavGuardLibc
 
 /// A value only one thread at a time may touch, behind a pthread mutex, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* arc4random_buf for Embedded Swift's standard library, which seeds its
  * hashing (Dictionary, Set) with it once per process. glibc has it only
  * since 2.36; the rest of libnavguard needs 2.34 (Debian 12 has 2.36,

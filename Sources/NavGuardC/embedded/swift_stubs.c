@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What Embedded Swift's standard library calls but does not provide
  * (Swift 6.3), linked into the Embedded build of libnavguard only: the
  * ordinary Swift runtime has its own (Package.swift excludes this folder).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The C part of libnavguard (private: not installed). names.c holds the name
  * functions generated from the headers' X-macro tables; this header gives the
  * Swift ABI layer what Swift cannot write itself. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The C library as the Swift ABI layer sees it (private: not installed), in
  * both builds: Embedded Swift has no Glibc module, so the library imports
  * these headers through this module (NavGuardLibc) instead of Glibc, in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NavGuardCore
 
 /// Counts what TimelineBuilder made of each trace into one StatsModel: the

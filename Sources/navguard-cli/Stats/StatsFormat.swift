@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NavGuardCore
 
 /// A StatsModel as text: a table for a person, JSON for a fleet's own

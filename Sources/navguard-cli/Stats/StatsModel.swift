@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What `navguard stats` counts over a fleet's traces: per guard, what it
 /// refused and dropped and why; per screen, its transitions that were stuck
 /// (never finished) or forced, and its longest holds. Built by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Text for the timeline's outputs: times in milliseconds and XML escapes.
 enum TimelineFormat {
     /// "1460 ms", "0.16 ms", "2.001 ms": at most three decimals, none trailing.

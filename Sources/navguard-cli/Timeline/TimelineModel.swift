@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NavGuardCore
 
 /// What `navguard timeline` draws of one trace: its transitions, holds,

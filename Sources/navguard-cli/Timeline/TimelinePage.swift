@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The timeline as a self-contained HTML page for people without Perfetto:
 /// the SVG inline (with several traces, the fleet's one-lane-each picture
 /// first, then each trace's own), then the guards' reports in full (the

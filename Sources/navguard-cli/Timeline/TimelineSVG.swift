@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NavGuardCore
 
 /// A TimelineModel drawn as one self-contained SVG (no scripts, no external

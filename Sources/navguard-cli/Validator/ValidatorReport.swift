@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NavGuardValidator
 
 // The validator's report: one line per check, a summary, or JSON (--json).

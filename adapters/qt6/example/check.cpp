@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * qt_host_check — README's Qt host (Main.qml, as qt_host loads it) run
  * headless (offscreen platform) and checked: "Open" tapped twice fast pushes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <navguard_qt6.h>
 
 #include <QGuiApplication>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kiosk_host — the smallest host of NavGuard's SDL2 adapter: a context with
  * the default guard chain, one view, SDL events through ng_sdl2_submit and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bad_plugin.c — guard plugins that are wrong on purpose, for the loader's
  * error table in test_plugins.c. One source, one variant per NGTEST_* macro

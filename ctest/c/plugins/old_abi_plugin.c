@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * old_abi_plugin.c — a guard built against the frozen plugin ABI 1.0 headers
  * (abi-1.0/navguard/, NavGuard 0.1): its descriptor has no `options`, its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * minimal.c — a complete NavGuard guard plugin in one C file.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_minimal.c — loads the quiet-hours example plugin the way a host does
  * (ng_plugin_load) and checks that it refuses a blocked route with

@@ -1,4 +1,5 @@
 // swift-tools-version: 6.3
+// SPDX-License-Identifier: Apache-2.0
 // examples/plugins/swift-template with SwiftPM instead of CMake: the guard
 // org.example.max-depth as a shared library, against an installed NavGuard
 // (the libnavguard-dev package: /usr; any other prefix: NAVGUARD_PREFIX).

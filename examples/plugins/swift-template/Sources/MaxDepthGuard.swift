@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MaxDepthGuard.swift — a NavGuard guard plugin written in Swift.
 //
 // TEMPLATE FOR INTEGRATORS. One file, no Foundation: it imports the C module
