@@ -76,6 +76,7 @@ void InputFilter::attach(QQuickWindow *window) {
     if (m_window == window) return;
     if (m_window) m_window->removeEventFilter(this);
     m_window = window;
+    m_watched = window;
     if (window) window->installEventFilter(this);
 }
 
@@ -132,8 +133,17 @@ uint64_t InputFilter::touchIdOf(int qtPointId, const QPointingDevice *device) co
 bool InputFilter::onMouse(QEvent *event) {
     auto *me = static_cast<QMouseEvent *>(event);
     const QPointingDevice *dev = me->pointingDevice();
-    /* Mouse events Qt synthesized from touch: their touch points were judged. */
-    if (!isMouseDevice(dev)) return false;
+    /* Mouse events Qt synthesized from touch: their touch points were judged.
+     * The last mouse device is remembered (asking its type twice per move
+     * showed in the bench); a destroyed device is forgotten. */
+    if (dev != m_mouse || !dev) {
+        if (!isMouseDevice(dev)) return false;
+        if (dev) {
+            m_mouse = dev;
+            connect(dev, &QObject::destroyed, this, [this, dev] { if (m_mouse == dev) m_mouse = nullptr; },
+                    Qt::UniqueConnection);
+        }
+    }
     int i = liveIndex(kMouseTouchId);
     ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
     ng_event_result r = NG_EVENT_RESULT_INIT;
@@ -326,7 +336,7 @@ bool InputFilter::onWheel(QEvent *event) {
 /* --- the filter ---------------------------------------------------------------- */
 
 bool InputFilter::eventFilter(QObject *watched, QEvent *event) {
-    if (watched != m_window.data()) return false;
+    if (watched != m_watched) return false;
     switch (event->type()) {
     case QEvent::MouseMove:
     case QEvent::MouseButtonPress:

@@ -195,6 +195,8 @@ private:
 
     ng_context *m_ctx;
     QPointer<QQuickWindow> m_window;
+    QQuickWindow *m_watched = nullptr;   /* m_window, compared on every event without QPointer's check */
+    const QPointingDevice *m_mouse = nullptr;   /* the last device found to be a mouse */
     QPointer<QQuickItem> m_sink;
     Observer m_observer;
     bool m_hover = true;
