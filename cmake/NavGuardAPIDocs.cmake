@@ -27,3 +27,10 @@ add_custom_command(OUTPUT ${NAVGUARD_API_DOCS_DIR}/html/index.html
 add_custom_target(navguard-api-docs ALL DEPENDS ${NAVGUARD_API_DOCS_DIR}/html/index.html)
 install(DIRECTORY ${NAVGUARD_API_DOCS_DIR}/html/
   DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/navguard/html COMPONENT dev)
+
+# api_reference: the generated reference reads as the headers do (each
+# header's group title, every NG_API function with its thread rule and
+# statuses, no Doxygen warning): ctest/docs/check_api_reference.py.
+add_test(NAME api_reference COMMAND ${Python3_EXECUTABLE}
+  ${PROJECT_SOURCE_DIR}/ctest/docs/check_api_reference.py
+  ${NAVGUARD_API_DOCS_DIR}/html ${PROJECT_SOURCE_DIR}/include/navguard)

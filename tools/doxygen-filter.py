@@ -223,6 +223,12 @@ def main(path):
         line = lines[i]
         stripped = line.strip()
 
+        # The licence line before it stays a plain comment.
+        if not seen_file_comment and re.match(r"^/\*\s*SPDX-License-Identifier:.*\*/$", stripped):
+            out.append(line)
+            i += 1
+            continue
+
         # The file's opening comment.
         if not seen_file_comment and stripped.startswith("/*"):
             j = i

@@ -1003,13 +1003,12 @@ NG_API ng_status ng_question_get(ng_context *ctx, ng_question *out);
 /* Time                                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* A host loop needs no polling: the delegate's on_deadline gives the time
+/* [owner] Process everything due: posted requests, expired holds, timed
+ * transitions, question time limits, guard wake-ups. Callbacks run inside.
+ * A host loop needs no polling: the delegate's on_deadline gives the time
  * to arm one timer for, on_wake wakes the loop when another thread posts;
  * the loop calls ng_tick when either fires. A loop that polls instead calls
  * ng_next_deadline after each call (ng_tick when it is due).
- *
- * [owner] Process everything due: posted requests, expired holds, timed
- * transitions, question time limits, guard wake-ups. Callbacks run inside.
  * Returns NG_OK, NG_E_HANDLE, NG_E_THREAD, NG_E_CALLBACK. */
 NG_API ng_status ng_tick(ng_context *ctx);
 
@@ -1251,9 +1250,11 @@ NG_API ng_status ng_chain_configure_file(ng_context *ctx, const char *path);
  * exist). */
 NG_API const char *ng_plugin_dir(void);
 
-/* [any-thread] The default chain's configuration as JSON text (static): */
+/* The built-in guards of the default chain, in its order. */
 #define NG_DEFAULT_CHAIN_ORDER \
     "watchdog, global-ignore, exclusive-touch, throttle, dedupe, transition, bar-should, confirm-leave"
+/* [any-thread] The default chain's configuration as JSON text (static
+ * storage, never NULL): the guards of NG_DEFAULT_CHAIN_ORDER. */
 NG_API const char *ng_default_chain(void);
 
 /* ------------------------------------------------------------------------ */
@@ -1394,7 +1395,8 @@ NG_API ng_status ng_replay(const char *trace, size_t len, const ng_replay_option
 
 /* [any-thread] The name of a value, from its NG_*_MAP table ("push", "busy",
  * "applied", "will", "began"...): static storage, never NULL; a value outside
- * the table gives "unknown". */
+ * the table gives "unknown". ng_key_phase_name and ng_answer_name are new in
+ * 0.3. */
 NG_API const char *ng_request_kind_name(ng_request_kind kind);
 NG_API const char *ng_reason_name(ng_reason reason);
 NG_API const char *ng_outcome_name(ng_outcome_kind outcome);
@@ -1409,7 +1411,6 @@ NG_API const char *ng_touch_phase_name(int32_t phase);
 NG_API const char *ng_touch_state_name(int32_t state);
 NG_API const char *ng_verdict_name(ng_verdict_kind verdict);
 NG_API const char *ng_shape_kind_name(ng_shape_kind kind);
-/* Since 0.3: */
 NG_API const char *ng_key_phase_name(int32_t phase);
 NG_API const char *ng_answer_name(ng_answer answer);
 
