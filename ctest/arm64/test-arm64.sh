@@ -37,6 +37,8 @@ start=$(date +%s)
 
 say() { printf 'test-arm64: %s\n' "$*"; }
 fail() { printf 'test-arm64: FAIL: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=ctest/dist/root-checks.sh
+. "$src/ctest/dist/root-checks.sh"
 
 [ "$(id -u)" = 0 ] || fail "needs root (chroot): run it as root, e.g. sudo make test-arm64"
 [ -f "$arm64/CMakeCache.txt" ] || fail "no cross build in $arm64 (make cross-arm64)"
@@ -78,51 +80,16 @@ trap cleanup EXIT
 cleanup
 "$src/ctest/arm64/arm64-root.sh" "$arm64/root-cache" "$root" fresh
 
-say "installing ${#debs[@]} packages: $(for d in "${debs[@]}"; do basename "$d"; done | tr '\n' ' ')"
-mkdir -p "$root/tmp/pkgs" "$root/tmp/work"
-cp "${debs[@]}" "$root/tmp/pkgs/"
-chroot "$root" /bin/sh -c 'dpkg -i /tmp/pkgs/*.deb' > "$arm64/test-arm64-dpkg.log" 2>&1 \
-    || { cat "$arm64/test-arm64-dpkg.log" >&2; fail "dpkg -i (dependencies the packages declare must be in the root)"; }
-if find "$root" -xdev \( -name 'libswift*' -o -name 'libFoundation*' -o -name 'swift*' -type f \) | grep -q .; then
-    fail "a Swift runtime file is in the root: $(find "$root" -xdev -name 'libswift*' | head -3)"
-fi
-
-# What the library and its guards need, read from outside the root.
-needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' '; }
-only() {   # only FILE ALLOWED...: FILE needs nothing but the ALLOWED libraries
-    local file=$1 lib; shift
-    for lib in $(needed "$file"); do
-        case " $* " in *" $lib "*) ;; *) fail "${file#"$root"} needs $lib (only $* expected)";; esac
-    done
-}
+install_packages "$arm64/test-arm64-dpkg.log" "${debs[@]}"
 libdir=$root/usr/lib/aarch64-linux-gnu
 [ -e "$libdir/libnavguard.so.0" ] || fail "libnavguard.so.0 is not installed in /usr/lib/aarch64-linux-gnu"
 readelf -h "$libdir/libnavguard.so.0" | grep -q 'Machine: *AArch64' || fail "libnavguard.so.0 is not an AArch64 file"
-only "$libdir/libnavguard.so.0" libc.so.6 libm.so.6 ld-linux-aarch64.so.1
-say "libnavguard.so.0 ($(stat -L -c %s "$libdir/libnavguard.so.0") bytes) needs: $(needed "$libdir/libnavguard.so.0")"
-for guard in "$libdir"/navguard/plugins/*.so; do
-    if [ "$(basename "$guard")" = ffi-predicate.so ]; then only "$guard" libc.so.6 libffi.so.8; else only "$guard" libc.so.6; fi
-done
-depends=$(dpkg-deb -f "$(ls "$packages"/libnavguard0_*_arm64.deb)" Depends)
-for dep in $(printf '%s\n' "$depends" | tr ',' '\n' | sed 's/^ *//; s/ .*//'); do
-    case $dep in libc6|libffi8) ;; *) fail "libnavguard0 depends on $dep: $depends";; esac
-done
-say "libnavguard0 depends on: $depends"
+check_needs "$libdir" ld-linux-aarch64.so.1
+check_depends "$(ls "$packages"/libnavguard0_*_arm64.deb)"
 
-cp "$src/ctest/dist/host.c" "$src/examples/plugins/c-minimal/minimal.c" "$root/tmp/work/"
-inside() {
-    chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp /bin/sh -ec "cd /tmp/work; $1"
-}
 mount -t proc proc "$root/proc"
 say "inside the root: $(inside 'uname -m; gcc --version | head -1' | tr '\n' ' ')"
-say "building the host and the template guard with gcc (arm64, under qemu)"
-inside 'gcc -std=c11 -Wall -Wextra -Werror -o host host.c $(pkg-config --cflags --libs navguard)'
-inside 'gcc -std=c11 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o quiet-hours.so minimal.c $(pkg-config --cflags navguard)'
-missing=$(inside 'ldd ./host; ldd $(pkg-config --variable=libdir navguard)/libnavguard.so.0' | grep 'not found' || true)
-[ -z "$missing" ] || fail "unresolved dependencies: $missing"
-inside 'ldd ./host' | sed 's/^/    /'
-say "the host with the default chain and the template guard"
-inside './host /tmp/work/quiet-hours.so' | sed 's/^/    /' || fail "the host"
+build_host_and_guard "arm64, under qemu"
 umount "$root/proc"
 t_pkg=$(( $(date +%s) - t0 ))
 say "packages in the arm64 root: passed in $t_pkg s"

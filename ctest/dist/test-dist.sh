@@ -27,6 +27,8 @@ start=$(date +%s)
 
 say() { printf 'test-dist: %s\n' "$*"; }
 fail() { printf 'test-dist: FAIL: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=ctest/dist/root-checks.sh
+. "$src/ctest/dist/root-checks.sh"
 
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap and chroot): run it as root, e.g. sudo make test-dist"
 if ! command -v debootstrap >/dev/null; then
@@ -55,55 +57,15 @@ rm -rf "$root"
 mkdir -p "$root"
 tar -C "$root" -xf "$cache"
 
-say "installing ${#debs[@]} packages: $(for d in "${debs[@]}"; do basename "$d"; done | tr '\n' ' ')"
-mkdir -p "$root/tmp/pkgs" "$root/tmp/work"
-cp "${debs[@]}" "$root/tmp/pkgs/"
-chroot "$root" /bin/sh -c 'dpkg -i /tmp/pkgs/*.deb' > "$build/dist/dpkg.log" 2>&1 \
-    || { cat "$build/dist/dpkg.log" >&2; fail "dpkg -i (dependencies the packages declare must be in a minimal root)"; }
-if find "$root" -xdev \( -name 'libswift*' -o -name 'libFoundation*' -o -name 'swift*' -type f \) | grep -q .; then
-    fail "a Swift runtime file is in the root: $(find "$root" -xdev -name 'libswift*' | head -3)"
-fi
-
-# What the library and its guards need (readelf from outside the root):
-# libnavguard is Embedded Swift, with no Swift runtime to pull in libstdc++.
-needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' '; }
-only() {   # only FILE ALLOWED...: FILE needs nothing but the ALLOWED libraries
-    local file=$1 lib; shift
-    for lib in $(needed "$file"); do
-        case " $* " in *" $lib "*) ;; *) fail "${file#"$root"} needs $lib (only $* expected)";; esac
-    done
-}
+install_packages "$build/dist/dpkg.log" "${debs[@]}"
 libdir=$(dirname "$(find "$root/usr/lib" -name 'libnavguard.so.0' | head -1)")
 [ -n "$libdir" ] && [ "$libdir" != . ] || fail "libnavguard.so.0 is not installed under /usr/lib"
-only "$libdir/libnavguard.so.0" libc.so.6 libm.so.6
-say "libnavguard.so.0 needs: $(needed "$libdir/libnavguard.so.0")"
-for guard in "$libdir"/navguard/plugins/*.so; do
-    if [ "$(basename "$guard")" = ffi-predicate.so ]; then only "$guard" libc.so.6 libffi.so.8; else only "$guard" libc.so.6; fi
-done
-depends=$(dpkg-deb -f "$(ls "$packages"/libnavguard0_*.deb)" Depends)
-for dep in $(printf '%s\n' "$depends" | tr ',' '\n' | sed 's/^ *//; s/ .*//'); do
-    case $dep in libc6|libffi8) ;; *) fail "libnavguard0 depends on $dep: $depends";; esac
-done
-say "libnavguard0 depends on: $depends"
-
-cp "$src/ctest/dist/host.c" "$src/examples/plugins/c-minimal/minimal.c" "$root/tmp/work/"
-inside() {
-    chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp /bin/sh -ec "cd /tmp/work; $1"
-}
+check_needs "$libdir"
+check_depends "$(ls "$packages"/libnavguard0_*.deb)"
 
 run_checks() {
     local what=$1
-    say "$what: building the host and the template guard with gcc"
-    inside 'gcc -std=c11 -Wall -Wextra -Werror -o host host.c $(pkg-config --cflags --libs navguard)'
-    inside 'gcc -std=c11 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o quiet-hours.so minimal.c $(pkg-config --cflags navguard)'
-    say "$what: ldd"
-    local missing
-    missing=$(inside 'ldd ./host; ldd $(pkg-config --variable=libdir navguard)/libnavguard.so.0; ldd /usr/bin/navguard || true' \
-              | grep 'not found' || true)
-    [ -z "$missing" ] || fail "$what: unresolved dependencies: $missing"
-    inside 'ldd ./host' | sed 's/^/    /'
-    say "$what: the host with the default chain and the template guard"
-    inside './host /tmp/work/quiet-hours.so' | sed 's/^/    /' || fail "$what: the host"
+    build_host_and_guard "$what" /usr/bin/navguard
     say "$what: navguard plugins validate quiet-hours.so"
     inside 'navguard --version && navguard plugins validate /tmp/work/quiet-hours.so > validate.txt 2>&1' \
         || { inside 'cat validate.txt' >&2; fail "$what: the template guard does not validate"; }
