@@ -97,6 +97,8 @@ public struct Track: RawRepresentable, Hashable, Sendable {
 
     /// SCREEN, BAR or ALL.
     @inlinable public var isKnown: Bool { rawValue >= NG_TRACK_SCREEN && rawValue <= NG_TRACK_ALL }
+    /// SCREEN or BAR: one track, what a read of a track takes.
+    @inlinable public var isOne: Bool { self == .screen || self == .bar }
 }
 
 /// A phase of a transition track (ng_phase, NG_PHASE_*).

@@ -16,7 +16,7 @@ extension Engine {
 
     /// A track in flight as hosts and guards see it (ng_track_info).
     public func trackView(_ track: Track) -> ng_track_info? {
-        guard track == .screen || track == .bar else { return nil }
+        guard track.isOne else { return nil }
         return transitions.view(track)
     }
 

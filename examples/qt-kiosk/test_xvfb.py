@@ -19,7 +19,6 @@ no vsync and plays animations about 3x too fast.
 """
 import argparse
 import importlib.util
-import json
 import os
 import shutil
 import signal
@@ -435,23 +434,8 @@ def run_one(app, tmp, name, args, fn, unguarded, run, cli=None):
     variant = f"{name}{'_unguarded' if unguarded else ''}"
     extra = ["--anim-ms", str(ANIM_MS)] + (["--unguarded"] if unguarded else [])
     k = QtKiosk(app, tmp, f"{variant}.{run}", args + extra, record=cli is not None)
-    try:
-        k.start()
-        note = fn(k, unguarded)
-        fps = h.fps_note(k)
-        note += f"; {fps}" if fps else ""
-        if cli:
-            h.DIVERGE_UNGUARDED = DIVERGE_UNGUARDED if not unguarded else set()
-            note += "; " + h.replay_check(cli, name, k)
-        return note
-    except Failure:
-        if h.VERBOSE:
-            for e in k.events():
-                if e["type"] != "verdict" or e["verdict"] != "deliver":
-                    print("      " + json.dumps(e), flush=True)
-        raise
-    finally:
-        k.close()
+    return h.run_kiosk(k, lambda k: fn(k, unguarded), cli, name,
+                       set() if unguarded else DIVERGE_UNGUARDED)
 
 
 def main():
@@ -470,12 +454,9 @@ def main():
         for name, _, _, what in SCENARIOS:
             print(f"{name:22} {what}")
         return 0
-    if not a.app or not os.access(a.app, os.X_OK):
-        print(f"error: --app {a.app!r} is not an executable qt-kiosk", file=sys.stderr)
-        return 2
-    if a.navguard and not os.access(a.navguard, os.X_OK):
-        print(f"error: --navguard {a.navguard!r} is not an executable navguard CLI", file=sys.stderr)
-        return 2
+    bad = h.check_programs(a, "qt-kiosk")
+    if bad:
+        return bad
     missing = [t for t in ("Xvfb", "xdotool") if not shutil.which(t)]
     if missing:
         print(f"error: missing {', '.join(missing)}; run: {APT}", file=sys.stderr)
@@ -483,14 +464,9 @@ def main():
     # Qt in the X server, the basic render loop (wall-clock animations),
     # Qt Quick's software renderer (no GL needed).
     os.environ.update(QT_QPA_PLATFORM="xcb", QSG_RENDER_LOOP="basic", QT_QUICK_BACKEND="software")
-    chosen = SCENARIOS
-    if a.only:
-        names = a.only.split(",")
-        unknown = [n for n in names if n not in {s[0] for s in SCENARIOS}]
-        if unknown:
-            print(f"error: unknown scenario {', '.join(unknown)} (see --list)", file=sys.stderr)
-            return 2
-        chosen = [s for s in SCENARIOS if s[0] in names]
+    chosen = h.choose(SCENARIOS, a.only)
+    if chosen is None:
+        return 2
 
     tmp = tempfile.mkdtemp(prefix="qt-kiosk-xvfb-")
     failed = total = 0
@@ -503,23 +479,8 @@ def main():
                         continue
                     total += 1
                     label = f"{name}{' (unguarded)' if unguarded else ''}"
-                    t0 = time.monotonic()
-                    for attempt in (1, 2):
-                        try:
-                            note = run_one(a.app, tmp, name, args, fn, unguarded, f"{rep + 1}.{attempt}",
-                                           a.navguard)
-                            print(f"PASS {label:34} {time.monotonic() - t0:5.1f} s  {note}", flush=True)
-                            break
-                        except Premise as e:
-                            if attempt == 2:
-                                failed += 1
-                                print(f"FAIL {label:34} {time.monotonic() - t0:5.1f} s  {what}: {e}", flush=True)
-                            else:
-                                print(f"     {label:34} (again: {e})", flush=True)
-                        except Failure as e:
-                            failed += 1
-                            print(f"FAIL {label:34} {time.monotonic() - t0:5.1f} s  {what}: {e}", flush=True)
-                            break
+                    run = lambda n: run_one(a.app, tmp, name, args, fn, unguarded, f"{rep + 1}.{n}", a.navguard)
+                    failed += not h.attempt(label, what, 34, run)
     finally:
         if a.keep or failed:
             print(f"logs and screenshots: {tmp}")

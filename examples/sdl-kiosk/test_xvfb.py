@@ -788,8 +788,10 @@ def replay(cli, trace, *extra):
     return r.returncode, r.stdout + r.stderr, (time.monotonic() - t0) * 1000
 
 
-def replay_check(cli, name, k):
-    """The kiosk has quit: its trace is complete. It replays identically."""
+def replay_check(cli, name, k, diverge_unguarded=DIVERGE_UNGUARDED):
+    """The kiosk has quit: its trace is complete. It replays identically,
+    and a scenario named in `diverge_unguarded` diverges against the empty
+    chain."""
     expect(os.path.exists(k.trace), f"--record wrote no trace ({k.trace})")
     with open(k.trace, "rb") as f:
         lines = f.read().count(b"\n")
@@ -798,7 +800,7 @@ def replay_check(cli, name, k):
         raise Failure(f"navguard replay {k.trace} exited with {rc}, expected 0 (identical):\n{out}")
     counts = out.split("identical: ", 1)[1].split(" as recorded", 1)[0]
     note = f"replay identical ({counts}, {lines} lines, {ms:.0f} ms)"
-    if name in DIVERGE_UNGUARDED:
+    if name in diverge_unguarded:
         rc, out, _ = replay(cli, k.trace, "--config", '{"guards":[]}')
         if rc != 1 or "diverged" not in out:
             raise Failure(f"navguard replay {k.trace} --config '{{\"guards\":[]}}' exited with {rc}, "
@@ -807,16 +809,17 @@ def replay_check(cli, name, k):
     return note
 
 
-def run_one(app, tmp, name, args, fn, run, cli=None):
-    extra = ["--anim-ms", "500"] if name in SLOW_PUSH else []
-    k = Kiosk(app, tmp, f"{name}.{run}", args + extra, record=cli is not None)
+def run_kiosk(k, body, cli=None, name=None, diverge_unguarded=DIVERGE_UNGUARDED):
+    """Start kiosk `k`, run the scenario `body(k)` and return its note, with
+    the frame rate and, given the CLI, the replay of its trace; on a failure
+    with -v, print the events other than delivered verdicts. Closes `k`."""
     try:
         k.start()
-        note = fn(k)
+        note = body(k)
         fps = fps_note(k)
         note += f"; {fps}" if fps else ""
         if cli:
-            note += "; " + replay_check(cli, name, k)
+            note += "; " + replay_check(cli, name, k, diverge_unguarded)
         return note
     except Failure:
         if VERBOSE:
@@ -826,6 +829,57 @@ def run_one(app, tmp, name, args, fn, run, cli=None):
         raise
     finally:
         k.close()
+
+
+def run_one(app, tmp, name, args, fn, run, cli=None):
+    extra = ["--anim-ms", "500"] if name in SLOW_PUSH else []
+    k = Kiosk(app, tmp, f"{name}.{run}", args + extra, record=cli is not None)
+    return run_kiosk(k, fn, cli, name)
+
+
+def check_programs(a, app_name):
+    """The --app and --navguard arguments name executables: else the error
+    and exit status 2."""
+    if not a.app or not os.access(a.app, os.X_OK):
+        print(f"error: --app {a.app!r} is not an executable {app_name}", file=sys.stderr)
+        return 2
+    if a.navguard and not os.access(a.navguard, os.X_OK):
+        print(f"error: --navguard {a.navguard!r} is not an executable navguard CLI", file=sys.stderr)
+        return 2
+    return 0
+
+
+def choose(scenarios, only):
+    """The scenarios --only names (all without it), or None after printing
+    which names are unknown."""
+    if not only:
+        return scenarios
+    names = only.split(",")
+    unknown = [n for n in names if n not in {s[0] for s in scenarios}]
+    if unknown:
+        print(f"error: unknown scenario {', '.join(unknown)} (see --list)", file=sys.stderr)
+        return None
+    return [s for s in scenarios if s[0] in names]
+
+
+def attempt(label, what, width, run):
+    """Run `run(attempt)` and print PASS or FAIL: a premise the machine broke
+    (the window was slow, a click missed its moment) is tried once more; a
+    failure is not. Returns whether it passed."""
+    t0 = time.monotonic()
+    for n in (1, 2):
+        try:
+            note = run(n)
+            print(f"PASS {label:{width}} {time.monotonic() - t0:5.1f} s  {note}", flush=True)
+            return True
+        except Premise as e:
+            if n == 2:
+                print(f"FAIL {label:{width}} {time.monotonic() - t0:5.1f} s  {what}: {e}", flush=True)
+                return False
+            print(f"     {label:{width}} (again: {e})", flush=True)
+        except Failure as e:
+            print(f"FAIL {label:{width}} {time.monotonic() - t0:5.1f} s  {what}: {e}", flush=True)
+            return False
 
 
 def main():
@@ -844,25 +898,17 @@ def main():
         for name, _, _, what in SCENARIOS:
             print(f"{name:24} {what}")
         return 0
-    if not a.app or not os.access(a.app, os.X_OK):
-        print(f"error: --app {a.app!r} is not an executable sdl-kiosk", file=sys.stderr)
-        return 2
-    if a.navguard and not os.access(a.navguard, os.X_OK):
-        print(f"error: --navguard {a.navguard!r} is not an executable navguard CLI", file=sys.stderr)
-        return 2
+    bad = check_programs(a, "sdl-kiosk")
+    if bad:
+        return bad
     missing = [t for t in ("Xvfb", "xdotool") if not shutil.which(t)]
     if missing or not os.path.exists(FONT):
         what = ", ".join(missing + ([] if os.path.exists(FONT) else [FONT]))
         print(f"error: missing {what}; run: {APT}", file=sys.stderr)
         return 1
-    chosen = SCENARIOS
-    if a.only:
-        names = a.only.split(",")
-        unknown = [n for n in names if n not in {s[0] for s in SCENARIOS}]
-        if unknown:
-            print(f"error: unknown scenario {', '.join(unknown)} (see --list)", file=sys.stderr)
-            return 2
-        chosen = [s for s in SCENARIOS if s[0] in names]
+    chosen = choose(SCENARIOS, a.only)
+    if chosen is None:
+        return 2
 
     tmp = tempfile.mkdtemp(prefix="sdl-kiosk-xvfb-")
     failed = 0
@@ -870,22 +916,8 @@ def main():
     try:
         for rep in range(a.repeat):
             for name, args, fn, what in chosen:
-                t0 = time.monotonic()
-                for attempt in (1, 2):
-                    try:
-                        note = run_one(a.app, tmp, name, args, fn, f"{rep + 1}.{attempt}", a.navguard)
-                        print(f"PASS {name:24} {time.monotonic() - t0:5.1f} s  {note}", flush=True)
-                        break
-                    except Premise as e:
-                        if attempt == 2:
-                            failed += 1
-                            print(f"FAIL {name:24} {time.monotonic() - t0:5.1f} s  {what}: {e}", flush=True)
-                        else:
-                            print(f"     {name:24} (again: {e})", flush=True)
-                    except Failure as e:
-                        failed += 1
-                        print(f"FAIL {name:24} {time.monotonic() - t0:5.1f} s  {what}: {e}", flush=True)
-                        break
+                run = lambda n: run_one(a.app, tmp, name, args, fn, f"{rep + 1}.{n}", a.navguard)
+                failed += not attempt(name, what, 24, run)
     finally:
         if a.keep or failed:
             print(f"logs and screenshots: {tmp}")

@@ -70,7 +70,7 @@ public func ng_track_get(_ ctx: OpaquePointer?, _ track: ng_track, _ out: Unsafe
 /// What reads a track takes: one of the two, not both.
 private func screenOrBar(_ track: ng_track) throws(EngineError) -> Track {
     let t = Track(rawValue: track)
-    guard t == .screen || t == .bar else {
+    guard t.isOne else {
         throw EngineError(NG_E_RANGE, "track \(track) is not NG_TRACK_SCREEN or NG_TRACK_BAR")
     }
     return t
