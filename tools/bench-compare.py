@@ -168,7 +168,8 @@ def report(builds, results, rounds, worse_pct=10.0, floor_name=DEFAULT_FLOOR, ou
         floors = [None if r is None else (r[0].get(fkey) or common_floor[k]) for k, r in enumerate(res)]
         missing = [lb for lb, r in zip(labels, res) if r is None]
         out.write(f"== {name}: median ns, the lowest of {rounds} round(s) per build, builds run alternately;"
-                  f" xN: ratio to the floor of the same build, this run\n")
+                  f" xN: ratio to the floor of the same build, this run; {new}/ref > 1: {new} slower,"
+                  f" '!' more than {worse_pct:g} %\n")
         if missing:
             out.write(f"   (no {name} in {', '.join(missing)})\n")
         width = max([44] + [len(shown[kf]) for kf in order])
