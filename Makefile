@@ -25,7 +25,8 @@
 #   make bench-compare   the benchmarks of build/ (Embedded Swift) and of an
 #                        ordinary Swift build (build-ordinary/) run alternately,
 #                        medians side by side; with BASE=<git revision(s)>
-#                        (e.g. BASE=v0.3.0, BASE="v0.2.0 v0.3.0"), this build's
+#                        (e.g. BASE=v0.3.0, BASE="v0.2.0 v0.3.0", BASE=v0.2.0..:
+#                        it and every release tag since), this build's
 #                        beside each revision's, built in build-base/<commit>/;
 #                        rows more than 10 % worse flagged
 #   make docs            rewrite docs/guards.md from the built-in guards' declared
@@ -366,6 +367,8 @@ bench:
 #                                        and the plugins they load are built
 #   make bench-compare BASE="v0.2.0 v0.3.0"  several revisions, oldest first:
 #                                        one column each, then this build's
+#   make bench-compare BASE=v0.2.0..     that revision and every release tag
+#                                        (v*) after it, up to this build
 # Rows are matched by name; a row only some builds have is shown with "-"
 # for the others. Builds run under `nice -n $(BENCH_NICE)`; the benchmarks
 # themselves do not.
@@ -394,8 +397,20 @@ ifeq ($(strip $(BASE)),)
 else
 	$(MAKE) --no-print-directory configure
 	@$(call bench_build,$(BUILD_DIR))
-	@builds=""; \
+	@revs=""; \
 	for rev in $(BASE); do \
+	  case "$$rev" in \
+	  *..) from=$$(git rev-parse --verify --quiet "$${rev%..}^{commit}") || { echo "error: BASE: '$${rev%..}' is not a git revision here" >&2; exit 1; }; \
+	       revs="$$revs $${rev%..}"; \
+	       for t in $$(git tag --list 'v*' --merged HEAD --contains "$$from" --sort=version:refname); do \
+	         c=$$(git rev-parse "$$t^{commit}"); \
+	         [ "$$c" = "$$from" ] || [ "$$c" = "$$(git rev-parse HEAD)" ] || revs="$$revs $$t"; \
+	       done ;; \
+	  *) revs="$$revs $$rev" ;; \
+	  esac; \
+	done; \
+	builds=""; \
+	for rev in $$revs; do \
 	  commit=$$(git rev-parse --verify --quiet "$$rev^{commit}") || { echo "error: BASE: '$$rev' is not a git revision here" >&2; exit 1; }; \
 	  short=$$(git rev-parse --short=7 "$$commit"); \
 	  label=$$(git describe --tags --exact-match "$$commit" 2>/dev/null || echo "$$rev"); \
