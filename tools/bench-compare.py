@@ -185,7 +185,9 @@ def report(builds, results, rounds, worse_pct=10.0, floor_name=DEFAULT_FLOOR, ou
             notes, ratios, moved = [], [], []
             for k, r in enumerate(refs):
                 a, b = vals[-1], vals[k]
-                if a is None or b is None or b <= 0:
+                if a is None or b is None or a <= 0 or b <= 0:
+                    # A figure less a measured overhead (a timer's) can come
+                    # out at or below 0 under load: no ratio to speak of.
                     ratios.append(f" {'-':>{rcell}}")
                     continue
                 ratio = a / b

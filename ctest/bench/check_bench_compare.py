@@ -87,6 +87,7 @@ def main(tool):
             ("(iv)  only old", 50.0, ""),
             ("(v)   BEGAN", 40.0, "x4.00 floor"),
             ("(v)   BEGAN", 44.0, "other setting"),
+            ("(v)   MOVED", 5.0, ""),
         ], allocs="  moved, default chain                             0.000 allocations/op\n")
         fake(new, "navguard_bench", "new", log, [
             (floor, 20.0, ""),
@@ -95,6 +96,7 @@ def main(tool):
             ("(vi)  only new", 70.0, ""),
             ("(v)   BEGAN", 40.0, "x2.00 floor"),
             ("(v)   BEGAN", 40.0, "other setting"),
+            ("(v)   MOVED", -3.0, "timer subtracted"),
         ], first_table=[                          # its first round is disturbed: the lowest is kept
             (floor, 20.0, ""),
             ("(i) steady", 500.0, ""),
@@ -140,6 +142,9 @@ def main(tool):
         check(names == [floor, "(i) steady", "(ii) slower", "(iv) only old", "(vi) only new", "(v) BEGAN",
                         "(v) BEGAN (other setting)"],
               f"rows in the judged build's order, a reference's own rows after the row they follow there: {names}")
+        r = row(out, "(v) MOVED")
+        check(r is not None and re.search(r" -3\.0 +x-0\.15 +-  $", r),
+              "a figure at or below 0 (a timer subtracted): no ratio", str(r) + "\n" + out)
         check(re.search(r"moved, default chain +0\.000 +1\.500", out) is not None, "allocations per build", out)
         check(re.search(r"1 row\(s\) of new more than 10 % worse.*\n  navguard_bench: \(ii\) slower: x1\.25 old", out)
               is not None, "the summary names the flagged row", out)
