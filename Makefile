@@ -24,7 +24,11 @@
 #   make bench           build, then run every benchmark in build/bench/
 #   make bench-compare   the benchmarks of build/ (Embedded Swift) and of an
 #                        ordinary Swift build (build-ordinary/) run alternately,
-#                        medians side by side
+#                        medians side by side; with BASE=<git revision(s)>
+#                        (e.g. BASE=v0.3.0, BASE="v0.2.0 v0.3.0", BASE=v0.2.0..:
+#                        it and every release tag since), this build's
+#                        beside each revision's, built in build-base/<commit>/;
+#                        rows more than 10 % worse flagged
 #   make docs            rewrite docs/guards.md from the built-in guards' declared
 #                        options (a ctest fails when it is out of date), and
 #                        docs/timeline.svg and docs/timeline-incident.svg (navguard
@@ -346,19 +350,84 @@ bench:
 	if [ -z "$$benches" ]; then echo "error: no benchmark executables in $(BUILD_DIR)/bench/" >&2; exit 1; fi; \
 	for b in $$benches; do echo "== $$b"; "$$b"; done
 
-# The Embedded Swift build's benchmarks beside the ordinary Swift build's
-# (-DNAVGUARD_SWIFT_EMBEDDED=OFF in $(ORDINARY_DIR), without the CLI), every
-# benchmark of both run alternately in one session, BENCH_ROUNDS times each,
-# medians side by side (tools/bench-compare.py).
+# Two (or more) builds' benchmarks run alternately in one session, BENCH_ROUNDS
+# rounds each, medians side by side with their ratios, each row's ratio to
+# the C floor of the same build and run, a row more than 10 % worse flagged
+# (tools/bench-compare.py).
+#   make bench-compare                   this build (Embedded Swift, $(BUILD_DIR))
+#                                        beside an ordinary Swift build of the
+#                                        same sources ($(ORDINARY_DIR): -DNAVGUARD_SWIFT_EMBEDDED=OFF,
+#                                        without the CLI)
+#   make bench-compare BASE=v0.3.0       this build beside that git revision's:
+#                                        `git archive` of it into
+#                                        $(BASE_DIR)/<commit>/src, its own CMake
+#                                        build in $(BASE_DIR)/<commit>/build
+#                                        (configured as its `make configure`
+#                                        does), of which only the benchmarks
+#                                        and the plugins they load are built
+#   make bench-compare BASE="v0.2.0 v0.3.0"  several revisions, oldest first:
+#                                        one column each, then this build's
+#   make bench-compare BASE=v0.2.0..     that revision and every release tag
+#                                        (v*) after it, up to this build
+# Rows are matched by name; a row only some builds have is shown with "-"
+# for the others. Builds run under `nice -n $(BENCH_NICE)`; the benchmarks
+# themselves do not.
 ORDINARY_DIR ?= $(BUILD_DIR)-ordinary
+BASE_DIR     ?= build-base
+BASE         ?=
 BENCH_ROUNDS ?= 2
+BENCH_NICE   ?= 10
+# $(call bench_build,DIR): build in DIR (a Ninja tree) what the benchmarks
+# run: every executable in bench/ and every plugin in lib/navguard/plugins/
+# (the default chain), by their paths, which name the same things in every
+# revision.
+define bench_build
+targets=$$(ninja -C "$(1)" -t targets all | sed -n 's#^\(bench/[^:]*\|lib/navguard/plugins/[^:]*\):.*#\1#p'); \
+if [ -z "$$targets" ]; then echo "error: $(1) builds no benchmark" >&2; exit 1; fi; \
+nice -n $(BENCH_NICE) $(CMAKE) --build "$(1)" --target $$targets
+endef
 bench-compare: test-tools
+ifeq ($(strip $(BASE)),)
 	$(MAKE) --no-print-directory build
 	$(CMAKE) -S . -B $(ORDINARY_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
 	  -DNAVGUARD_SWIFT_EMBEDDED=OFF -DNAVGUARD_BUILD_CLI=OFF
 	$(CMAKE) --build $(ORDINARY_DIR)
 	python3 tools/bench-compare.py --rounds $(BENCH_ROUNDS) \
-	  embedded="$(BUILD_DIR)/bench" ordinary="$(ORDINARY_DIR)/bench"
+	  ordinary="$(ORDINARY_DIR)/bench" embedded="$(BUILD_DIR)/bench"
+else
+	$(MAKE) --no-print-directory configure
+	@$(call bench_build,$(BUILD_DIR))
+	@revs=""; \
+	for rev in $(BASE); do \
+	  case "$$rev" in \
+	  *..) from=$$(git rev-parse --verify --quiet "$${rev%..}^{commit}") || { echo "error: BASE: '$${rev%..}' is not a git revision here" >&2; exit 1; }; \
+	       revs="$$revs $${rev%..}"; \
+	       for t in $$(git tag --list 'v*' --merged HEAD --contains "$$from" --sort=version:refname); do \
+	         c=$$(git rev-parse "$$t^{commit}"); \
+	         [ "$$c" = "$$from" ] || [ "$$c" = "$$(git rev-parse HEAD)" ] || revs="$$revs $$t"; \
+	       done ;; \
+	  *) revs="$$revs $$rev" ;; \
+	  esac; \
+	done; \
+	builds=""; \
+	for rev in $$revs; do \
+	  commit=$$(git rev-parse --verify --quiet "$$rev^{commit}") || { echo "error: BASE: '$$rev' is not a git revision here" >&2; exit 1; }; \
+	  short=$$(git rev-parse --short=7 "$$commit"); \
+	  label=$$(git describe --tags --exact-match "$$commit" 2>/dev/null || echo "$$rev"); \
+	  dir="$(BASE_DIR)/$$short"; \
+	  if [ "$$(cat "$$dir/src/.commit" 2>/dev/null)" != "$$commit" ]; then \
+	    echo "== bench-compare: $$rev ($$short) into $$dir/src"; \
+	    rm -rf "$$dir"; mkdir -p "$$dir/src"; \
+	    git archive "$$commit" | tar -x -C "$$dir/src"; \
+	    echo "$$commit" > "$$dir/src/.commit"; \
+	  fi; \
+	  echo "== bench-compare: building $$label's benchmarks in $$dir/build"; \
+	  nice -n $(BENCH_NICE) $(CMAKE) -S "$$dir/src" -B "$$dir/build" -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null; \
+	  $(call bench_build,$$dir/build); \
+	  builds="$$builds $$label=$$dir/build/bench"; \
+	done; \
+	python3 tools/bench-compare.py --rounds $(BENCH_ROUNDS) $$builds this="$(BUILD_DIR)/bench"
+endif
 
 # The harness (fuzz/fuzz_api.c) runs call sequences against an ASan and
 # coverage instrumented copy of libnavguard; new inputs go to
@@ -377,5 +446,5 @@ fuzz: tools
 	  $(FUZZ_OUT)/corpus fuzz/corpus
 
 clean:
-	rm -rf $(BUILD_DIR) $(ORDINARY_DIR) $(FUZZ_DIR) $(SANITIZE_DIR) $(ARM64_DIR) .build-cmake-helper .build-asan .build-tsan
+	rm -rf $(BUILD_DIR) $(ORDINARY_DIR) $(BASE_DIR) $(FUZZ_DIR) $(SANITIZE_DIR) $(ARM64_DIR) .build-cmake-helper .build-asan .build-tsan
 	-$(SWIFT) package clean
