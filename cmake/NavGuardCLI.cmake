@@ -22,7 +22,10 @@
 #                            plugin (a crash must be reported, not crash us);
 #   navguard_cli_timeline_*  `navguard timeline` on traces recorded by
 #                            ctest/c/trace_host.c, checked by
-#                            ctest/cli/check_timeline.py.
+#                            ctest/cli/check_timeline.py;
+#   navguard_cli_readers_*   the trace readers on malformed crash dumps, empty
+#                            files, /dev/zero and files past their limit
+#                            (ctest/cli/check_readers.py).
 #
 # A plugin target may set the property NAVGUARD_VALIDATE_CONFIG to the guard
 # configuration (JSON) its hook checks should use, and NAVGUARD_VALIDATE_TEST
@@ -248,6 +251,26 @@ foreach(case full ring truncated malformed incident fleet stats)
   else()
     add_test(NAME navguard_cli_timeline_${case} COMMAND ${CMAKE_COMMAND}
       "-DMESSAGE=navguard_cli_timeline_${case} needs python3: apt-get install -y python3"
+      -P ${PROJECT_SOURCE_DIR}/cmake/Fail.cmake)
+  endif()
+endforeach()
+
+# The trace readers (convert, stats, timeline, replay) on crash dumps whose
+# header does not describe the file, empty files, /dev/zero and files past
+# their limit: exit 2 and a message naming what is wrong, never a signal.
+# ctest/c/test_dump_reader.c --dump writes the real dump the files are made from.
+# A hang is a failure too: TIMEOUT ends one (the axis of a damaged trace
+# stepped through 10^9 microseconds).
+foreach(case header empty trace size)
+  if(NAVGUARD_PYTHON)
+    add_test(NAME navguard_cli_readers_${case}
+      COMMAND ${NAVGUARD_PYTHON} ${PROJECT_SOURCE_DIR}/ctest/cli/check_readers.py
+              --cli ${NAVGUARD_CLI_BINARY} --host $<TARGET_FILE:c_test_dump_reader>
+              --work ${CMAKE_BINARY_DIR}/navguard-cli-tests/readers-${case} ${case})
+    set_tests_properties(navguard_cli_readers_${case} PROPERTIES TIMEOUT 120)
+  else()
+    add_test(NAME navguard_cli_readers_${case} COMMAND ${CMAKE_COMMAND}
+      "-DMESSAGE=navguard_cli_readers_${case} needs python3: apt-get install -y python3"
       -P ${PROJECT_SOURCE_DIR}/cmake/Fail.cmake)
   endif()
 endforeach()

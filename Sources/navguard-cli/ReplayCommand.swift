@@ -25,11 +25,7 @@ struct Replay: ParsableCommand {
 
     func run() throws {
         setDefaultPluginDirectory()
-        let bytes: [UInt8]
-        do throws(FileError) { bytes = try readFile(trace) } catch {
-            printError("navguard replay: \(error.message)")
-            throw ExitCode(2)
-        }
+        let bytes = try readTraceBytes(trace, command: "replay")
         let chain = try config?.read(for: "replay", requiringObject: true, exitCode: ExitCode(2)).text
         var result = ng_replay_result()
         result.size = UInt32(MemoryLayout<ng_replay_result>.size)

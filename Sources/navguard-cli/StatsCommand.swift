@@ -46,7 +46,8 @@ struct Convert: ParsableCommand {
         wrote it (binary, docs/trace-format.md). The trace written is a ring \
         dump: its header says which signal, its first line's state what the \
         first record found. A JSON Lines trace is copied as it is. Exits 2 \
-        when the file cannot be read.
+        when the file cannot be read or is no trace (an empty one, a crash \
+        dump whose header does not describe it).
         """)
 
     @Argument(help: "The crash dump.")
@@ -56,22 +57,21 @@ struct Convert: ParsableCommand {
     var output: String?
 
     func run() throws {
-        let bytes: [UInt8]
-        do throws(FileError) { bytes = try readFile(dump) } catch {
-            printError("navguard convert: \(error.message)")
-            throw ExitCode(2)
-        }
+        let bytes = try readTraceBytes(dump, command: "convert")
         var text = bytes
         var note: String?
-        if bytes.withUnsafeBytes({ BlackBoxFile.isBlackBox($0) }) {
-            do throws(TraceError) {
+        do throws(TraceError) {
+            if bytes.withUnsafeBytes({ BlackBoxFile.isBlackBox($0) }) {
                 let c = try bytes.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }
                 text = c.text
                 note = c.note
-            } catch {
-                printError("navguard convert: \(dump): \(error.message)")
-                throw ExitCode(2)
+            } else {
+                // Copied as it is, once it reads as a trace (an empty file is none).
+                _ = try bytes.withUnsafeBufferPointer { b throws(TraceError) in try Trace.read(UnsafeRawBufferPointer(b)) }
             }
+        } catch {
+            printError("navguard convert: \(dump): \(error.message)")
+            throw ExitCode(2)
         }
         if let note { printError("navguard convert: \(dump): \(note)") }
         if let output {

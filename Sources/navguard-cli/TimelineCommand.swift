@@ -90,14 +90,32 @@ struct Timeline: ParsableCommand {
     }
 }
 
-/// A trace read from a file (JSON Lines, or a crash dump converted), or the
-/// command's exit 2 with the reason on stderr.
-func readTrace(_ path: String, command: String) throws -> Trace {
-    let bytes: [UInt8]
-    do throws(FileError) { bytes = try readFile(path) } catch {
+/// A trace file's bytes (JSON Lines, or a crash dump), or the command's
+/// exit 2 with the reason on stderr. The first bytes say how long it may be
+/// (Trace.fileLimit): a longer file, or one that is no trace, is refused
+/// before the rest is read.
+func readTraceBytes(_ path: String, command: String) throws -> [UInt8] {
+    do throws(FileError) {
+        return try readFile(path, maxBytes: Trace.maxTextBytes, maxWhat: "the largest trace navguard reads") { prefix throws(FileError) in
+            do throws(TraceError) {
+                let n = try Trace.fileLimit(prefix: prefix)
+                return BlackBoxFile.isBlackBox(prefix)
+                    ? FileLimit(bytes: n, what: n == BlackBoxFile.maxFileBytes ? "a crash dump can be" : "what its crash dump header's records_bytes (offset 104) says")
+                    : FileLimit(bytes: n, what: "the largest trace navguard reads")
+            } catch {
+                throw FileError(message: "\(path): \(error.message)")
+            }
+        }
+    } catch {
         printError("navguard \(command): \(error.message)")
         throw ExitCode(2)
     }
+}
+
+/// A trace read from a file (JSON Lines, or a crash dump converted), or the
+/// command's exit 2 with the reason on stderr.
+func readTrace(_ path: String, command: String) throws -> Trace {
+    let bytes = try readTraceBytes(path, command: command)
     do throws(TraceError) {
         return try bytes.withUnsafeBufferPointer { b throws(TraceError) in try Trace.read(UnsafeRawBufferPointer(b)) }
     } catch {

@@ -283,12 +283,15 @@ struct TraceFormatTests {
             #expect(parsed != nil, "a damaged ring still reads as a trace")
         }
         #expect(ng_record_stop(c.h) == NG_OK)
-        // Crash-dump files made by hand: a header, then random bytes.
-        for n in [0, 7, 16, 100, 4096] {
+        // Crash-dump files made by hand: a header (each field as the
+        // reader requires it: docs/trace-format.md), then random bytes.
+        for n in [0, 8, 16, 104, 4096] {
             var file = [UInt8](repeating: 0, count: 128)
             for (i, b) in "NGBBOX01".utf8.enumerated() { file[i] = b }
             file[8] = 128
             file[12] = 1
+            file[24] = 1      // pid
+            file[64] = 100    // ring_records
             file[100] = 1
             let body = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
             withUnsafeBytes(of: UInt64(n).littleEndian) { for (i, b) in $0.enumerated() { file[104 + i] = b } }
@@ -303,5 +306,31 @@ struct TraceFormatTests {
         // Too short, another layout: refused with a reason.
         let short = Array("NGBBOX01xx".utf8)
         #expect((try? short.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }) == nil)
+        // A header field the file contradicts, or no writer writes: refused,
+        // the error naming it (the first trapped: an overflowing sum).
+        var good = [UInt8](repeating: 0, count: 128)
+        for (i, b) in "NGBBOX01".utf8.enumerated() { good[i] = b }
+        good[8] = 128
+        good[12] = 1
+        good[24] = 1
+        good[64] = 1
+        good[100] = 1
+        good += bytes.prefix(bytes.count & ~7)
+        withUnsafeBytes(of: UInt64(bytes.count & ~7).littleEndian) { for (i, b) in $0.enumerated() { good[104 + i] = b } }
+        #expect((try? good.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }) != nil)
+        for (field, offset, value) in [("dropped_lines", 88, UInt64.max), ("ring_records", 64, UInt64.max), ("header_size", 8, 0xFFFF_FFFF),
+                                       ("records_bytes", 104, UInt64.max), ("pid", 24, 0), ("last_ns", 80, 1 << 63)] as [(String, Int, UInt64)] {
+            var file = good
+            let width = field == "header_size" ? 4 : 8
+            withUnsafeBytes(of: value.littleEndian) { for (i, b) in $0.prefix(width).enumerated() { file[offset + i] = b } }
+            var message = ""
+            do throws(TraceError) {
+                _ = try file.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }
+            } catch {
+                message = error.message
+                #expect(error.status == NG_E_PARSE)
+            }
+            #expect(message.contains("\(field) (offset \(offset))"), "\(field): \(message)")
+        }
     }
 }

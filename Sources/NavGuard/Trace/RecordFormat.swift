@@ -137,7 +137,10 @@ enum RingReader {
         // The window's first line, then back to a full checkpoint before it.
         var first = max(0, lineIndex.count - max(info.records, 0))
         if info.ns > 0 {
-            while first < lineIndex.count && entries[lineIndex[first]].t < info.atNs - info.ns { first += 1 }
+            // Saturating: the header's times come from a file (BlackBoxFile checks them).
+            let (since, below) = info.atNs.subtractingReportingOverflow(info.ns)
+            let oldest = below ? Int64.min : since
+            while first < lineIndex.count && entries[lineIndex[first]].t < oldest { first += 1 }
         }
         var firstEntry = first < lineIndex.count ? lineIndex[first] : entries.count
         var base = entries[..<firstEntry].lastIndex { $0.header.kind == RecordKind.checkpoint.rawValue && $0.header.flags & RecordFlags.full != 0 }
@@ -166,7 +169,9 @@ enum RingReader {
         TraceHeader.writeCommon(w, manualClock: info.manualClock, manualStartNs: info.manualStartNs,
                                 defaultDurationNs: info.defaultDurationNs, start: "ring", atNs: info.atNs,
                                 postedBase: info.postedBase)
-        w.field("dropped", info.droppedBefore + Int64(first))
+        // BlackBoxFile bounds droppedBefore far below overflow; saturate all the same.
+        let (dropped, over) = info.droppedBefore.addingReportingOverflow(Int64(first))
+        w.field("dropped", over ? Int64.max : dropped)
         if firstEntry < entries.count { w.field("first_ns", entries[firstEntry].t) }
         if let damage = [info.damage, note].compactMap({ $0 }).joined(separator: "; ").nilIfEmpty {
             w.field("damage", damage)

@@ -82,6 +82,24 @@ public struct Trace {
 
     public static let version: Int64 = 1
 
+    /// The longest JSON Lines trace `navguard` reads (1 GiB): its records
+    /// are held in memory whole, several times the file's size.
+    public static let maxTextBytes = 1 << 30
+
+    /// The longest a trace file beginning with `prefix` may be (a crash
+    /// dump: what its header says, at most BlackBoxFile.maxFileBytes; JSON
+    /// Lines: maxTextBytes), so that a reader can refuse it unread; or why
+    /// it is no trace at all (a crash dump's header, a first byte that
+    /// begins no JSON object: /dev/zero is refused by its first byte).
+    public static func fileLimit(prefix: UnsafeRawBufferPointer) throws(TraceError) -> Int {
+        if BlackBoxFile.isBlackBox(prefix) { return try BlackBoxFile.fileLimit(prefix) }
+        if let b = prefix.first, ![0x7B, 0x20, 0x09, 0x0D, 0x0A].contains(b) {
+            throw TraceError(status: NG_E_PARSE, line: 1,
+                             message: "not a NavGuard trace (it is no crash dump, and its first byte, \(b), begins no JSON object)")
+        }
+        return maxTextBytes
+    }
+
     /// Read a trace: JSON Lines, or a crash dump (binary, BlackBoxFile),
     /// converted first. A malformed line is an error naming it, except a
     /// last line cut off without its newline, which ends the trace.

@@ -355,6 +355,10 @@ public struct TraceHeader {
             atNs = try nanoseconds(v["at_ns"], "at_ns")
             manualStartNs = try nanoseconds(v["manual_start_ns"], "manual_start_ns")
             defaultDurationNs = try nanoseconds(v["default_duration_ns"], "default_duration_ns")
+            // A ring dump's: counts and instants, shown and subtracted from.
+            dropped = try integer(v["dropped"], "dropped", as: Int64.self)
+            guard dropped >= 0 else { throw FieldError(message: "\"dropped\" is \(dropped): a count of records is >= 0") }
+            firstNs = try v["first_ns"].map { x throws(FieldError) in try nanoseconds(x, "first_ns") }
         } catch { throw error.error(line: 1) }
         // Posted ids count up from posted_base (2^52; NavGuard 0.2's
         // began at 2^63): above that, counting on could overflow.
@@ -369,8 +373,6 @@ public struct TraceHeader {
         pluginABI = v["plugin_abi"]?.string
         manualClock = v["clock"]?.string == "manual"
         start = v["start"]?.string ?? "create"
-        dropped = v["dropped"]?.int64 ?? 0
-        firstNs = v["first_ns"]?.int64
         damage = v["damage"]?.string
         if let c = v["crash"] {
             crash = TraceCrash(signal: Int32(clamping: c["signal"]?.int64 ?? 0), name: c["name"]?.string ?? "?",

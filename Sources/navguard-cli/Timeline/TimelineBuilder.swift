@@ -158,7 +158,7 @@ struct TimelineBuilder {
         }
         for h in state.holds {
             holds[h.token] = OpenHold(start: start, label: h.label ?? "", mask: h.mask,
-                                      maxNs: h.deadline.map { $0 - h.began }, takenBy: h.owner ?? "the host (ng_hold_begin)",
+                                      maxNs: h.deadline.map { Self.clampNs($0) - Self.clampNs(h.began) }, takenBy: h.owner ?? "the host (ng_hold_begin)",
                                       screen: topRoute)
             holdBegan[h.token] = Self.clampNs(h.began)
         }
@@ -598,7 +598,11 @@ struct TimelineBuilder {
             }
         }
         if let crash = model.crash {
-            let inside = pending.first.map { " inside \($0.fn) (line \($0.line))" } ?? ""
+            // A dump does not say which thread crashed: the owner's open call
+            // is where the owner was, not necessarily where the fault was.
+            let inside = pending.first.map {
+                " while the owner thread was inside \($0.fn) (line \($0.line); the crash may have been on another thread)"
+            } ?? ""
             model.headline.append(.init(t: last, text: "the process crashed (\(crash))\(inside)"))
         }
         model.headline.sort { $0.t < $1.t }
@@ -750,8 +754,15 @@ struct TimelineBuilder {
         guard let least = options.foldIdleNs else { return }
         let length = model.duration - model.viewStart
         let minimum = max(least, length / 20)
-        var busy: [(Int64, Int64)] = model.spans.filter { $0.lane != .bar }.map { ($0.start, $0.end) }
-        busy += model.instants.map { ($0.t, $0.t) }
+        // Inside the picture and in order, even when a damaged trace ends a
+        // span before it began or past the trace's end: else the folds
+        // overlap or outgrow the time drawn, and the axis steps through
+        // millions of microseconds.
+        func inside(_ t: Int64) -> Int64 { min(max(t, model.viewStart), model.duration) }
+        var busy: [(Int64, Int64)] = model.spans.filter { $0.lane != .bar }.map {
+            (inside(min($0.start, $0.end)), inside(max($0.start, $0.end)))
+        }
+        busy += model.instants.map { (inside($0.t), inside($0.t)) }
         busy.sort { $0.0 < $1.0 }
         var cursor = model.viewStart
         // A little margin around what happens, so a marker never sits on a fold.
