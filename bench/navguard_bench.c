@@ -688,6 +688,7 @@ int main(void) {
     add_views(hs.ctx);
     begin_touch(&hs);
     static const int nholds[4] = { 0, 10, 100, 1000 };
+    figure *fholds[4];
     int live_holds = 0;
     for (int k = 0; k < 4; k++) {
         for (; live_holds < nholds[k]; live_holds++) {
@@ -697,7 +698,7 @@ int main(void) {
         char name[64];
         snprintf(name, sizeof name, "(viii) moved, %d key holds, empty chain", nholds[k]);
         long it = calibrate(bench_moved, &hs);
-        measure(name, bench_moved, &hs, it, 1.0);
+        fholds[k] = measure(name, bench_moved, &hs, it, 1.0);
         if (k == 3) ALLOC_NOTE(name, bench_moved, &hs, it / 10 > 0 ? it / 10 : 1, 1.0);
     }
     CHECK(hs.ctx, ng_context_destroy(hs.ctx));
@@ -747,6 +748,10 @@ int main(void) {
     }
     printf("(recording wrote %" PRIu64 " bytes to the writer)\n", g_trace_bytes);
 
+    /* Issue 27's figures: ratios to the floor measured in this run, so that
+     * a loaded or slower machine compares like with like. */
+    snprintf(fempty->note, sizeof fempty->note, "x%.2f floor", fempty->median / ffloor->median);
+
     /* the table */
     printf("%-44s %10s %10s %10s %5s  %s\n", "figure", "median ns", "min", "max", "runs", "note");
     printf("%-44s %10s %10s %10s %5s  %s\n", "--------------------------------------------", "----------",
@@ -779,14 +784,26 @@ int main(void) {
     /* Issue 21's targets: what recording adds, beside recording off in this
      * run. A began+ended pair is two events; a push+finish pair is one
      * request (with its finish). */
-    printf("\nflight recorder, added over recording off (targets: ring <= 30 ns per moved event and <= 300 ns per request;\n"
-           "file and writer <= 100 ns per event, amortised; 0 allocations per call in every mode, below):\n");
+    /* Issue 27's targets, as ratios to the floor of this run. */
+    double fl = ffloor->median;
+    printf("\nratios to the floor (%.1f ns, this run):\n", fl);
+    printf("  moved, empty chain, 50 views           %5.2f (target <= 1.5; 0.2.0: 1.33)\n", fempty->median / fl);
+    printf("  moved, 5 trivial C guards              %5.2f (target <= 2.5; 0.2.0: 2.26)\n", fmoved->median / fl);
+    printf("  moved, default chain (%zu guards)        %5.2f (target <= 2.5; 0.2.0: 5)\n", nguards, fdm->median / fl);
+    printf("  moved, 1,000 / 0 key holds             %5.2f (target <= 1.1)\n", fholds[3]->median / fholds[0]->median);
+    printf("  touch BEGAN / MOVED / ENDED, default   %5.2f / %5.2f / %5.2f\n", fphase[0]->median / fl,
+           fphase[1]->median / fl, fphase[2]->median / fl);
+    printf("\nflight recorder, added over recording off, and as a ratio to the floor (targets: ring <= 2.4x per\n"
+           "moved event and <= 24x per request; file and writer <= 100 ns per event, amortised; 0 allocations\n"
+           "per call in every mode, below):\n");
     for (int m = 0; m < 3; m++) {
         double moved = frec[m][0]->median - fdm->median;
         double pair = (frec[m][1]->median - fdp->median) / 2;
         double request = frec[m][2]->median - fdr->median;
-        printf("  %-7s moved %+7.1f ns (target <= %3.0f), began/ended %+7.1f ns per event, request %+8.1f ns (target <= %s)\n",
-               rec_names[m], moved, m == 2 ? 30.0 : 100.0, pair, request, m == 2 ? "300" : "-");
+        printf("  %-7s moved %+7.1f ns = %5.2fx (target <= %s), began/ended %+7.1f ns = %5.2fx per event, "
+               "request %+8.1f ns = %6.2fx (target <= %s)\n",
+               rec_names[m], moved, moved / fl, m == 2 ? "2.4x" : "100 ns", pair, pair / fl, request, request / fl,
+               m == 2 ? "24x" : "-");
     }
     printf("\nallocations (malloc family calls made during one measured loop, per op):\n%s", allocs);
     printf("  heap in use across 1e6 moved events (mallinfo2 uordblks+hblkhd delta): %lld bytes\n", heap_delta);

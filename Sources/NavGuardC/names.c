@@ -3,6 +3,8 @@
  * one place each value's name is written is the header row beside the
  * value. */
 #include "navguard/navguard.h"
+#include "navguard/plugin.h"
+#include "navguard_c.h"
 
 #define NG_NAME_CASE(constant, name) case constant: return name;
 #define NG_NAME_FUNCTION(function, type, map)      \
@@ -33,6 +35,12 @@ NG_NAME_FUNCTION(ng_verdict_name, ng_verdict_kind, NG_VERDICT_MAP)
 NG_NAME_FUNCTION(ng_shape_kind_name, ng_shape_kind, NG_SHAPE_KIND_MAP)
 NG_NAME_FUNCTION(ng_key_phase_name, int32_t, NG_KEY_PHASE_MAP)
 NG_NAME_FUNCTION(ng_answer_name, ng_answer, NG_ANSWER_MAP)
+
+/* Private (navguard_c.h): the NG_WANT_* bits' names, for the tool. */
+const char *ngc_want_name(uint32_t bit) {
+    switch (bit) { NG_WANT_MAP(NG_NAME_CASE) }
+    return "unknown";
+}
 
 /* The version formula is written once, as NG_VERSION_NUMBER in navguard.h. */
 int32_t ng_version(void) { return NG_VERSION_NUMBER; }

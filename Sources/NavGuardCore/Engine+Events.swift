@@ -44,7 +44,10 @@ extension Engine {
             // A began for a live id: that touch's end was lost. It ends
             // first, so no lost release ever blocks its id.
             if let i = touches.index(of: e.touch_id) { endLostTouch(at: i) }
-            if touches.isFull, let i = touches.idlest { endLostTouch(at: i) }
+            if touches.isFull {
+                stampMoves()
+                if let i = touches.idlest { endLostTouch(at: i) }
+            }
             let target = e.flags & UInt32(NG_EVF_HAS_TARGET) != 0 ? e.target_view
                 : (views.hitTest(Point(x: e.x, y: e.y)) ?? 0)
             var v: EventVerdict
@@ -65,7 +68,8 @@ extension Engine {
             guard let i = touches.index(of: e.touch_id) else { return unknownTouch(e.touch_id, ended: false) }
             let t = touches[i]
             if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(.withheld, t.view) }
-            touches.moved(at: i, now)
+            // No clock reading here: the next one dates the move.
+            touches.moved(at: i, instantIfRead)
             // The finger driving a swipe back is followed through the
             // transition's own hold.
             if blocked && transitions.swipe?.isDriving(t.id) != true { return .ignoring(t.view, by: holds.blocking(typeBit)) }
@@ -94,6 +98,7 @@ extension Engine {
     func endLostTouch(at i: Int) {
         let t = touches[i]
         if transitions.swipe?.isDriving(t.id) == true { transitions.swipe!.touchEnded(at: now) }
+        stampMoves()
         if t.state == NG_TOUCH_STATE_DELIVERED, let info = touches.cancel(at: i) {
             run.append(.note(.touchCancelled(info)))
         } else {
@@ -101,34 +106,45 @@ extension Engine {
         }
     }
 
-    /// Walk the event hooks; the first drop wins.
+    /// Walk the event hooks of the guards that asked for this event
+    /// (GuardChain's tables by NG_WANT_* bit); the first drop wins.
     @inline(__always)
     func vote(_ ev: UnsafePointer<ng_event>, target: UInt64, flags: UInt32) -> EventVerdict {
-        if chain.eventHookCount == 0 { return .deliver(target) }
+        let (hooks, count) = chain.eventHooks(for: ng_event_want(ev.pointee.type, ev.pointee.phase))
+        if count == 0 { return .deliver(target) }
+        return walkEventHooks(hooks, count, ev, target: target, flags: flags)
+    }
+
+    /// Out of line: an event no guard asked for passes with no frame for the
+    /// structs the hooks are given.
+    @inline(never)
+    func walkEventHooks(_ hooks: UnsafeMutablePointer<HookEntry>, _ count: Int, _ ev: UnsafePointer<ng_event>,
+                        target: UInt64, flags: UInt32) -> EventVerdict {
         var g = ng_guard_event()
         g.size = UInt32(MemoryLayout<ng_guard_event>.size)
         g.flags = flags
         g.event = ev
         g.target_view = target
         var verdict = ng_verdict()
+        // A touch's end is delivered whatever the votes (NG_GEVF_FINAL).
+        let final = flags & UInt32(NG_GEVF_FINAL) != 0
         run.beginVote()
         defer { run.endVote() }
-        let hooks = chain.eventHooks
-        let count = chain.eventHookCount
-        var i = 0
-        while i < count {
-            let h = hooks[i]
+        var h = hooks
+        let end = hooks + count
+        repeat {
             verdict.size = UInt32(MemoryLayout<ng_verdict>.size)
             verdict.reason = NG_REASON_NONE
-            let v = h.event!(h.instance, &g, &verdict)
-            if v != NG_VOTE_ALLOW && flags & UInt32(NG_GEVF_FINAL) == 0 {
+            // The tables hold only non-NULL hooks (GuardChain.rebuildHooks).
+            let v = h.pointee.event.unsafelyUnwrapped(h.pointee.instance, &g, &verdict)
+            if _slowPath(v != NG_VOTE_ALLOW) && !final {
                 // DEFER is for requests only: any other vote drops the event by the guard's own rule.
                 var reason = Reason(givenByGuard: verdict.reason)
                 if v != NG_VOTE_REFUSE { reason = .policy }
-                return .drop(reason, target, chain[h.slot].guardID)
+                return .drop(reason, target, chain[h.pointee.slot].guardID)
             }
-            i += 1
-        }
+            h += 1
+        } while h < end
         return .deliver(target)
     }
 
@@ -141,6 +157,7 @@ extension Engine {
     /// retired at once.
     @discardableResult
     public func cancelTouches(_ id: UInt64) -> Int {
+        stampMoves()
         var n = 0
         var i = 0
         while i < touches.count {
@@ -171,7 +188,9 @@ extension Engine {
 
     public var touchCount: Int { touches.count }
     public func touch(at i: Int) -> ng_touch_info? {
-        i >= 0 && i < touches.count ? touches.info(at: i) : nil
+        guard i >= 0 && i < touches.count else { return nil }
+        stampMoves()
+        return touches.info(at: i)
     }
 
     /// Delivered live touches bound to a view.
@@ -193,6 +212,7 @@ extension Engine {
         }
         do throws(ViewTreeError) { try views.remove(id) } catch { throw error.engineError }
         var cancelled = false
+        if !gone.isEmpty { stampMoves() }
         for tid in gone {
             if let i = touches.index(of: tid), let info = touches.cancel(at: i) {
                 run.append(.note(.touchCancelled(info)))

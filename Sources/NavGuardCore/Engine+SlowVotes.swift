@@ -61,7 +61,10 @@ extension Engine {
         guard t > began else { return }
         transitions.restamp(by: t - began)
         trackDatedAt = t
-        if case .external = clock { callTime = t }
+        if case .external = clock {
+            callTime = t
+            lastCallTime = max(lastCallTime, t)
+        }
     }
 
     /// Nanoseconds as milliseconds with one decimal ("3000.0"; no libm).

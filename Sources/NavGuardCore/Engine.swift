@@ -42,6 +42,9 @@ public final class Engine {
     /// every reading within one call (the core's and guards' host->now)
     /// is the same instant, and a call reads the clock at most once.
     var callTime: Int64?
+    /// The latest instant a call was given (`callTime`): a coarse reading
+    /// (`coarseNow`) is never earlier.
+    var lastCallTime: Int64 = 0
     /// The instant the last call's new transition was dated from (the clock
     /// when that call returned, restampStartedTrack), or nil: the flight
     /// recorder writes it, since the trace's call instants do not hold it.
@@ -87,7 +90,53 @@ public final class Engine {
             if let t = callTime { return t }
             let t = f()
             callTime = t
+            lastCallTime = t
+            if touches.hasUnstamped { touches.stamp(t) }
             return t
+        }
+    }
+
+    /// The call's instant for continuous input (moves, hover, scroll,
+    /// motion), whose handling reads no time but the move's stamp: as `now`,
+    /// but from the stopwatch (a coarse reading of the same clock, a few ns
+    /// instead of ~20) when the clock has not been read in this call, never
+    /// before the previous call's instant. What the flight recorder dates
+    /// such a call with: the moves it stamps are then dated as replay dates
+    /// them.
+    public var continuousNow: Int64 {
+        switch clock {
+        case .manual: return manualNow
+        case .external:
+            if let t = callTime { return t }
+            guard let s = stopwatch else { return now }
+            let t = max(s(), lastCallTime)
+            callTime = t
+            lastCallTime = t
+            if touches.hasUnstamped { touches.stamp(t) }
+            return t
+        }
+    }
+
+    /// The current instant when knowing it costs no clock reading (a manual
+    /// clock, or a call that has read it already), else nil: what a moved
+    /// touch is dated with (TouchTable `unstamped`).
+    @inline(__always)
+    var instantIfRead: Int64? {
+        switch clock {
+        case .manual: return manualNow
+        case .external: return callTime
+        }
+    }
+
+    /// Date the moves no clock reading has dated yet, before a touch's
+    /// latest-event time is read.
+    @inline(__always)
+    func stampMoves() {
+        // Reading the clock afresh stamps them (`now`); a reading this call
+        // already made has not, so they are stamped with it here.
+        if touches.hasUnstamped {
+            let t = now
+            touches.stamp(t)
         }
     }
 

@@ -19,6 +19,8 @@ final class GuardSlot {
     let index: Int
     let descriptor: UnsafePointer<ng_plugin_descriptor>
     let d: ng_plugin_descriptor
+    /// The events its on_event is called for (GuardDescriptor.eventMask).
+    let eventMask: UInt32
     let options: OptionTable
     var instance: UnsafeMutableRawPointer?
     /// While create() runs: the last warning or error it logged, so that a
@@ -46,6 +48,7 @@ final class GuardSlot {
         self.index = index
         self.descriptor = descriptor.pointer
         self.d = descriptor.d
+        self.eventMask = descriptor.eventMask
         self.options = descriptor.options
         self.config = config
         self.configText = configText
@@ -90,22 +93,39 @@ struct ChainVote {
 ///    `Limits.maxGuards` slots;
 ///  * the hook tables list exactly the created slots' non-NULL on_request
 ///    and on_event hooks, in chain order: they are rebuilt on every change,
-///    and live in unsafe buffers so a walk allocates and retains nothing.
+///    and live in unsafe buffers so a walk allocates and retains nothing;
+///  * there is one event table per NG_WANT_* bit, listing the on_event
+///    hooks of the guards whose event mask has that bit: an event walks only
+///    the guards that asked for it (none, for a moved touch on the default
+///    chain), at no cost per guard that did not.
 final class GuardChain {
     private(set) var slots: [GuardSlot] = []
     let requestHooks: UnsafeMutablePointer<HookEntry>
     private(set) var requestHookCount = 0
-    let eventHooks: UnsafeMutablePointer<HookEntry>
-    private(set) var eventHookCount = 0
+    /// `wantBits` tables of `Limits.maxGuards` entries, and their counts.
+    private let eventHooks: UnsafeMutablePointer<HookEntry>
+    private let eventHookCounts: UnsafeMutablePointer<Int>
+    static var wantBits: Int { UInt32(NG_WANT_ALL).nonzeroBitCount }
 
     init() {
         requestHooks = .allocate(capacity: Limits.maxGuards)
-        eventHooks = .allocate(capacity: Limits.maxGuards)
+        eventHooks = .allocate(capacity: Limits.maxGuards * GuardChain.wantBits)
+        eventHookCounts = .allocate(capacity: GuardChain.wantBits)
+        eventHookCounts.initialize(repeating: 0, count: GuardChain.wantBits)
     }
 
     deinit {
         requestHooks.deallocate()
         eventHooks.deallocate()
+        eventHookCounts.deallocate()
+    }
+
+    /// The on_event hooks an event of NG_WANT_* bit `want` is shown to, in
+    /// chain order.
+    @inline(__always)
+    func eventHooks(for want: UInt32) -> (hooks: UnsafeMutablePointer<HookEntry>, count: Int) {
+        let k = want.trailingZeroBitCount
+        return (eventHooks + k * Limits.maxGuards, eventHookCounts[k])
     }
 
     var count: Int { slots.count }
@@ -132,15 +152,18 @@ final class GuardChain {
 
     func rebuildHooks() {
         requestHookCount = 0
-        eventHookCount = 0
+        eventHookCounts.update(repeating: 0, count: GuardChain.wantBits)
         for s in slots where s.instance != nil {
             if let f = s.d.on_request {
                 requestHooks[requestHookCount] = HookEntry(request: f, event: nil, instance: s.instance, slot: s.index)
                 requestHookCount += 1
             }
             if let f = s.d.on_event {
-                eventHooks[eventHookCount] = HookEntry(request: nil, event: f, instance: s.instance, slot: s.index)
-                eventHookCount += 1
+                for k in 0..<GuardChain.wantBits where s.eventMask & (UInt32(1) << UInt32(k)) != 0 {
+                    eventHooks[k * Limits.maxGuards + eventHookCounts[k]] =
+                        HookEntry(request: nil, event: f, instance: s.instance, slot: s.index)
+                    eventHookCounts[k] += 1
+                }
             }
         }
     }

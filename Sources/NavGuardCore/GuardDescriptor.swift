@@ -11,6 +11,15 @@ public struct GuardDescriptor {
     public let d: ng_plugin_descriptor
     public let options: OptionTable
     public let id: String
+    /// The events on_event is called for (NG_WANT_*): the descriptor's
+    /// event_mask, where 0 (or a descriptor older than ABI 1.3) means all.
+    public var eventMask: UInt32 { GuardDescriptor.eventMask(d) }
+
+    /// The one rule for what a descriptor's event_mask means.
+    @inline(__always)
+    public static func eventMask(_ d: ng_plugin_descriptor) -> UInt32 {
+        d.event_mask == 0 ? UInt32(NG_WANT_ALL) : d.event_mask
+    }
 
     public static func read(_ p: UnsafePointer<ng_plugin_descriptor>) throws(EngineError) -> GuardDescriptor {
         // abi_major, abi_minor and size lead every layout.
@@ -31,12 +40,15 @@ public struct GuardDescriptor {
         let pointer = MemoryLayout<UnsafeRawPointer>.size
         if !covers(size, MemoryLayout<ng_plugin_descriptor>.fieldOffset { $0.offset(of: &$0.pointee.options) }, pointer) { d.options = nil }
         if !covers(size, MemoryLayout<ng_plugin_descriptor>.fieldOffset { $0.offset(of: &$0.pointee.on_answer) }, pointer) { d.on_answer = nil }
+        if !covers(size, MemoryLayout<ng_plugin_descriptor>.fieldOffset { $0.offset(of: &$0.pointee.event_mask) },
+                   MemoryLayout<UInt32>.size) { d.event_mask = 0 }
         guard let idp = d.id else { throw EngineError(NG_E_GUARD, "descriptor has no id") }
         if let m = Engine.validateID(idp) { throw EngineError(NG_E_GUARD, m) }
         if d.name == nil || d.version == nil || d.description == nil {
             throw EngineError(NG_E_GUARD, "descriptor lacks name, version or description")
         }
         if d.create == nil || d.destroy == nil { throw EngineError(NG_E_GUARD, "descriptor lacks create or destroy") }
+        if d.event_mask & ~UInt32(NG_WANT_ALL) != 0 { throw EngineError(NG_E_GUARD, "descriptor's event_mask has bits outside NG_WANT_ALL") }
         let id = String(cString: idp)
         do throws(EngineError) {
             return GuardDescriptor(pointer: p, d: d, options: try OptionTable(d.options), id: id)

@@ -10,6 +10,9 @@ struct LiveTouch {
     var beganNs: Int64
     /// Its latest event (began or moved): a touch that moves is alive.
     var lastNs: Int64
+    /// It moved after `lastNs`, in a call that had not read the clock: the
+    /// move's instant is the engine's next clock reading (`stamp`).
+    var unstamped = false
 }
 
 public let maxLiveTouches = 64
@@ -27,6 +30,11 @@ let maxRetiredTouches = 16
 ///    a ring of the last `maxRetiredTouches`, until its end arrives or newer
 ///    ones push it out. So no id is ever blocked by an end that never comes;
 ///  * a touch's view is fixed at its began (it gets its end there);
+///  * a moved event reads no clock (the event path's cost): a move in a
+///    call that has no clock reading yet marks its touch `unstamped`, and
+///    the engine's next reading stamps it (`stamp`), before anything reads
+///    `lastNs` (`idlest`, `info`, `cancel`). So `lastNs` is never earlier
+///    than the touch's latest event, and later only until that reading;
 ///  * `beganInProgress` names the touch whose began is being decided: a
 ///    cancel of it then turns the began's verdict into a drop
 ///    (`beganCancelled`) and the touch stays WITHHELD, instead of a callback
@@ -41,6 +49,8 @@ struct TouchTable {
     private(set) var beganCancelled = false
     /// Counts changes to which touches are live and their states (not moves).
     private(set) var version: UInt64 = 0
+    /// Some live touch is `unstamped`.
+    private(set) var hasUnstamped = false
 
     init() {
         touches.reserveCapacity(16)
@@ -73,6 +83,7 @@ struct TouchTable {
 
     /// The live touch idle longest (the oldest latest event), when full.
     var idlest: Int? {
+        assert(!hasUnstamped)
         var best: Int?
         for i in touches.indices where best == nil || touches[i].lastNs < touches[best!].lastNs { best = i }
         return best
@@ -85,8 +96,26 @@ struct TouchTable {
         version &+= 1
     }
 
+    /// A move at `t`, or at the engine's next clock reading when nil.
     @inline(__always)
-    mutating func moved(at i: Int, _ t: Int64) { touches[i].lastNs = t }
+    mutating func moved(at i: Int, _ t: Int64?) {
+        if let t {
+            touches[i].lastNs = t
+            touches[i].unstamped = false
+        } else if !touches[i].unstamped {
+            touches[i].unstamped = true
+            hasUnstamped = true
+        }
+    }
+
+    /// The engine read its clock: moves not yet dated happened by `t`.
+    mutating func stamp(_ t: Int64) {
+        for i in touches.indices where touches[i].unstamped {
+            touches[i].lastNs = t
+            touches[i].unstamped = false
+        }
+        hasUnstamped = false
+    }
 
     /// The host ended it (or its end was lost): it leaves the table.
     mutating func remove(at i: Int) -> LiveTouch {
@@ -142,6 +171,7 @@ struct TouchTable {
     }
 
     func info(at i: Int) -> ng_touch_info {
+        assert(!hasUnstamped)
         let t = touches[i]
         var info = ng_touch_info()
         info.size = UInt32(MemoryLayout<ng_touch_info>.size)

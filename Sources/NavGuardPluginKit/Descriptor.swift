@@ -103,7 +103,8 @@ final class Registration {
             next_deadline: hooks.nextDeadline != nil ? nextDeadlineHook : nil,
             get_extension: hooks.getExtension != nil ? extensionHook : nil,
             options: G._options.map(optionArray),
-            on_answer: hooks.answer != nil ? answerHook : nil))
+            on_answer: hooks.answer != nil ? answerHook : nil,
+            event_mask: 0))   // every event
         return Registration(type: ObjectIdentifier(G.self), id: id, descriptor: UnsafePointer(d),
                             make: { G(host: $0) }, hooks: hooks)
     }

@@ -663,7 +663,10 @@ struct ng_touch_info {
     /* Since 0.3; written only when `size` covers it: */
     int64_t last_ns;          /* its latest event (began or moved): a touch
                                  that moves is alive; the watchdog's idle
-                                 limits count from here */
+                                 limits count from here. A moved event reads
+                                 no clock: it is dated by NavGuard's next
+                                 reading (never before the move; at once on
+                                 a manual clock) */
 };
 #define NG_TOUCH_STATE_DELIVERED  0  /* began was delivered; still live */
 #define NG_TOUCH_STATE_WITHHELD   1  /* began was dropped; later phases dropped */

@@ -54,9 +54,11 @@ extern "C" {
  * hold_begin_transition and wake; the descriptor grew on_answer;
  * ng_hold_view grew owner_id and transition_id, ng_touch_info last_ns,
  * ng_screen_info flags; a touch NavGuard cancels is retired at once (no
- * longer live: touch_get no longer lists NG_TOUCH_STATE_CANCELLED). */
+ * longer live: touch_get no longer lists NG_TOUCH_STATE_CANCELLED). 1.3
+ * (NavGuard 0.4): the descriptor grew event_mask (the events on_event is
+ * called for). */
 #define NG_PLUGIN_ABI_MAJOR 1
-#define NG_PLUGIN_ABI_MINOR 2
+#define NG_PLUGIN_ABI_MINOR 3
 #define NG_PLUGIN_ENTRY_SYMBOL "ng_plugin_entry"
 
 /* The compatibility rule (CLAP's clap_version_is_compatible): a plugin built
@@ -111,6 +113,38 @@ typedef struct ng_guard_request {
 /* Guard event flags. */
 #define NG_GEVF_FINAL  0x1u  /* the ended/cancelled phase of a delivered touch:
                                 always delivered; the vote is not used */
+
+/* The events a guard's on_event is called for (ng_plugin_descriptor
+ * event_mask, ABI 1.3): one bit per touch phase (ended and cancelled are one:
+ * a touch's end), one per other event type. */
+#define NG_WANT_TOUCH_BEGAN  0x01u
+#define NG_WANT_TOUCH_MOVED  0x02u
+#define NG_WANT_TOUCH_END    0x04u  /* NG_TOUCH_ENDED and NG_TOUCH_CANCELLED */
+#define NG_WANT_MOTION       0x08u
+#define NG_WANT_REMOTE       0x10u
+#define NG_WANT_KEY          0x20u
+#define NG_WANT_SCROLL       0x40u
+#define NG_WANT_HOVER        0x80u
+#define NG_WANT_TOUCH        0x07u  /* every touch phase */
+#define NG_WANT_ALL          0xFFu  /* what an event_mask of 0 means */
+#define NG_WANT_MAP(XX) \
+    XX(NG_WANT_TOUCH_BEGAN, "touch-began") \
+    XX(NG_WANT_TOUCH_MOVED, "touch-moved") \
+    XX(NG_WANT_TOUCH_END,   "touch-end") \
+    XX(NG_WANT_MOTION,      "motion") \
+    XX(NG_WANT_REMOTE,      "remote") \
+    XX(NG_WANT_KEY,         "key") \
+    XX(NG_WANT_SCROLL,      "scroll") \
+    XX(NG_WANT_HOVER,       "hover")
+
+/* The NG_WANT_* bit of an event of a valid type and (for touches) phase: the
+ * one rule by which the host picks the guards an event is shown to. */
+static inline uint32_t ng_event_want(int32_t type, int32_t phase) {
+    if (type == NG_EVENT_TOUCH)
+        return phase == NG_TOUCH_BEGAN ? NG_WANT_TOUCH_BEGAN
+             : phase == NG_TOUCH_MOVED ? NG_WANT_TOUCH_MOVED : NG_WANT_TOUCH_END;
+    return NG_WANT_MOTION << (uint32_t)(type - NG_EVENT_MOTION);
+}
 
 /* An event as guards see it. */
 typedef struct ng_guard_event {
@@ -379,6 +413,14 @@ typedef struct ng_plugin_descriptor {
      * is the host's (YES, NO), TIMEOUT or WITHDRAWN. `question` is valid
      * during the call. */
     void (*on_answer)(void *instance, const ng_question *question, ng_answer answer);
+
+    /* --- ABI 1.3 --- */
+    /* The events on_event is called for (NG_WANT_*): an event whose bit is
+     * not set passes this guard as if it allowed it. 0 (as in a descriptor
+     * built before 1.3, or one that leaves it out): every event. A touch's
+     * end always reaches the guards that asked for NG_WANT_TOUCH_END, so a
+     * guard that tracks touches asks for began and end together. */
+    uint32_t event_mask;
 } ng_plugin_descriptor;
 
 /* The ABI fields every descriptor starts with, for a C designated

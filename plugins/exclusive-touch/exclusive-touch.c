@@ -79,6 +79,7 @@ static const ng_plugin_descriptor descriptor = {
     .destroy = destroy,
     .on_event = on_event,
     .options = options,
+    .event_mask = NG_WANT_TOUCH_BEGAN,   /* it decides at began only */
 };
 
 const ng_plugin_descriptor *ngg_exclusive_touch_descriptor(void) { return &descriptor; }

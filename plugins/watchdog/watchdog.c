@@ -25,7 +25,9 @@
  * After each recovery round it posts one report (when `report` is true; a
  * warning log line otherwise) with what it recovered, the state it found
  * (stack, tracks, holds, touches, deferred requests) and the last 64
- * requests and events (newest first), kept in a fixed ring buffer.
+ * requests and events (newest first), kept in a fixed ring buffer: touches'
+ * began and end, keys and remote buttons (its event_mask; not moves, hover,
+ * scroll or motion, whose streams would push out what came before).
  *
  * Config (declared below): transition_limit_ms (default 2000), hold_limit_ms
  * (default 10000), touch_limit_ms (default 10000), drive_limit_ms (default
@@ -537,6 +539,10 @@ static const ng_plugin_descriptor descriptor = {
     .on_tick = on_tick,
     .next_deadline = next_deadline,
     .options = options,
+    /* The history keeps discrete events: a finger moving for a second (or
+     * hover, scroll, motion) would push out everything before it. Whether a
+     * touch is alive comes from its last_ns, which moves keep current. */
+    .event_mask = NG_WANT_TOUCH_BEGAN | NG_WANT_TOUCH_END | NG_WANT_KEY | NG_WANT_REMOTE,
 };
 
 const ng_plugin_descriptor *ngg_watchdog_descriptor(void) { return &descriptor; }

@@ -36,33 +36,41 @@ public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_eve
         do throws(EngineError) {
             guard let event else { throw .null("event") }
             if let out { try box.checkSize(out.pointee.size, NG_EVENT_RESULT_MIN_SIZE, "ng_event_result") }
-            let declared = Int(event.pointee.size)
-            let full = MemoryLayout<ng_event>.size
             let ts = event.pointee.timestamp_ns
-            if declared == full && (ts == 0 || ts >= box.lastEventNs) {
+            if _fastPath(Int(event.pointee.size) == MemoryLayout<ng_event>.size && (ts == 0 || ts >= box.lastEventNs)) {
                 // The common case: the host's event is used in place, no copy.
                 if let p = eventProblem(event.pointee) { throw EngineError(NG_E_RANGE, p) }
                 if ts != 0 { box.lastEventNs = ts }
-                return route(box, event, out)
+                route(box, event, out)
+            } else {
+                try routeCopy(box, event, out)
             }
-            guard declared >= Int(NG_EVENT_MIN_SIZE) else {
-                throw EngineError(NG_E_SIZE, "ng_event.size is \(declared); set it to sizeof(ng_event)")
-            }
-            var e = ng_event()
-            _ = copySized(event, into: &e)
-            e.size = UInt32(full)
-            if let p = eventProblem(e) { throw EngineError(NG_E_RANGE, p) }
-            // Two input sources' clocks may disagree: time never goes back.
-            if e.timestamp_ns != 0 {
-                e.timestamp_ns = max(e.timestamp_ns, box.lastEventNs)
-                box.lastEventNs = e.timestamp_ns
-            }
-            withUnsafePointer(to: &e) { route(box, $0, out) }
         } catch {
             refused(out)
             throw error
         }
     }
+}
+
+/// An event of another size than ours, or one dated before the previous
+/// event: copied, completed, and routed (out of line: the common case above
+/// then carries one copy of `route`).
+@inline(never)
+private func routeCopy(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: UnsafeMutablePointer<ng_event_result>?) throws(EngineError) {
+    let declared = Int(event.pointee.size)
+    guard declared >= Int(NG_EVENT_MIN_SIZE) else {
+        throw EngineError(NG_E_SIZE, "ng_event.size is \(declared); set it to sizeof(ng_event)")
+    }
+    var e = ng_event()
+    _ = copySized(event, into: &e)
+    e.size = UInt32(MemoryLayout<ng_event>.size)
+    if let p = eventProblem(e) { throw EngineError(NG_E_RANGE, p) }
+    // Two input sources' clocks may disagree: time never goes back.
+    if e.timestamp_ns != 0 {
+        e.timestamp_ns = max(e.timestamp_ns, box.lastEventNs)
+        box.lastEventNs = e.timestamp_ns
+    }
+    withUnsafePointer(to: &e) { route(box, $0, out) }
 }
 
 /// An event refused with a status was not submitted: `out` (a host's
@@ -76,13 +84,18 @@ private func refused(_ out: UnsafeMutablePointer<ng_event_result>?) {
     writeSized(r, to: out)
 }
 
-@inline(__always)
+/// Record, route and answer one accepted event. Written into the common
+/// case's body (`@_transparent`: the call and its frame cost as much as the
+/// rest); the recorder's part and a short `out` are out of line.
+@_transparent
 private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: UnsafeMutablePointer<ng_event_result>?) {
-    box.recordArgs { EventCall.encode(&$0, event.pointee) }
+    // The recorder is looked up once (it cannot start or stop meanwhile).
+    let rec = box.bridge.rec
+    if let rec { recordEventArgs(rec, event) }
     let v = box.engine.submitEvent(event)
-    box.recordResult(.event(verdict: v.verdict, reason: v.reason.rawValue, view: v.target, guardID: v.guardID))
+    if let rec { recordEventResult(rec, v) }
     if let out {
-        if out.pointee.size >= UInt32(MemoryLayout<ng_event_result>.size) {
+        if _fastPath(out.pointee.size >= UInt32(MemoryLayout<ng_event_result>.size)) {
             out.pointee.verdict = v.verdict
             out.pointee.reason = v.reason.rawValue
             out.pointee.target_view = v.target
@@ -90,17 +103,33 @@ private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: U
             out.pointee.hold_token = v.holdToken
             out.pointee.hold_label = v.holdLabel
         } else {
-            var r = ng_event_result()
-            r.verdict = v.verdict
-            r.reason = v.reason.rawValue
-            r.target_view = v.target
-            r.guard_id = v.guardID
-            r.hold_token = v.holdToken
-            r.hold_label = v.holdLabel
-            writeSized(r, to: out)
+            writeShortResult(v, out)
         }
     }
     if !isContinuous(event.pointee) { box.bridge.reportDeadline() }
+}
+
+@inline(never)
+private func recordEventArgs(_ rec: Unmanaged<Recorder>, _ event: UnsafePointer<ng_event>) {
+    rec._withUnsafeGuaranteedRef { $0.args(continuous: isContinuous(event.pointee)) { EventCall.encode(&$0, event.pointee) } }
+}
+
+@inline(never)
+private func recordEventResult(_ rec: Unmanaged<Recorder>, _ v: EventVerdict) {
+    rec._withUnsafeGuaranteedRef { $0.result(.event(verdict: v.verdict, reason: v.reason.rawValue, view: v.target, guardID: v.guardID)) }
+}
+
+/// An ng_event_result of an older, shorter layout: the fields it has.
+@inline(never)
+private func writeShortResult(_ v: EventVerdict, _ out: UnsafeMutablePointer<ng_event_result>) {
+    var r = ng_event_result()
+    r.verdict = v.verdict
+    r.reason = v.reason.rawValue
+    r.target_view = v.target
+    r.guard_id = v.guardID
+    r.hold_token = v.holdToken
+    r.hold_label = v.holdLabel
+    writeSized(r, to: out)
 }
 
 @c @implementation

@@ -181,13 +181,14 @@ final class Recorder {
         frameCapacity *= 2
     }
 
-    /// The call's arguments passed validation: its record.
+    /// The call's arguments passed validation: its record. A `continuous`
+    /// event's instant is read coarsely (Engine.continuousNow).
     @inline(__always)
-    func args(_ body: (inout RecordWriter) -> Void) {
+    func args(continuous: Bool = false, _ body: (inout RecordWriter) -> Void) {
         let i = depth - 1
         let t = engineRef._withUnsafeGuaranteedRef { e in
             if i == 0 { e.trackDatedAt = nil }   // a host call begins
-            return e.now
+            return continuous ? e.continuousNow : e.now
         }
         frames[i].argsWritten = true
         if i == 0 { ngc_ring_set_last_ns(ring, t) }

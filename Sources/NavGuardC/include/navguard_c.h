@@ -27,6 +27,10 @@ static inline uintptr_t ngc_thread_id(void) {
  * needed. False when it cannot be found or does not fit `size`. */
 bool ngc_library_path(char *out, size_t size);
 
+/* The name of one NG_WANT_* bit (plugin.h's NG_WANT_MAP), "unknown" for any
+ * other value: what `navguard plugins info` shows of a guard's event_mask. */
+const char *ngc_want_name(uint32_t bit);
+
 /* ------------------------------------------------------------------------ */
 /* The flight recorder's ring, as a crash dump reads it (blackbox.c)         */
 /* ------------------------------------------------------------------------ */

@@ -91,5 +91,19 @@ func descriptorChecks(_ path: String, _ d: UnsafePointer<ng_plugin_descriptor>) 
         if g.options.options.isEmpty { return .pass("declares that it takes no options") }
         return .pass("\(g.options.options.count) declared: " + g.options.options.map { "\($0.name) (\(OptionDecl.typeName($0.type)))" }.joined(separator: ", "))
     }
+    // event_mask (ABI 1.3) is read through GuardDescriptor.read too: 0 past
+    // the plugin's size, refused with bits outside NG_WANT_ALL.
+    check("descriptor.event-mask") {
+        let g: GuardDescriptor
+        do throws(EngineError) { g = try GuardDescriptor.read(d) } catch { return .fail(error.message) }
+        if g.d.on_event == nil {
+            return g.d.event_mask == 0 ? .pass("no on_event") : .warn("event_mask is set without on_event: it selects nothing")
+        }
+        if g.d.event_mask == 0 {
+            return .pass("on_event is called for every event (no event_mask, plugin ABI 1.3: a guard that "
+                         + "asks only for what it uses is skipped for the rest, moves above all)")
+        }
+        return .pass("event_mask 0x" + String(g.eventMask, radix: 16) + ": on_event is called only for those events")
+    }
 }
 

@@ -1,11 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
+import NavGuardC
 import NavGuardCore
 import NavGuardValidator
 
 // A guard's description, for `navguard plugins info` (text, in the style of
 // gst-inspect) and `plugins docs` / `info --markdown` (docs/guards.md): its
 // descriptor, hooks and declared options.
+
+/// The events a guard's on_event is called for (its event_mask), or nil
+/// when it has no on_event.
+func eventsText(_ g: GuardDescriptor) -> String? {
+    guard g.d.on_event != nil else { return nil }
+    let mask = g.eventMask
+    if mask == UInt32(NG_WANT_ALL) { return "every event" }
+    var names: [String] = []
+    for k in 0..<UInt32(NG_WANT_ALL).nonzeroBitCount where mask & (UInt32(1) << UInt32(k)) != 0 {
+        names.append(String(cString: ngc_want_name(UInt32(1) << UInt32(k))))
+    }
+    return names.joined(separator: ", ")
+}
 
 func hookNames(_ d: ng_plugin_descriptor) -> [String] {
     withUnsafePointer(to: d) { p in Hook.optional.filter { $0.isSet(in: p) }.map(\.name) }
@@ -32,6 +46,7 @@ func guardText(_ g: GuardDescriptor, path: String) -> String {
     s += "  description  \(String(cString: d.description))\n  file         \(path)\n"
     s += "  plugin ABI   \(d.abi_major).\(d.abi_minor) (descriptor \(d.size) bytes)\n"
     s += "\nHooks:\n  " + (hookNames(d).isEmpty ? "(none)" : hookNames(d).joined(separator: ", ")) + "\n"
+    if let ev = eventsText(g) { s += "\nEvents (on_event is called for):\n  \(ev)\n" }
     s += "\nOptions:\n"
     if !g.options.declared { return s + "  (not declared: the configuration is not checked)\n" }
     if g.options.options.isEmpty { return s + "  (none: any key is refused)\n" }
@@ -49,7 +64,9 @@ func guardText(_ g: GuardDescriptor, path: String) -> String {
 func guardMarkdown(_ g: GuardDescriptor) -> String {
     let d = g.d
     var s = "## \(g.id)\n\n\(String(cString: d.description))\n\n"
-    s += "Version \(String(cString: d.version)); hooks: " + hookNames(d).map { "`\($0)`" }.joined(separator: ", ") + ".\n\n"
+    s += "Version \(String(cString: d.version)); hooks: " + hookNames(d).map { "`\($0)`" }.joined(separator: ", ")
+    if let ev = eventsText(g) { s += "; `on_event` is called for: \(ev)" }
+    s += ".\n\n"
     if !g.options.declared { return s + "Options are not declared.\n\n" }
     if g.options.options.isEmpty { return s + "No options.\n\n" }
     s += "| option | type | range / choices | default | what it does |\n|---|---|---|---|---|\n"
