@@ -22,7 +22,7 @@ set(NAVGUARD_FUZZ_API_SOURCES harness chain context holds input questions record
 list(TRANSFORM NAVGUARD_FUZZ_API_SOURCES PREPEND ${NAVGUARD_FUZZ_SOURCE_DIR}/api/)
 list(TRANSFORM NAVGUARD_FUZZ_API_SOURCES APPEND .c)
 set(NAVGUARD_FUZZ_SMOKE_RUNS 20000 CACHE STRING "Generated programs fuzz_api_smoke runs")
-set(NAVGUARD_FUZZ_READ_SMOKE_RUNS 3000 CACHE STRING "Generated inputs fuzz_read_smoke runs")
+set(NAVGUARD_FUZZ_READ_SMOKE_RUNS 20000 CACHE STRING "Generated inputs fuzz_read_smoke runs")
 
 # The statuses each API function may return, as the harnesses check them:
 # status_masks.py reads them from navguard.h's comments into
@@ -70,7 +70,7 @@ add_test(NAME fuzz_api_smoke
           ${NAVGUARD_FUZZ_SOURCE_DIR}/corpus ${NAVGUARD_FUZZ_SOURCE_DIR}/crashers)
 set_tests_properties(fuzz_api_smoke PROPERTIES
   ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR};NGF_FINDINGS=0;NGF_VERBOSE=0"
-  TIMEOUT 120)
+  TIMEOUT 900)
 
 add_executable(fuzz_read_replay ${NAVGUARD_FUZZ_SOURCE_DIR}/fuzz_read.c ${NAVGUARD_FUZZ_SOURCE_DIR}/replay.c)
 add_dependencies(fuzz_read_replay navguard_fuzz_status_masks)
@@ -92,4 +92,34 @@ add_test(NAME fuzz_read_smoke
           ${NAVGUARD_FUZZ_SOURCE_DIR}/corpus-read ${NAVGUARD_FUZZ_SOURCE_DIR}/crashers/read)
 set_tests_properties(fuzz_read_smoke PROPERTIES
   ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR};NGF_FINDINGS=0;NGF_VERBOSE=0"
-  TIMEOUT 120)
+  TIMEOUT 900)
+
+# The corpora and crashers alone, no generated inputs: real sessions recorded
+# and replayed (every context of fuzz/corpus records its life through a host
+# writer and replays it; fuzz/corpus-read holds recorded traces and crash
+# dumps). Quick natively; `make test-sanitize` runs them under valgrind's
+# memcheck (ctest/memcheck.sh), where the smoke tests' generated inputs would
+# take too long.
+add_test(NAME fuzz_api_corpus
+  COMMAND fuzz_api_replay -artifact_prefix ${PROJECT_BINARY_DIR}/fuzz/corpus-
+          ${NAVGUARD_FUZZ_SOURCE_DIR}/corpus ${NAVGUARD_FUZZ_SOURCE_DIR}/crashers)
+add_test(NAME fuzz_read_corpus
+  COMMAND fuzz_read_replay -artifact_prefix ${PROJECT_BINARY_DIR}/fuzz/corpus-read-
+          ${NAVGUARD_FUZZ_SOURCE_DIR}/corpus-read ${NAVGUARD_FUZZ_SOURCE_DIR}/crashers/read)
+set_tests_properties(fuzz_api_corpus fuzz_read_corpus PROPERTIES
+  ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR};NGF_FINDINGS=0;NGF_VERBOSE=0"
+  TIMEOUT 600)
+
+# The navguard tool's readers (replay, timeline, stats, convert) on every
+# file of fuzz/corpus-read and fuzz/crashers/read (fuzz/cli_readers.sh): an
+# exit status of its own, never a signal. Where the tool is built (not in a
+# sanitizer tree, nor with -DNAVGUARD_BUILD_CLI=OFF).
+if(NOT NAVGUARD_SANITIZE AND (NAVGUARD_BUILD_CLI OR NOT DEFINED NAVGUARD_BUILD_CLI))
+  add_test(NAME navguard_cli_readers
+    COMMAND sh ${NAVGUARD_FUZZ_SOURCE_DIR}/cli_readers.sh ${CMAKE_BINARY_DIR}/swiftpm/release/navguard-cli
+            ${PROJECT_BINARY_DIR}/fuzz/cli-readers
+            ${NAVGUARD_FUZZ_SOURCE_DIR}/corpus-read ${NAVGUARD_FUZZ_SOURCE_DIR}/crashers/read)
+  set_tests_properties(navguard_cli_readers PROPERTIES
+    ENVIRONMENT "NAVGUARD_PLUGIN_DIR=${NAVGUARD_PLUGIN_BUILD_DIR}"
+    TIMEOUT 300)
+endif()

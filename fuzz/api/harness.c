@@ -46,12 +46,14 @@ int ngf_verbose = 0;
 unsigned g_findings = 0;
 
 const char *const tstate_name[] = { "absent", "delivered", "cancelled", "withheld" };
-char g_str_70k[70 * 1024];              /* reports beyond 64 KiB */
-char g_str_mb_cut[NG_MAX_STRING + 1];   /* 1023 bytes, ends in a lead byte */
-char g_str_mb[NG_MAX_STRING + 1];       /* 512 x U+00E9: 1024 bytes */
-char g_str5000[5001];
-char g_str1025[NG_MAX_STRING + 2];
+/* The pools' strings (ngf.h, r_str) */
 char g_str1024[NG_MAX_STRING + 1];
+char g_str1025[NG_MAX_STRING + 2];
+char g_str5000[5001];
+char g_str_mb[NG_MAX_STRING + 1];       /* 512 x U+00E9: 1024 bytes */
+char g_str_mb_cut[NG_MAX_STRING + 1];   /* 1023 bytes, ends in a lead byte */
+char g_str_70k[70 * 1024];              /* reports beyond 64 KiB */
+
 /* ------------------------------------------------------------------------ */
 /* Failure reporting and tracing                                             */
 /* ------------------------------------------------------------------------ */
