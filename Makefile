@@ -30,6 +30,8 @@
 #                        docs/timeline.svg and docs/timeline-incident.svg (navguard
 #                        timeline on recorded sessions);
 #                        the API reference (Doxygen) into build/docs/html
+#   make test-memcheck   the C tests that record and replay under valgrind (also
+#                        the last step of test-sanitize)
 #   make test-sanitize   libnavguard, the plugins and the C tests built twice more
 #                        with the toolchain's clang, in build-sanitize/address
 #                        (ASan; UBSan for C) and build-sanitize/thread (TSan),
@@ -81,7 +83,7 @@ FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/
 FUZZ_FLAGS   ?=
 FUZZ_OUT     := $(FUZZ_DIR)/fuzz
 
-.PHONY: all tools test-tools sanitize-tools package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window demo-qt bench bench-compare fuzz docs clean \
+.PHONY: all tools test-tools sanitize-tools test-memcheck package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window demo-qt bench bench-compare fuzz docs clean \
         cross-tools cross-arm64 test-arm64 package-arm64 bench-arm64
 
 all: build
@@ -196,7 +198,11 @@ sanitize-tools: test-tools
 	done; \
 	$(call apt_install,make test-sanitize)
 
-test-sanitize: sanitize-tools
+# The memcheck step alone (about 40 s on the ordinary build).
+test-memcheck: sanitize-tools build
+	ctest/memcheck/memcheck.sh "$(BUILD_DIR)" '$(MEMCHECK_TESTS)'
+
+test-sanitize: sanitize-tools build
 	@test -x "$(SANITIZE_CC)" || { echo "error: no clang at '$(SANITIZE_CC)': set SANITIZE_CC to the Swift toolchain's clang" >&2; exit 1; }
 	@start=$$(date +%s); \
 	for s in address thread; do \
@@ -215,7 +221,6 @@ test-sanitize: sanitize-tools
 	TSAN_OPTIONS="halt_on_error=1:$${TSAN_OPTIONS-}" $(SWIFT) test --skip-build --sanitize=thread \
 	  --scratch-path .build-tsan --no-parallel --filter ThreadStressTests || exit 1; \
 	echo "== test-sanitize: the C tests that record and replay, under valgrind's memcheck, in $(BUILD_DIR)"; \
-	$(MAKE) --no-print-directory build && \
 	ctest/memcheck/memcheck.sh "$(BUILD_DIR)" '$(MEMCHECK_TESTS)' || exit 1; \
 	echo "test-sanitize: passed under ASan + UBSan, TSan and memcheck in $$(( $$(date +%s) - start )) s"
 
