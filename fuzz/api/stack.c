@@ -323,4 +323,38 @@ void op_screen_flags(fzc *self, rd *r) {
     CHECK(CALL(ng_stack_get, t.h, at, &si) == NG_OK && si.id == id, "ng_stack_get(%zu) after ng_screen_set_flags", at);
     CHECK(si.flags == flags, "screen %" PRIu64 " has flags 0x%" PRIx32 " after ng_screen_set_flags(0x%" PRIx32 ")", id,
           si.flags, flags);
+    /* Then leave it (a pop or a back, through op_submit and its checks): the
+     * confirm-leave guard of the default chain asks first; the host answers
+     * at once, or leaves the question open for a later op (or destroy). */
+    uint8_t leave = r8(r);
+    if (!(flags & NG_SCREENF_CONFIRM_LEAVE) || at != n - 1 || leave % 4 == 0 || !ctx_usable(c)) return;
+    if (n == 1 && c->cb_depth == 0) {
+        /* Only the root: push a screen (11, not animated) to leave, flagged too. */
+        uint8_t push[] = { 0, NG_REQ_PUSH, 0, 0, 11, 5, 1, 0, 1, 1, 0, 0, 0 };
+        rd pp = { push, sizeof push, 0 };
+        op_submit(c, &pp);
+        if (!ctx_usable(c) || CALL(ng_stack_count, c->h, &n) != NG_OK || n < 2) return;
+        ng_screen_info top = NG_SCREEN_INFO_INIT;
+        if (CALL(ng_stack_get, c->h, n - 1, &top) != NG_OK) return;
+        st = CALL(ng_screen_set_flags, c->h, top.id, NG_SCREENF_CONFIRM_LEAVE);
+        CHECK(st == NG_OK, "ng_screen_set_flags(the top screen %" PRIu64 ") returned %s", top.id, stname(st));
+    }
+    uint8_t prog[] = { 0, leave % 2 ? NG_REQ_POP : NG_REQ_BACK, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0 };
+    rd pr = { prog, sizeof prog, 0 };
+    op_submit(c, &pr);
+    if (!ctx_usable(c) || !c->question_open || leave % 4 == 1) return;
+    uint64_t q = c->question_open;
+    ng_answer a = (leave >> 2) % 2 ? NG_ANSWER_YES : NG_ANSWER_NO;
+    if (c->cb_depth == 0) {
+        c->pending_answer_id = q;
+        c->pending_answer = a;
+    }
+    st = CALL(ng_question_answer, c->h, q, a);
+    TR("ng_question_answer(ctx#%d, %" PRIu64 ", %s) -> %s", c->serial, q, ng_answer_name(a), stname(st));
+    if (st != NG_OK && c->pending_answer_id == q) c->pending_answer_id = 0;
+    if (g_depth == 0 && !c->destroying) {
+        CHECK(st == NG_OK, "ng_question_answer of the open question %" PRIu64 " returned %s", q, stname(st));
+        CHECK(c->pending_answer_id == 0 && c->question_open != q, "question %" PRIu64 " answered (NG_OK) but "
+              "on_question_end did not come inside the call", q);
+    }
 }
