@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * replay.c — a deterministic driver for fuzz_api.c without libFuzzer.
+ * replay.c — a deterministic driver for a fuzz target without libFuzzer.
  *
  *   fuzz_api_replay [-n COUNT] [-seed SEED] [-max_len BYTES] [-timeout SECONDS]
  *                   [-artifact_prefix PREFIX] [-v] [FILE|DIR ...]
  *
  * Runs every file given (directories: every regular file in them but *.md,
  * sorted by name), then COUNT programs (default 0) generated from SEED (default 1):
- * random bytes, and mutations and splices of the files given, so the same
- * command always runs the same programs. An invariant violation aborts; the
+ * random bytes, and mutations and splices of the files given (bytes changed,
+ * inserted, dropped; little-endian integers of 1 to 8 bytes overwritten with
+ * edge values, for binary headers), so the same command always runs the same
+ * programs. An invariant violation aborts; the
  * input that failed is written to PREFIX<crash|hang>-<n>.bin (default prefix
  * "./fuzz_api_replay-") for `fuzz_api_replay -v FILE` to trace. A program
  * running longer than -timeout seconds (default 25) counts as a hang.
  *
- * It is linked with fuzz_api.c (the same file the libFuzzer target uses);
- * ctest runs it as fuzz_api_smoke on fuzz/corpus plus generated programs.
+ * It is linked with one target's file, the same file its libFuzzer target
+ * uses: fuzz_api.c (fuzz_api_replay, ctest fuzz_api_smoke on fuzz/corpus
+ * plus generated programs) or fuzz_read.c (fuzz_read_replay, ctest
+ * fuzz_read_smoke on fuzz/corpus-read). Messages and the default artifact
+ * prefix use the program's own name.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -52,7 +57,8 @@ static size_t g_nfiles, g_capfiles;
 static const uint8_t *volatile g_cur_data;
 static volatile size_t g_cur_size;
 static char g_cur_name[512];
-static const char *g_prefix = "./fuzz_api_replay-";
+static const char *g_prefix;
+static const char *g_prog = "fuzz_api_replay";
 
 static void write_str(const char *s) {
     ssize_t r = write(2, s, strlen(s));
@@ -72,7 +78,8 @@ static void save_current(const char *kind) {
         }
         close(fd);
     }
-    write_str("fuzz_api_replay: ");
+    write_str(g_prog);
+    write_str(": ");
     write_str(kind);
     write_str(" in ");
     write_str(g_cur_name);
@@ -97,7 +104,7 @@ static void on_alarm(int sig) {
 static void add_file(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fprintf(stderr, "fuzz_api_replay: cannot read %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "%s: cannot read %s: %s\n", g_prog, path, strerror(errno));
         exit(2);
     }
     size_t cap = 4096, n = 0;
@@ -126,7 +133,7 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 static void add_path(const char *path) {
     struct stat st;
     if (stat(path, &st) != 0) {
-        fprintf(stderr, "fuzz_api_replay: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "%s: %s: %s\n", g_prog, path, strerror(errno));
         exit(2);
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -135,7 +142,7 @@ static void add_path(const char *path) {
     }
     DIR *d = opendir(path);
     if (!d) {
-        fprintf(stderr, "fuzz_api_replay: cannot open %s\n", path);
+        fprintf(stderr, "%s: cannot open %s\n", g_prog, path);
         exit(2);
     }
     char **names = NULL;
@@ -196,7 +203,7 @@ static size_t generate(uint8_t *buf, size_t max_len) {
     }
     int muts = 1 + (int)(rnd() % 8);
     for (int m = 0; m < muts; m++) {
-        switch (rnd() % 5) {
+        switch (rnd() % 6) {
         case 0: case 1:
             if (n) buf[rnd() % n] = (uint8_t)rnd();
             break;
@@ -209,6 +216,18 @@ static size_t generate(uint8_t *buf, size_t max_len) {
                 memmove(buf + at + 1, buf + at, n - at);
                 buf[at] = (uint8_t)rnd();
                 n++;
+            }
+            break;
+        case 4:                       /* an edge value as a little-endian integer */
+            if (n) {
+                static const uint64_t edges[] = { 0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0xFFFF, 0x7FFFFFFF, 0x80000000u,
+                                                  0xFFFFFFFFu, 0x7FFFFFFFFFFFFFFFull, 0x8000000000000000ull,
+                                                  0xFFFFFFFFFFFFFFFFull };
+                size_t w = (size_t)1 << (rnd() % 4);
+                size_t at = rnd() % n;
+                uint64_t v = edges[rnd() % (sizeof edges / sizeof edges[0])];
+                if (rnd() % 4 == 0) v -= rnd() % 16;
+                for (size_t i = 0; i < w && at + i < n; i++) buf[at + i] = (uint8_t)(v >> (8 * i));
             }
             break;
         default:                      /* drop a byte */
@@ -238,8 +257,8 @@ static void run(const uint8_t *data, size_t size, unsigned timeout) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: fuzz_api_replay [-n COUNT] [-seed SEED] [-max_len BYTES] [-timeout SECONDS]\n"
-                    "                       [-artifact_prefix PREFIX] [-v] [FILE|DIR ...]\n");
+    fprintf(stderr, "usage: %s [-n COUNT] [-seed SEED] [-max_len BYTES] [-timeout SECONDS]\n"
+                    "         [-artifact_prefix PREFIX] [-v] [FILE|DIR ...]\n", g_prog);
     exit(2);
 }
 
@@ -247,6 +266,13 @@ int main(int argc, char **argv) {
     unsigned long long count = 0, seed = 1;
     size_t max_len = 512;
     unsigned timeout = 25;
+    if (argc > 0 && argv[0]) {
+        const char *slash = strrchr(argv[0], '/');
+        g_prog = slash ? slash + 1 : argv[0];
+    }
+    static char prefix[300];
+    snprintf(prefix, sizeof prefix, "./%s-", g_prog);
+    g_prefix = prefix;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-v")) ngf_verbose = 1;
@@ -296,8 +322,8 @@ int main(int argc, char **argv) {
         bytes += n;
     }
     double t2 = seconds();
-    printf("fuzz_api_replay: %zu file(s) in %.2f s, %llu generated program(s) (seed %llu) in %.2f s, %zu bytes; "
-           "every invariant held\n", g_nfiles, t1 - t0, count, seed, t2 - t1, bytes);
+    printf("%s: %zu file(s) in %.2f s, %llu generated input(s) (seed %llu) in %.2f s, %zu bytes; "
+           "every invariant held\n", g_prog, g_nfiles, t1 - t0, count, seed, t2 - t1, bytes);
     free(buf);
     for (size_t i = 0; i < g_nfiles; i++) {
         free(g_files[i].data);

@@ -1335,13 +1335,15 @@ NG_API ng_status ng_record_start(ng_context *ctx, const ng_record_options *optio
 
 /* [owner] Stop recording: flush and close the file (ring mode: discard the
  * ring). Returns NG_OK, NG_E_HANDLE, NG_E_STATE (not recording),
- * NG_E_THREAD. Destroying the context stops recording too. */
+ * NG_E_CALLBACK (inside one of the context's callbacks), NG_E_THREAD.
+ * Destroying the context stops recording too. */
 NG_API ng_status ng_record_stop(ng_context *ctx);
 
 /* [owner, callback-safe] Write what the recorder holds: ring mode, the ring
  * as a trace to `path`; file mode, flush (`path` NULL). Returns NG_OK,
- * NG_E_HANDLE, NG_E_STATE (not recording), NG_E_LOAD (cannot write `path`),
- * NG_E_UTF8, NG_E_TOO_LONG, NG_E_THREAD. */
+ * NG_E_HANDLE, NG_E_NULL (ring mode, `path` NULL), NG_E_STATE (not
+ * recording), NG_E_LOAD (cannot write `path`), NG_E_UTF8, NG_E_TOO_LONG,
+ * NG_E_THREAD. */
 NG_API ng_status ng_record_dump(ng_context *ctx, const char *path);
 
 /* [any-thread, async-signal-safe] Write the ring of every context recording

@@ -49,7 +49,18 @@ public enum CallFn: UInt8, CaseIterable {
 }
 
 /// A call's arguments, read back from a trace.
-public enum CallArgs {
+///
+/// `indirect`: each case's payload is boxed, so every value is one word the
+/// compiler writes whole. Inline, the cases share a 0x68-byte layout whose
+/// tag sits in the spare bits of the word at 0x60; a short case (`.finish`,
+/// `.chain`) leaves the rest of that word unwritten. The tag read is right
+/// (it tests only written bits), but valgrind's memcheck judges the test by
+/// the whole word and reported "use of uninitialised value" in
+/// Replayer.perform's switch on every replayed chain and finish call (issue 26,
+/// item 11); `make test-sanitize` runs the C tests under memcheck. Traces are
+/// read once per replay or drawing, so a box per call costs nothing that
+/// matters; the recorder never makes these.
+public indirect enum CallArgs {
     case root(TraceScreen)
     /// `invalid`: the request was malformed (SubmitCall says how replay
     /// makes it again).
