@@ -6,11 +6,13 @@ import NavGuardCore
 /// A crash dump (docs/trace-format.md, "Crash dumps"): what the signal
 /// handler wrote (Sources/NavGuardC/blackbox.c), a 128-byte header then the
 /// ring's records as they were, read back into a ring dump's JSON Lines.
+/// A report's dump (the writer thread's) has the same layout with signal
+/// -1: a ring dump with no crash.
 ///
 ///     0   8  magic "NGBBOX01"          64  8  ring_records
 ///     8   4  header size (128)         72  8  ring_ns
 ///     12  4  layout version (1)        80  8  the newest call's instant
-///     16  4  signal                    88  8  lines dropped before these
+///     16  4  signal (-1: a report's)   88  8  lines dropped before these
 ///     20  4  context                   96  4  manual clock (1) or not (0)
 ///     24  8  pid                       100 4  records' layout version (1)
 ///     32  8  CLOCK_MONOTONIC at dump   104 8  bytes of records that follow
@@ -64,7 +66,7 @@ public enum BlackBoxFile {
         let info = RingInfo(manualClock: manual, manualStartNs: manualStart, defaultDurationNs: defaultDuration,
                             postedBase: postedBase == 0 ? Limits.postedIDBase : postedBase,
                             records: Int(clamping: records), ns: windowNs, atNs: manual ? lastNs : max(crashNs, lastNs),
-                            droppedBefore: Int64(clamping: dropped), crash: (signal, pid), damage: note)
+                            droppedBefore: Int64(clamping: dropped), crash: signal < 0 ? nil : (signal, pid), damage: note)
         let t = RingReader.trace(body, info)
         return (t.text, [note, t.note].compactMap { $0 }.joined(separator: "; ").nilIfEmpty)
     }
