@@ -37,6 +37,7 @@ public struct GuardError: Error, Equatable, Sendable, CustomStringConvertible {
         case NG_E_LOAD: return "NG_E_LOAD"
         case NG_E_ENTRY: return "NG_E_ENTRY"
         case NG_E_ABI: return "NG_E_ABI"
+        case NG_E_IO: return "NG_E_IO"
         default: return "status \(status)"
         }
     }

@@ -22,6 +22,7 @@ private func formatted(braces: Bool = true, _ encode: (inout RecordWriter) -> Vo
 /// A ring recorder's dump, parsed.
 private func ringDump(_ c: Ctx) -> (header: JSONValue, lines: [String], trace: Trace?) {
     let path = "/tmp/navguard-format-test-\(getpid()).jsonl"
+    unlink(path)
     defer { unlink(path) }
     #expect(ng_record_dump(c.h, path) == NG_OK)
     let text = readText(path)

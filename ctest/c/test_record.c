@@ -188,7 +188,8 @@ int main(void) {
     ng_free(diff.report);
 
     /* 3. Ring mode: nothing written until the watchdog reports; its report
-     * names the dump. */
+     * names the dump, a binary ring dump (.ngbox: navguard convert makes it
+     * a trace) that a writer thread writes. */
     host h3 = { { 0 }, 0 };
     ctx = kiosk(&h3);
     ng_record_options ring = NG_RECORD_OPTIONS_INIT;
@@ -203,19 +204,12 @@ int main(void) {
         const char *p = strstr(named, " are in ");
         if (p) sscanf(p + 8, "%511s", dump);
     }
+    MUST(ctx, ng_context_destroy(ctx));   /* waits for the dump's writing */
     size_t dlen = 0;
     char *dtext = dump[0] ? read_file(dump, &dlen) : NULL;
-    EXPECT(dtext && strstr(dtext, "\"start\":\"ring\"") && strstr(dtext, "\"fn\":\"event\""), "ring dump %s", dump);
-    if (dtext) {
-        ng_replay_result rr = NG_REPLAY_RESULT_INIT;
-        st = ng_replay(dtext, dlen, NULL, &rr);
-        EXPECT(st == NG_E_STATE && rr.report && strstr(rr.report, "ring dump"), "replay of a ring dump: %s",
-               ng_strstatus(st));
-        ng_free(rr.report);
-        free(dtext);
-        unlink(dump);
-    }
-    MUST(ctx, ng_context_destroy(ctx));
+    EXPECT(dtext && dlen > 128 && memcmp(dtext, "NGBBOX01", 8) == 0 && strstr(dump, ".ngbox"), "ring dump %s", dump);
+    free(dtext);
+    if (dump[0]) unlink(dump);
 
     free(trace);
     if (!g_failures) {

@@ -324,7 +324,7 @@ def case_ring(args):
 
     # The dump the watchdog's first report wrote by itself (the file a frozen
     # kiosk leaves): it ends at that report, the forced push in it.
-    dumps = sorted(n for n in os.listdir(args.work) if re.fullmatch(r"navguard-\d+-\d+-1\.jsonl", n))
+    dumps = sorted(n for n in os.listdir(args.work) if re.fullmatch(r"navguard-\d+-\d+-1-[0-9a-f]{16}\.ngbox", n))
     if check(len(dumps) == 1, f"ring: the watchdog's first report dumped the ring: {os.listdir(args.work)}"):
         out = os.path.join(args.work, "dump")
         p = timeline(args, os.path.join(args.work, dumps[0]), out)

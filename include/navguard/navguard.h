@@ -122,7 +122,9 @@ typedef int32_t ng_status;
                                  or the entry returned NULL */
 #define NG_E_ABI          16  /* a plugin was built for another plugin ABI major,
                                  or a newer minor than the host's */
-#define NG_STATUS_COUNT   17
+#define NG_E_IO           17  /* a file could not be created, opened or written,
+                                 or is not what it must be (since 0.4) */
+#define NG_STATUS_COUNT   18
 
 /* Name tables. Every enumeration below has one X-macro table, one row per
  * value: XX(constant, "name"). The library's ng_*_name functions are
@@ -149,7 +151,8 @@ typedef int32_t ng_status;
     XX(NG_E_GUARD,     "invalid guard, duplicate id or guard creation failed") \
     XX(NG_E_LOAD,      "plugin file missing or not a loadable shared library") \
     XX(NG_E_ENTRY,     "plugin lacks the ng_plugin_entry symbol") \
-    XX(NG_E_ABI,       "plugin built for an incompatible plugin ABI")
+    XX(NG_E_ABI,       "plugin built for an incompatible plugin ABI") \
+    XX(NG_E_IO,        "file cannot be created, opened or written")
 
 /* [any-thread] Static text naming a status ("NG_E_HANDLE: NULL, destroyed or
  * foreign context handle"). Never NULL: unknown values give "unknown status". */
@@ -1273,15 +1276,32 @@ NG_API const char *ng_default_chain(void);
  * docs/trace-format.md. `navguard replay` re-runs a trace on a manual clock
  * (ng_replay), `navguard timeline` draws it. */
 
-/* How to record. Exactly one destination: `path` (a file, created or
- * truncated) or `write`. With `ring_records` or `ring_ns` set, records are
+/* How to record. Exactly one destination: `path` (a regular file, created,
+ * or truncated when it exists; a symbolic link is not followed, and a FIFO,
+ * a device other than /dev/null, a directory or a socket is refused with
+ * NG_E_IO) or `write`. With `ring_records` or `ring_ns` set, records are
  * kept in memory instead, the newest at most `ring_records` (default 100000)
  * and, with `ring_ns`, only those younger than that; ng_record_dump writes
- * them, and so does every guard's report (the watchdog's or any other: its
- * text then names the file: `dump_dir`/navguard-<pid>-<ctx>-<n>.jsonl; with
- * `path`, the report names that file). A ring dump begins with the state at
- * its first record (the stack, views, holds, live touches, transitions,
- * deferred requests), so it names every screen it shows.
+ * them, and so does a guard's report (the watchdog's or any other) within a
+ * budget: its text then names the file, `dump_dir`/navguard-<pid>-<ctx>-<n>-
+ * <16 random hex digits>.ngbox, a binary dump (as a crash dump, below:
+ * `navguard convert` makes it a trace) that a writer thread writes, so the
+ * report's call does not wait for the disk. With `path`, the report names
+ * that file. A ring dump begins with the state at its first record (the
+ * stack, views, holds, live touches, transitions, deferred requests), so it
+ * names every screen it shows.
+ *
+ * The budget of report dumps, for a kiosk left alone: at most
+ * `report_dumps` (default 3) per context in any `report_dump_window_ns`
+ * (default 10 minutes, the context's clock), and at most `dump_dir_bytes`
+ * (default 128 MiB) of report dumps in `dump_dir`, counting this user's
+ * report dumps of every process there: past it the oldest are removed (the
+ * newest always stays; crash dumps are never removed). A report past the
+ * budget, or whose dump cannot be made, is delivered all the same: its text
+ * says that no dump was written and why. Every dump file is created new
+ * with a random part in its name: a name already taken (by anything: a
+ * file, a symbolic link, a FIFO) is never opened; another random name is
+ * tried (16 in all).
  *
  * What it costs: a recorded call writes a small binary record into memory
  * the context owns (no allocation, no text); JSON is made when the records
@@ -1302,13 +1322,20 @@ typedef struct ng_record_options {
                                  crash dumps), or NULL for the current directory */
     /* Since 0.3 (read only when `size` covers it): */
     uint32_t crash;           /* ring mode: NG_RECORD_CRASH_* (0: none) */
+    /* Since 0.4 (read only when `size` covers them; 0: the default): the
+     * budget of report dumps (above). */
+    int64_t report_dump_window_ns;  /* default 600 s; negative: NG_E_RANGE */
+    uint64_t dump_dir_bytes;        /* default 128 MiB */
+    uint32_t report_dumps;          /* per window, default 3, at most 1000 */
 } ng_record_options;
-#define NG_RECORD_OPTIONS_INIT { sizeof(ng_record_options), NULL, NULL, NULL, 0u, 0, NULL, 0u }
+#define NG_RECORD_OPTIONS_INIT { sizeof(ng_record_options), NULL, NULL, NULL, 0u, 0, NULL, 0u, 0, 0u, 0u }
 
 /* ng_record_options.crash: a ring that survives a crash. With
  * NG_RECORD_CRASH_DUMP, a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
- * SIGABRT) writes the ring, as it is, to `dump_dir`/navguard-<pid>-<ctx>-
- * crash.ngbox with async-signal-safe calls only, then the handler that was
+ * SIGABRT) writes the ring, as it is, to a new file `dump_dir`/navguard-
+ * <pid>-<ctx>-<16 random hex digits>-crash.ngbox (the random part drawn when
+ * recording starts; a name taken is never opened, the next 15 are tried)
+ * with async-signal-safe calls only, then the handler that was
  * in place before runs (the host's own crash reporter still works; with none
  * the process ends as the signal would have ended it). The handlers are
  * installed the first time a context asks, once per process, and stay. A
@@ -1326,24 +1353,28 @@ typedef struct ng_record_options {
  * which replay cannot recreate. Strings are copied; the ring's memory is
  * allocated here, once. Returns NG_OK, NG_E_HANDLE, NG_E_NULL, NG_E_SIZE
  * (`size` below NG_RECORD_OPTIONS_MIN_SIZE), NG_E_RANGE (no destination or
- * two, unknown `crash` bits, `crash` without a ring), NG_E_STATE (already
- * recording), NG_E_LOAD (the file cannot be created), NG_E_NO_MEMORY (the
+ * two, unknown `crash` bits, `crash` without a ring, a negative
+ * `report_dump_window_ns`, `report_dumps` above 1000), NG_E_STATE (already
+ * recording), NG_E_IO (`path` cannot be created or opened, or is not a
+ * regular file: ng_errmsg names it and why), NG_E_NO_MEMORY (the
  * ring cannot be allocated, or 64 rings already keep crash dumps),
  * NG_E_UTF8, NG_E_TOO_LONG (`path` or `dump_dir`), NG_E_CALLBACK,
  * NG_E_THREAD. */
 NG_API ng_status ng_record_start(ng_context *ctx, const ng_record_options *options);
 
 /* [owner] Stop recording: flush and close the file (ring mode: discard the
- * ring). Returns NG_OK, NG_E_HANDLE, NG_E_STATE (not recording),
- * NG_E_CALLBACK (inside one of the context's callbacks), NG_E_THREAD.
- * Destroying the context stops recording too. */
+ * ring, once the writer thread has written its report dumps: 5 s at most).
+ * Returns NG_OK, NG_E_HANDLE, NG_E_STATE (not recording), NG_E_CALLBACK
+ * (inside one of the context's callbacks), NG_E_THREAD. Destroying the context stops recording too. */
 NG_API ng_status ng_record_stop(ng_context *ctx);
 
 /* [owner, callback-safe] Write what the recorder holds: ring mode, the ring
- * as a trace to `path`; file mode, flush (`path` NULL). Returns NG_OK,
- * NG_E_HANDLE, NG_E_NULL (ring mode, `path` NULL), NG_E_STATE (not
- * recording), NG_E_LOAD (cannot write `path`), NG_E_UTF8, NG_E_TOO_LONG,
- * NG_E_THREAD. */
+ * as a trace (JSON Lines) to `path`, a new file: when `path` is taken (a
+ * file, a symbolic link, a FIFO, anything) nothing is opened or written and
+ * NG_E_IO says it exists (remove it or choose another name); file mode,
+ * flush (`path` NULL). Returns NG_OK, NG_E_HANDLE, NG_E_NULL (ring mode,
+ * `path` NULL), NG_E_STATE (not recording), NG_E_IO (`path` exists, or
+ * cannot be created or written), NG_E_UTF8, NG_E_TOO_LONG, NG_E_THREAD. */
 NG_API ng_status ng_record_dump(ng_context *ctx, const char *path);
 
 /* [any-thread, async-signal-safe] Write the ring of every context recording
@@ -1355,8 +1386,8 @@ NG_API ng_status ng_record_dump(ng_context *ctx, const char *path);
  * nothing and takes no lock. A ring its owner thread is changing on another
  * thread is waited for, 200 ms at most. From this call on, every ring stops
  * recording (the process is expected to end). Returns NG_OK (every such ring
- * written, or none to write), NG_E_LOAD (a file could not be written; the
- * others were), NG_E_STATE (a dump is already being written). */
+ * written, or none to write), NG_E_IO (a file could not be created or
+ * written; the others were), NG_E_STATE (a dump is already being written). */
 NG_API ng_status ng_record_crash_dump(int signal);
 
 /* How to replay. `chain`: NULL replays against the recorded chain (each guard

@@ -29,13 +29,19 @@ public func ng_record_start(_ ctx: OpaquePointer?, _ options: UnsafePointer<ng_r
         guard o.crash == 0 || (ring && o.crash & UInt32(NG_RECORD_CRASH_DUMP) != 0) else {
             throw EngineError(NG_E_RANGE, "crash needs NG_RECORD_CRASH_DUMP and a ring (ring_records or ring_ns)")
         }
+        guard o.report_dump_window_ns >= 0 else { throw EngineError(NG_E_RANGE, "report_dump_window_ns is negative") }
+        guard o.report_dumps <= UInt32(DumpBudget.maxDumps) else {
+            throw EngineError(NG_E_RANGE, "report_dumps is \(o.report_dumps), above \(DumpBudget.maxDumps)")
+        }
+        let budget = DumpBudget(dumps: o.report_dumps, windowNs: o.report_dump_window_ns, dirBytes: o.dump_dir_bytes)
         let dumpDir = try readCString(o.dump_dir, "dump_dir", allowNull: true)?.string
         let sink: Recorder.Sink
         var fd: Int32 = -1
         if o.path != nil {
             let path = try readCString(o.path, "path")!.string
-            fd = ngc_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw EngineError(NG_E_LOAD, "cannot create \(path): \(String(cString: strerror(ngc_errno())))") }
+            do throws(FileRefusal) { fd = try openTraceFile(path) } catch {
+                throw EngineError(NG_E_IO, "cannot record to \(path): \(error.why)")
+            }
             sink = .file(fd: fd, path: path)
         } else if let w = o.write {
             sink = .writer(write: w, user: o.user)
@@ -43,7 +49,7 @@ public func ng_record_start(_ ctx: OpaquePointer?, _ options: UnsafePointer<ng_r
             sink = .ring
         }
         guard let rec = Recorder(box: box, sink: sink, ringRecords: ring ? Int(o.ring_records > 0 ? o.ring_records : 100_000) : 0,
-                                 ringNs: o.ring_ns, dumpDir: dumpDir) else {
+                                 ringNs: o.ring_ns, dumpDir: dumpDir, budget: budget) else {
             if fd >= 0 { close(fd) }
             throw EngineError(NG_E_NO_MEMORY, "cannot allocate the flight recorder's memory")
         }
@@ -75,6 +81,6 @@ public func ng_record_dump(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?)
         guard rec.isRing else { return rec.flush() }
         guard let path else { throw EngineError(NG_E_NULL, "path is NULL (a ring is dumped to a file)") }
         let p = try readCString(path, "path")!.string
-        if let err = writeFile(p, rec.ringTrace().text) { throw EngineError(NG_E_LOAD, err) }
+        if let err = writeNewFile(p, rec.ringTrace().text) { throw EngineError(NG_E_IO, err) }
     }
 }

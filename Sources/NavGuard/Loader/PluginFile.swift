@@ -55,7 +55,7 @@ struct FileRefusal: Error {
 /// The S_IF* type bits of a mode (the headers' S_IF* constants are Int32).
 private func fileType(_ mode: mode_t) -> Int32 { Int32(bitPattern: mode) & S_IFMT }
 
-private func fileKind(_ mode: mode_t) -> String {
+func fileKind(_ mode: mode_t) -> String {
     switch fileType(mode) {
     case S_IFDIR: return "a directory"
     case S_IFIFO: return "a FIFO"

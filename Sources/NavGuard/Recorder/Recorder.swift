@@ -81,6 +81,7 @@ final class Recorder {
     // Ring mode.
     let dumpDir: String?
     private var dumps = 0
+    private var budget: DumpBudget
     private let windowRecords: Int
     private let windowNs: Int64
     /// The engine's stateVersion at the last checkpoint.
@@ -101,12 +102,13 @@ final class Recorder {
     static let fileBuffer = 128 << 10
 
     /// nil when the memory cannot be had.
-    init?(box: ContextBox, sink: Sink, ringRecords: Int, ringNs: Int64, dumpDir: String?) {
+    init?(box: ContextBox, sink: Sink, ringRecords: Int, ringNs: Int64, dumpDir: String?, budget: DumpBudget = DumpBudget()) {
         self.box = box
         engine = box.engine
         engineRef = Unmanaged.passUnretained(box.engine)
         self.sink = sink
         self.dumpDir = dumpDir
+        self.budget = budget
         windowRecords = ringRecords
         windowNs = ringNs
         if case .ring = sink { isRing = true } else { isRing = false }
@@ -532,28 +534,30 @@ final class Recorder {
         return (t.text, t.lines)
     }
 
-    /// The next automatic dump's file name.
-    private func nextDumpPath() -> String {
-        dumps += 1
-        let dir = dumpDir ?? "."
-        return "\(dir)/navguard-\(getpid())-\(box.slot)-\(dumps).jsonl"
-    }
-
     /// Where the record of what led to a guard's report is, for the host's
-    /// on_report: a ring is dumped to a new file for it; a file or writer
-    /// is flushed.
+    /// on_report: a ring is dumped to a new file for it, within the budget
+    /// (the records copied here, the file written by the writer thread:
+    /// blackbox.c); a file or writer is flushed.
     func noteForReport() -> String {
         guard isRing else {
             flush()
             return path.map { "flight recorder: the whole session is in \($0)" }
                 ?? "flight recorder: the whole session went to the host's writer"
         }
-        let file = nextDumpPath()
-        let (text, lines) = ringTrace()
-        if let err = writeFile(file, text) {
-            return "flight recorder: could not dump the last \(lines) records: \(err)"
+        let now = engine.now
+        if let why = budget.refusal(at: now) { return "flight recorder: no dump written: \(why)" }
+        var name = [CChar](repeating: 0, count: 4096 + 128)
+        let err = ngc_report_dump(ring, now, UInt32(truncatingIfNeeded: dumps + 1), budget.dirBytes, &name, name.count)
+        guard err == 0 else {
+            let why = err == EBUSY ? "the writer is still writing 8 earlier dumps"
+                : "cannot create a new file in \(dumpDir ?? "."): \(String(cString: strerror(err)))"
+            return "flight recorder: no dump written: \(why)"
         }
-        return "flight recorder: the last \(lines) records are in \(file)"
+        dumps += 1
+        budget.spend(at: now)
+        let file = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return "flight recorder: the last records (\((used + 1023) / 1024) KiB) are in \(file) "
+            + "(binary, written in the background: `navguard convert` or `navguard timeline` reads it)"
     }
 
     func close() {
@@ -563,10 +567,99 @@ final class Recorder {
     }
 }
 
-/// Write a whole byte array to a new file; nil or the error text.
-func writeFile(_ path: String, _ bytes: [UInt8]) -> String? {
-    let fd = ngc_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { return "cannot create \(path): \(String(cString: strerror(ngc_errno())))" }
+/// The budget of a ring's report dumps (navguard.h, ng_record_options): at
+/// most `limit` dumps in any `windowNs` of the context's clock.
+/// Invariant: `times` holds the instants of the last `count` dumps, the
+/// oldest at `next` once `count == limit` (a ring).
+struct DumpBudget {
+    static let maxDumps = 1000
+    /// Three dumps show a burst's beginning, which is what explains it; the
+    /// rest would repeat it (a soak's 1,905 reports wrote 5.1 GB).
+    static let defaultDumps = 3
+    static let defaultWindowNs: Int64 = 600_000_000_000
+    /// Eight full rings of the default size (100000 records, 16 MiB).
+    static let defaultDirBytes: UInt64 = 128 << 20
+
+    let limit: Int
+    let windowNs: Int64
+    let dirBytes: UInt64
+    private var times: [Int64]
+    private var next = 0
+    private var count = 0
+
+    /// 0 for any of them: its default.
+    init(dumps: UInt32 = 0, windowNs: Int64 = 0, dirBytes: UInt64 = 0) {
+        limit = dumps == 0 ? DumpBudget.defaultDumps : min(Int(dumps), DumpBudget.maxDumps)
+        self.windowNs = windowNs == 0 ? DumpBudget.defaultWindowNs : windowNs
+        self.dirBytes = dirBytes == 0 ? DumpBudget.defaultDirBytes : dirBytes
+        times = [Int64](repeating: 0, count: limit)
+    }
+
+    /// Why no dump may be written at `now`, or nil.
+    func refusal(at now: Int64) -> String? {
+        guard count == limit, now &- times[next] < windowNs else { return nil }
+        return "\(limit) dumps in the last \(windowNs / 1_000_000_000) s already (ng_record_options.report_dumps, report_dump_window_ns)"
+    }
+
+    mutating func spend(at now: Int64) {
+        times[next] = now
+        next = (next + 1) % limit
+        count = min(count + 1, limit)
+    }
+}
+
+/// Open the file a file recorder writes (ng_record_start's `path`, which
+/// the host chose): a regular file, created or truncated, or /dev/null.
+/// Opened with O_NONBLOCK (a FIFO would block open for ever) and
+/// O_NOFOLLOW, checked with fstat before anything is truncated: a FIFO, a
+/// device, a directory or a socket is refused.
+func openTraceFile(_ path: String) throws(FileRefusal) -> Int32 {
+    let fd = ngc_open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0o644)
+    guard fd >= 0 else {
+        let err = ngc_errno()
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            // ELOOP: a link; ENXIO: a FIFO with no reader; EISDIR...
+            if Int32(bitPattern: st.st_mode) & S_IFMT == S_IFLNK { throw FileRefusal(why: "it is a symbolic link (not followed)") }
+            if Int32(bitPattern: st.st_mode) & S_IFMT != S_IFREG { throw FileRefusal(why: "it is \(fileKind(st.st_mode)), not a regular file") }
+        }
+        throw FileRefusal(why: String(cString: strerror(err)))
+    }
+    var st = stat()
+    guard fstat(fd, &st) == 0 else {
+        let why = String(cString: strerror(ngc_errno()))
+        _ = close(fd)
+        throw FileRefusal(why: why)
+    }
+    let type = Int32(bitPattern: st.st_mode) & S_IFMT
+    if type == S_IFCHR {
+        // The null device only (a benchmark's, or a host's that wants none).
+        var null = stat()
+        if stat("/dev/null", &null) == 0 && (null.st_mode & mode_t(S_IFMT)) == mode_t(S_IFCHR) && null.st_rdev == st.st_rdev {
+            return fd
+        }
+    }
+    guard type == S_IFREG else {
+        _ = close(fd)
+        throw FileRefusal(why: "it is \(fileKind(st.st_mode)), not a regular file")
+    }
+    guard ftruncate(fd, 0) == 0 else {
+        let why = String(cString: strerror(ngc_errno()))
+        _ = close(fd)
+        throw FileRefusal(why: why)
+    }
+    return fd
+}
+
+/// Write a whole byte array to a new file (ngc_create_new: never a name
+/// that exists); nil or the error text.
+func writeNewFile(_ path: String, _ bytes: [UInt8]) -> String? {
+    let fd = ngc_create_new(path)
+    guard fd >= 0 else {
+        let err = ngc_errno()
+        if err == EEXIST { return "\(path) exists: a dump is written to a new file only (remove it or choose another name)" }
+        return "cannot create \(path): \(String(cString: strerror(err)))"
+    }
     defer { _ = close(fd) }
     var off = 0
     while off < bytes.count {

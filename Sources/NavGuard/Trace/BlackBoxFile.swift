@@ -6,11 +6,13 @@ import NavGuardCore
 /// A crash dump (docs/trace-format.md, "Crash dumps"): what the signal
 /// handler wrote (Sources/NavGuardC/blackbox.c), a 128-byte header then the
 /// ring's records as they were, read back into a ring dump's JSON Lines.
+/// A report's dump (the writer thread's) has the same layout with signal
+/// -1: a ring dump with no crash.
 ///
 ///     0   8  magic "NGBBOX01"          64  8  ring_records
 ///     8   4  header_size (128)         72  8  ring_ns
 ///     12  4  layout (1)                80  8  last_ns (the newest call's instant)
-///     16  4  signal                    88  8  dropped_lines (before these records)
+///     16  4  signal (-1: a report's)   88  8  dropped_lines (before these records)
 ///     20  4  context                   96  4  manual_clock (1) or not (0)
 ///     24  8  pid                       100 4  records_layout (1)
 ///     32  8  dump_ns (CLOCK_MONOTONIC) 104 8  records_bytes that follow
@@ -151,7 +153,7 @@ public enum BlackBoxFile {
         let info = RingInfo(manualClock: h.manualClock, manualStartNs: h.manualStartNs, defaultDurationNs: h.defaultDurationNs,
                             postedBase: h.postedBase, records: h.ringRecords, ns: h.ringNs,
                             atNs: h.manualClock ? h.lastNs : max(h.dumpNs, h.lastNs),
-                            droppedBefore: h.droppedLines, crash: (h.signal, h.pid), damage: note)
+                            droppedBefore: h.droppedLines, crash: h.signal < 0 ? nil : (h.signal, h.pid), damage: note)
         let t = RingReader.trace(body, info)
         return (t.text, [note, t.note].compactMap { $0 }.joined(separator: "; ").nilIfEmpty)
     }

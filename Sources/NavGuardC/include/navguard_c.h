@@ -59,6 +59,10 @@ typedef struct ngc_ring {
     uint64_t window_records;   /* ng_record_options.ring_records */
     int64_t window_ns;         /* ng_record_options.ring_ns */
     int64_t last_ns;           /* the newest call's instant */
+    uint64_t name_key;         /* the crash dump's name's random part */
+    uint32_t pending;          /* report dumps still being written */
+    uint32_t refs;             /* the owner, and each report dump being written */
+    unsigned char *spare;      /* the last report dump's buffer, for the next */
     char dir[4096];            /* where crash dumps go */
 } ngc_ring;
 
@@ -110,9 +114,33 @@ static inline void ngc_ring_set_dir(ngc_ring *r, const char *dir, size_t n) {
     r->dir[n] = 0;
 }
 
-/* A ring for `capacity` bytes (zeroed), or NULL; freed by ngc_ring_free. */
+/* A ring for `capacity` bytes (zeroed), or NULL; freed by ngc_ring_free,
+ * which waits (5 s at most) for its report dumps still being written. */
 ngc_ring *ngc_ring_new(uint64_t capacity);
 void ngc_ring_free(ngc_ring *r);
+
+/* ------------------------------------------------------------------------ */
+/* Dump files (blackbox.c)                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Create `path` as a new dump file (every dump: crash, report,
+ * ng_record_dump): O_CREAT|O_EXCL|O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC, so a name
+ * taken by anything (a file, a symbolic link, a FIFO) fails with EEXIST and
+ * nothing blocks. The descriptor, or -1 and errno. Async-signal-safe. */
+int ngc_create_new(const char *path);
+
+/* 64 random bits (getrandom, never blocking; /dev/urandom; the clock). */
+uint64_t ngc_random64(void);
+
+/* Dump the ring for a guard's report, on its owner thread, without writing
+ * on it: the ring's records are copied behind a crash dump's header (signal
+ * -1: no crash, the instant `at_ns`), the file created new in the ring's
+ * `dir` as navguard-<pid>-<ctx>-<seq>-<16 random hex digits>.ngbox (its name
+ * in `out`), and the writer thread writes it, then removes the oldest report
+ * dumps of `dir` until they total `dir_cap` bytes at most (the newest
+ * stays). 0, or an errno value: EBUSY (8 dumps wait to be written), ENOMEM,
+ * or the file's creation's (EEXIST: 16 names taken). */
+int ngc_report_dump(ngc_ring *r, int64_t at_ns, uint32_t seq, uint64_t dir_cap, char *out, size_t cap);
 
 /* Enter the ring in the crash table and, unless `no_handler`, install the
  * fatal-signal handlers (once per process, chained to those in place).
