@@ -437,6 +437,10 @@ static void rules(void) {
 int main(void) {
     snprintf(g_root, sizeof g_root, "/tmp/navguard-overflow-test-%d", (int)getpid());
     mkdir(g_root, 0755);
+    if (has_stack()) {
+        printf("note: this thread already has an alternate stack (a sanitizer's): the overflow cases would pass without "
+               "NavGuard's own\n");
+    }
 
     overflow_case("overflow on the main thread", ON_MAIN_THREAD);
     overflow_case("overflow on a thread that records", ON_THREAD);
