@@ -17,10 +17,10 @@
  * NG_RECORD_CRASH_NO_HANDLER, ng_context_attach.
  *
  * Under a sanitizer its own fatal-signal handler runs after NavGuard's (the
- * child ends with the sanitizer's report, not by the signal), and
- * AddressSanitizer gives every thread an alternate stack of its own, which
- * NavGuard leaves alone: the rules that need a thread without one say they
- * skip. */
+ * child ends with the sanitizer's report, not by the signal). The sanitizers
+ * give threads alternate stacks of their own (AddressSanitizer every thread,
+ * ThreadSanitizer the main thread), which NavGuard leaves alone: the checks
+ * that need a thread without one say they skip. */
 #define _GNU_SOURCE
 #include <navguard/navguard.h>
 
@@ -438,8 +438,8 @@ int main(void) {
     snprintf(g_root, sizeof g_root, "/tmp/navguard-overflow-test-%d", (int)getpid());
     mkdir(g_root, 0755);
     if (has_stack()) {
-        printf("note: this thread already has an alternate stack (a sanitizer's): the overflow cases would pass without "
-               "NavGuard's own\n");
+        printf("note: the main thread already has an alternate stack (a sanitizer's): its overflow case would pass "
+               "without NavGuard's own\n");
     }
 
     overflow_case("overflow on the main thread", ON_MAIN_THREAD);
