@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -145,12 +146,145 @@ static void install(void) {
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* The owner thread's alternate signal stack                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A stack overflow faults with no stack left to run a handler on: without
+ * an alternate stack (the handlers are SA_ONSTACK) the kernel kills the
+ * process and no dump is written. So a thread that keeps a ring for crash
+ * dumps gets one from NavGuard when it has none: mapped with a guard page
+ * below it (a handler that overflows it faults instead of writing over other
+ * memory), held by the rings registered on that thread, and removed when the
+ * last of them leaves, if it is still the thread's alternate stack. A stack
+ * the thread already had (the host's, a sanitizer's) is never touched.
+ * Per thread: sigaltstack is. */
+static __thread void *alt_map;     /* NavGuard's mapping on this thread, or NULL */
+static __thread size_t alt_len;    /* its length, the guard page included */
+static __thread uint32_t alt_holds; /* rings registered on this thread holding it */
+static pthread_key_t alt_key;
+static pthread_once_t alt_once = PTHREAD_ONCE_INIT;
+static bool alt_key_ok = false;
+
+/* The stack without its guard page. */
+static stack_t alt_stack_of(void *map, size_t len, size_t page) {
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_sp = (char *)map + page;
+    ss.ss_size = len - page;
+    return ss;
+}
+
+/* Unmap the thread's stack, first taking it out of the kernel's hands if it
+ * is still this thread's alternate stack (not while running on it). */
+static void alt_remove(void) {
+    if (!alt_map) return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    stack_t cur, ours = alt_stack_of(alt_map, alt_len, page);
+    if (sigaltstack(NULL, &cur) != 0) return;
+    if (cur.ss_sp == ours.ss_sp && !(cur.ss_flags & SS_DISABLE)) {
+        if (cur.ss_flags & SS_ONSTACK) return;
+        stack_t off;
+        memset(&off, 0, sizeof off);
+        off.ss_flags = SS_DISABLE;
+        if (sigaltstack(&off, NULL) != 0) return;
+    }
+    munmap(alt_map, alt_len);
+    alt_map = NULL;
+    alt_len = 0;
+    alt_holds = 0;
+}
+
+/* A thread that ends still holding NavGuard's stack (its ring was stopped on
+ * the thread it was attached to, or never stopped) gives its memory back. */
+static void alt_thread_ends(void *unused) {
+    (void)unused;
+    alt_remove();
+}
+
+static void alt_key_create(void) { alt_key_ok = pthread_key_create(&alt_key, alt_thread_ends) == 0; }
+
+/* The size: the system's idea of a signal stack (glibc's is dynamic: it
+ * grows with the CPU's register state), at least 64 KiB so that the dump
+ * writer and the handler chained after it fit, in whole pages. */
+static size_t alt_size(size_t page) {
+    size_t size = 64 << 10;
+#ifdef _SC_SIGSTKSZ
+    long sys = sysconf(_SC_SIGSTKSZ);
+    if (sys > 0 && (size_t)sys > size) size = (size_t)sys;
+#endif
+    if ((size_t)SIGSTKSZ > size) size = (size_t)SIGSTKSZ;
+    return (size + page - 1) / page * page;
+}
+
+/* Ring `r`, just registered on the calling thread, holds the thread's
+ * NavGuard stack (installed now when the thread has no alternate stack);
+ * nothing when the thread has its own. Best effort: without the memory, an
+ * overflow on this thread writes no dump. */
+static void alt_hold(ngc_ring *r) {
+    uintptr_t me = ngc_thread_id();
+    if (r->alt_thread == me) return;
+    if (!alt_map) {
+        stack_t cur;
+        if (sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE)) return;
+        pthread_once(&alt_once, alt_key_create);
+        if (!alt_key_ok) return;
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        size_t len = alt_size(page) + page;
+        int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#ifdef MAP_STACK
+        flags |= MAP_STACK;
+#endif
+        void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
+        if (map == MAP_FAILED) return;
+        stack_t ss = alt_stack_of(map, len, page);
+        if (mprotect(map, page, PROT_NONE) != 0 || sigaltstack(&ss, NULL) != 0) {
+            munmap(map, len);
+            return;
+        }
+        alt_map = map;
+        alt_len = len;
+        pthread_setspecific(alt_key, map);
+    }
+    alt_holds++;
+    r->alt_thread = me;
+    r->alt_map = alt_map;
+}
+
+/* Ring `r` lets go of the stack it holds, if it holds one on this thread:
+ * the last ring to let go removes it. A hold taken on another thread (the
+ * context was attached here since) stays with that thread until it ends. */
+static void alt_release(ngc_ring *r) {
+    if (!r->alt_thread) return;
+    /* The same thread, not a later one at the same address. */
+    bool mine = r->alt_thread == ngc_thread_id() && r->alt_map == alt_map;
+    r->alt_thread = 0;
+    r->alt_map = NULL;
+    if (!mine || !alt_map || alt_holds == 0) return;
+    if (--alt_holds == 0) {
+        alt_remove();
+        if (!alt_map && alt_key_ok) pthread_setspecific(alt_key, NULL);
+    }
+}
+
+void ngc_crash_adopt(ngc_ring *r) {
+    uintptr_t me = ngc_thread_id();
+    r->owner = me;
+    if (!r->slot || !r->alt_wanted || r->alt_thread == me) return;
+    alt_release(r);
+    alt_hold(r);
+}
+
 bool ngc_crash_register(ngc_ring *r, bool no_handler) {
     for (int i = 0; i < TABLE_SIZE; i++) {
         ngc_ring *expected = NULL;
         if (__atomic_compare_exchange_n(&table[i], &expected, r, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
             r->slot = (uint32_t)i + 1;
-            if (!no_handler) install();
+            if (!no_handler) {
+                install();
+                r->alt_wanted = true;
+                alt_hold(r);
+            }
             return true;
         }
     }
@@ -168,6 +302,8 @@ void ngc_crash_unregister(ngc_ring *r) {
     r->slot = 0;
     /* A dump that found this ring in the table may still be reading it. */
     for (int i = 0; i < 5000 && __atomic_load_n(&dumping, __ATOMIC_SEQ_CST); i++) sleep_ms(1);
+    alt_release(r);
+    r->alt_wanted = false;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -51,7 +51,8 @@
  * Runtime note: libnavguard.so is built with Embedded Swift: it contains no
  * Swift runtime, needs only libc and libm, and installs no signal handler
  * (except, when a context asks for crash dumps, NG_RECORD_CRASH_DUMP's,
- * chained to the handler in place).
+ * chained to the handler in place, and an alternate signal stack for its
+ * recording thread if that has none).
  * If the host also loads the dynamic Swift runtime (for example through a
  * Swift plugin built in ordinary Swift without -static-stdlib), that runtime
  * installs handlers for SIGILL, SIGBUS, SIGFPE, SIGTRAP and SIGABRT; set
@@ -773,8 +774,9 @@ NG_API ng_status ng_context_destroy(ng_context *ctx);
 NG_API ng_status ng_context_detach(ng_context *ctx);
 
 /* [any-thread] Make the calling thread the owner of a detached context (or
- * of a context it owns already: NG_OK). Returns NG_OK, NG_E_HANDLE,
- * NG_E_THREAD (another thread owns it). */
+ * of a context it owns already: NG_OK). A context recording with
+ * NG_RECORD_CRASH_DUMP gives the thread an alternate signal stack (see
+ * there). Returns NG_OK, NG_E_HANDLE, NG_E_THREAD (another thread owns it). */
 NG_API ng_status ng_context_attach(ng_context *ctx);
 
 /* [owner, callback-safe] Detail of the last failed call on this context
@@ -1340,10 +1342,26 @@ typedef struct ng_record_options {
  * the process ends as the signal would have ended it). The handlers are
  * installed the first time a context asks, once per process, and stay. A
  * .ngbox file is binary: `navguard timeline` draws it and `navguard convert`
- * turns it into a JSON Lines trace. At most 64 rings at a time. */
+ * turns it into a JSON Lines trace. At most 64 rings at a time.
+ *
+ * A stack overflow leaves no stack to run a handler on, so the handlers run
+ * on the thread's alternate signal stack (SA_ONSTACK): ng_record_start gives
+ * the calling (owner) thread one when it has none (sigaltstack reports
+ * SS_DISABLE): the larger of 64 KiB and sysconf(_SC_SIGSTKSZ), mapped with a
+ * guard page below it. A thread's own alternate stack (the host's, a
+ * sanitizer's) is used as it is and never changed; it should hold the dump
+ * writer (a few KiB) and the host's handler. Contexts recording on one thread
+ * share NavGuard's stack; ng_record_stop or ng_context_destroy of the last of
+ * them removes it, unless the host has set another stack since (that one is
+ * left). ng_context_attach gives the new owner thread one likewise; the old
+ * owner thread keeps its stack (another thread's cannot be taken away) until
+ * it ends, when its memory is freed. If the memory cannot be had, recording
+ * starts all the same and an overflow on that thread writes no dump. */
 #define NG_RECORD_CRASH_DUMP        0x1u
 /* With NG_RECORD_CRASH_DUMP: install no handler; the host's own crash
- * handler calls ng_record_crash_dump. */
+ * handler calls ng_record_crash_dump. NavGuard installs no alternate stack
+ * either: for the host's handler to run on a stack overflow, the host gives
+ * its threads one (sigaltstack) and sets SA_ONSTACK. */
 #define NG_RECORD_CRASH_NO_HANDLER  0x2u
 
 /* [owner] Start recording. Recording from the context's creation (before any

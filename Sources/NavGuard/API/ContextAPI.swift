@@ -78,7 +78,14 @@ public func ng_context_detach(_ ctx: OpaquePointer?) -> ng_status {
 }
 
 @c @implementation
-public func ng_context_attach(_ ctx: OpaquePointer?) -> ng_status { registry.attach(ctx) }
+public func ng_context_attach(_ ctx: OpaquePointer?) -> ng_status {
+    let st = registry.attach(ctx)
+    guard st == NG_OK else { return st }
+    // This thread owns it now: the flight recorder's crash dumps follow.
+    var owned = NG_OK
+    registry.owned(ctx, &owned)?._withUnsafeGuaranteedRef { $0.recorder?.ownerMoved() }
+    return NG_OK
+}
 
 @c @implementation
 public func ng_errmsg(_ ctx: OpaquePointer?) -> UnsafePointer<CChar>! {

@@ -152,7 +152,14 @@ final class Recorder {
 
     /// Keep the ring for crash dumps (NG_RECORD_CRASH_DUMP); false when 64
     /// rings already are.
+    /// With the handler, the calling (owner) thread also gets an alternate
+    /// signal stack when it has none (blackbox.c), so that a stack overflow
+    /// is dumped; close() removes it.
     func keepForCrashes(installHandler: Bool) -> Bool { ngc_crash_register(ring, !installHandler) }
+
+    /// The context was attached to the calling thread: a crash dump's owner
+    /// check, and the alternate stack, follow it.
+    func ownerMoved() { ngc_crash_adopt(ring) }
 
     // MARK: Header
 

@@ -50,6 +50,11 @@ typedef struct ngc_ring {
     uint32_t writing;          /* odd while the owner changes the ring */
     uint32_t slot;             /* its crash-table entry + 1, or 0 */
     uintptr_t owner;           /* the owner thread (ngc_thread_id) */
+    uintptr_t alt_thread;      /* the thread whose NavGuard alternate signal
+                                  stack this ring holds (blackbox.c), or 0 */
+    void *alt_map;             /* that stack's mapping */
+    bool alt_wanted;           /* NavGuard's handler dumps it: its owner
+                                  thread needs an alternate stack */
     /* What a crash dump's header says (set when recording starts). */
     int32_t manual_clock;
     uint32_t context;          /* the context's registry slot */
@@ -143,10 +148,17 @@ uint64_t ngc_random64(void);
 int ngc_report_dump(ngc_ring *r, int64_t at_ns, uint32_t seq, uint64_t dir_cap, char *out, size_t cap);
 
 /* Enter the ring in the crash table and, unless `no_handler`, install the
- * fatal-signal handlers (once per process, chained to those in place).
- * False when the table is full. */
+ * fatal-signal handlers (once per process, chained to those in place) and
+ * give the calling (owner) thread an alternate signal stack when it has
+ * none, so that a stack overflow is dumped too; it is removed when the last
+ * ring registered on that thread is unregistered there. False when the
+ * table is full. */
 bool ngc_crash_register(ngc_ring *r, bool no_handler);
 /* Leave the table; waits for a crash dump in progress to end first. */
 void ngc_crash_unregister(ngc_ring *r);
+/* The calling thread is the ring's owner now (ng_context_attach): it is the
+ * `owner` a crash dump checks, and, with NavGuard's handler, gets the
+ * alternate signal stack the old owner had (see ngc_crash_register). */
+void ngc_crash_adopt(ngc_ring *r);
 
 #endif
