@@ -15,7 +15,14 @@ import CNavGuard
 /// every guard action goes through `act`, every queued piece of work through
 /// `drain`.
 public final class Engine {
-    var stack = ScreenStack() { didSet { partsVersion &+= 1 } }
+    /// Every change of the stack passes this observer: the one place an
+    /// open question about an older stack is withdrawn (QuestionDesk).
+    var stack = ScreenStack() {
+        didSet {
+            partsVersion &+= 1
+            if questions.open != nil { withdrawQuestionIfStackMoved() }
+        }
+    }
     var transitions = Transitions() { didSet { partsVersion &+= 1 } }
     var holds = HoldSet() { didSet { partsVersion &+= 1 } }
     var deferred = DeferredRequests() { didSet { partsVersion &+= 1 } }
@@ -207,11 +214,19 @@ public final class Engine {
     func drain() {
         guard !run.isBusy else { return }
         run.draining = true
-        defer { run.draining = false }
+        let actor = run.actor
+        defer {
+            run.draining = false
+            run.actor = actor
+        }
         while let w = run.take() {
             if run.overrunUnlogged { noteOverrun() }
             switch w {
-            case .note(let n): deliver(n)
+            case .note(let n):
+                // Its receivers add work through their own doors: a guard's
+                // host table names the guard, the rest is the host's.
+                run.actor = 0
+                deliver(n)
             case .evaluate(let r): _ = evaluate(r)
             case .action(let a): perform(a)
             }

@@ -45,9 +45,18 @@ enum Work {
 ///    empty: the work one host call sets off) before `overrun`: from then
 ///    until the queue is empty, hooks and callbacks may add no work (the
 ///    engine refuses it at its doors), so a burst is bounded and so is the
-///    storage, which is given back after a large burst.
+///    storage, which is given back after a large burst;
+///  * every item is counted to the one who set it off (its `origin`): a
+///    guard for what it adds through its host table, and for what that
+///    work adds in turn as the core runs it (a guard's request's outcome
+///    and transition notices are the guard's); the host for its own calls,
+///    its callbacks included. A notice's receivers each add work through
+///    their own door, so a notice passes no origin on.
 struct RunQueue {
     private var items: [Work] = []
+    /// Who set each item off (an `actor` value), index for index with
+    /// `items`: a second array, so taking an item still moves one Work.
+    private var origins: [UInt8] = []
     private var head = 0
     /// Items queued in this burst.
     private(set) var burst = 0
@@ -55,9 +64,10 @@ struct RunQueue {
     private(set) var overrun = false
     /// `overrun` was just set and the engine has not said so yet.
     var overrunUnlogged = false
-    /// Who is adding work: 0 the host or the core, slot + 1 a guard acting
-    /// through its host table. Counted in the second half of a burst only
-    /// (a runaway is the only burst that long), to name who fed it.
+    /// Who is adding work: 0 the host, slot + 1 a guard. A guard's host
+    /// table sets it while the guard acts; `take` sets it to the origin of
+    /// the item the core runs next. Counted in the second half of a burst
+    /// only (a runaway is the only burst that long), to name who fed it.
     var actor = 0
     private var fed = [Int](repeating: 0, count: Limits.maxGuards + 1)
     /// > 0 while a callback or guard hook runs.
@@ -66,7 +76,10 @@ struct RunQueue {
     /// A guard's on_request or on_event runs: its actions wait for the verdict.
     private(set) var inVote = false
 
-    init() { items.reserveCapacity(64) }
+    init() {
+        items.reserveCapacity(64)
+        origins.reserveCapacity(64)
+    }
 
     var hasWork: Bool { head < items.count }
     /// Inside a callback, a hook or a drain: work queued now runs later.
@@ -75,6 +88,7 @@ struct RunQueue {
     @inline(__always)
     mutating func append(_ w: Work) {
         items.append(w)
+        origins.append(UInt8(truncatingIfNeeded: actor))
         burst &+= 1
         if burst > Limits.maxWork / 2 { countLongBurst() }
     }
@@ -93,7 +107,9 @@ struct RunQueue {
     var feeder: Int { fed.indices.max { fed[$0] < fed[$1] } ?? 0 }
 
     /// The next item, consumed; the storage is kept for the next burst
-    /// (unless a long one made it large).
+    /// (unless a long one made it large). What running it adds is counted
+    /// to its origin (the caller counts a notice's to the host, and
+    /// restores `actor` when it stops taking).
     @inline(__always)
     mutating func take() -> Work? {
         guard head < items.count else {
@@ -102,6 +118,7 @@ struct RunQueue {
         }
         let w = items[head]
         items[head] = .action(.finish(track: .screen, requestID: 0))   // drop references early
+        actor = Int(origins[head])
         head += 1
         return w
     }
@@ -112,8 +129,11 @@ struct RunQueue {
         if items.capacity > 4096 {
             items = []
             items.reserveCapacity(64)
+            origins = []
+            origins.reserveCapacity(64)
         } else {
             items.removeAll(keepingCapacity: true)
+            origins.removeAll(keepingCapacity: true)
         }
         head = 0
         if burst > Limits.maxWork / 2 { for i in fed.indices { fed[i] = 0 } }
