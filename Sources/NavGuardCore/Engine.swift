@@ -20,7 +20,7 @@ public final class Engine {
     var stack = ScreenStack() {
         didSet {
             partsVersion &+= 1
-            if questions.open != nil { withdrawQuestionIfStackMoved() }
+            if questions.isOpen { withdrawQuestionIfStackMoved() }
         }
     }
     var transitions = Transitions() { didSet { partsVersion &+= 1 } }
@@ -214,19 +214,11 @@ public final class Engine {
     func drain() {
         guard !run.isBusy else { return }
         run.draining = true
-        let actor = run.actor
-        defer {
-            run.draining = false
-            run.actor = actor
-        }
+        defer { run.draining = false }
         while let w = run.take() {
             if run.overrunUnlogged { noteOverrun() }
             switch w {
-            case .note(let n):
-                // Its receivers add work through their own doors: a guard's
-                // host table names the guard, the rest is the host's.
-                run.actor = 0
-                deliver(n)
+            case .note(let n): deliver(n)
             case .evaluate(let r): _ = evaluate(r)
             case .action(let a): perform(a)
             }
@@ -254,6 +246,9 @@ public final class Engine {
     }
 
     func deliver(_ n: Note) {
+        // Its receivers add work through their own doors: a guard's host
+        // table names the guard (RunQueue), the rest is the host's.
+        run.actor = 0
         run.depth += 1
         defer { run.depth -= 1 }
         switch n {

@@ -60,7 +60,10 @@ struct Question {
 ///    and asks `outdated`; a change of flags is none (the host may mark or
 ///    unmark screens meanwhile).
 struct QuestionDesk {
-    private(set) var open: Question?
+    private(set) var open: Question? { didSet { isOpen = open != nil } }
+    /// `open != nil`, stored: the stack's observer asks it at every change,
+    /// and reading `open` would copy the question.
+    private(set) var isOpen = false
     /// The id the next question gets (a mid-session replay continues it).
     var nextID: UInt64 = 1
 

@@ -54,9 +54,17 @@ enum Work {
 ///    their own door, so a notice passes no origin on.
 struct RunQueue {
     private var items: [Work] = []
-    /// Who set each item off (an `actor` value), index for index with
-    /// `items`: a second array, so taking an item still moves one Work.
-    private var origins: [UInt8] = []
+    /// Who set the items off, as runs: the items from index `start` on are
+    /// `origin`'s (an `actor` value) up to the next run's start; items
+    /// before the first run are the host's. A run begins only where the
+    /// actor changes, so queuing costs one comparison and a call in which
+    /// no guard acts records none.
+    private var originRuns: [(start: Int, origin: UInt8)] = []
+    /// The origin of the last item queued, and of the last item taken
+    /// (with the next run `take` enters).
+    private var queuedOrigin: UInt8 = 0
+    private var takenOrigin: UInt8 = 0
+    private var nextRun = 0
     private var head = 0
     /// Items queued in this burst.
     private(set) var burst = 0
@@ -78,7 +86,7 @@ struct RunQueue {
 
     init() {
         items.reserveCapacity(64)
-        origins.reserveCapacity(64)
+        originRuns.reserveCapacity(16)
     }
 
     var hasWork: Bool { head < items.count }
@@ -87,10 +95,17 @@ struct RunQueue {
 
     @inline(__always)
     mutating func append(_ w: Work) {
+        let o = UInt8(truncatingIfNeeded: actor)
+        if o != queuedOrigin { beginRun(o) }
         items.append(w)
-        origins.append(UInt8(truncatingIfNeeded: actor))
         burst &+= 1
         if burst > Limits.maxWork / 2 { countLongBurst() }
+    }
+
+    @inline(never)
+    private mutating func beginRun(_ o: UInt8) {
+        originRuns.append((items.count, o))
+        queuedOrigin = o
     }
 
     @inline(never)
@@ -108,17 +123,21 @@ struct RunQueue {
 
     /// The next item, consumed; the storage is kept for the next burst
     /// (unless a long one made it large). What running it adds is counted
-    /// to its origin (the caller counts a notice's to the host, and
-    /// restores `actor` when it stops taking).
+    /// to its origin (Engine.deliver counts a notice's to the host); once
+    /// the queue is empty, to the host again.
     @inline(__always)
     mutating func take() -> Work? {
         guard head < items.count else {
             if head > 0 { endBurst() }
             return nil
         }
+        if nextRun < originRuns.count && originRuns[nextRun].start == head {
+            takenOrigin = originRuns[nextRun].origin
+            nextRun += 1
+        }
+        actor = Int(takenOrigin)
         let w = items[head]
         items[head] = .action(.finish(track: .screen, requestID: 0))   // drop references early
-        actor = Int(origins[head])
         head += 1
         return w
     }
@@ -129,12 +148,21 @@ struct RunQueue {
         if items.capacity > 4096 {
             items = []
             items.reserveCapacity(64)
-            origins = []
-            origins.reserveCapacity(64)
         } else {
             items.removeAll(keepingCapacity: true)
-            origins.removeAll(keepingCapacity: true)
         }
+        if !originRuns.isEmpty {
+            if originRuns.capacity > 4096 {
+                originRuns = []
+                originRuns.reserveCapacity(16)
+            } else {
+                originRuns.removeAll(keepingCapacity: true)
+            }
+        }
+        queuedOrigin = 0
+        takenOrigin = 0
+        nextRun = 0
+        actor = 0
         head = 0
         if burst > Limits.maxWork / 2 { for i in fed.indices { fed[i] = 0 } }
         burst = 0
