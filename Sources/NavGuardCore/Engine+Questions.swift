@@ -21,8 +21,8 @@ extension Engine {
         }
         let q = try questions.ask(Question(id: 0, slot: slot, guardID: chain[slot].guardID, topic: topic, text: text,
                                            requestID: requestID, kind: kind, source: source, screenID: screenID,
-                                           askedNs: t,
-                                           deadlineNs: deadline))
+                                           askedNs: t, deadlineNs: deadline,
+                                           stackGeneration: settledStack.generation))
         run.append(.note(.questionAsked(q)))
         drain()
         return q.id
@@ -46,6 +46,22 @@ extension Engine {
         closeQuestion(q, NG_ANSWER_WITHDRAWN)
         drain()
         return true
+    }
+
+    /// The stack's screens changed: a question about another generation of
+    /// it is withdrawn, and the request it holds (deferred by its asker)
+    /// gets its one outcome here, DROPPED and stale, whatever the asker
+    /// does with WITHDRAWN (QuestionDesk states the rule). Only queues
+    /// work: it runs from the `stack` observer, in the middle of a change.
+    @inline(never)
+    func withdrawQuestionIfStackMoved() {
+        guard !destroying, let q = questions.outdated(stackGeneration: settledStack.generation) else { return }
+        closeQuestion(q, NG_ANSWER_WITHDRAWN)
+        if let r = deferred.take(q.requestID, slot: q.slot) {
+            let why = "the stack changed while the host was asked about it (question \(q.id), withdrawn); "
+                + "the top is now screen \(stack.topID)"
+            finish(r, outcome: .dropped, reason: .stale, by: .host, message: CStr(why))
+        }
     }
 
     /// A question past its deadline ends TIMEOUT (from tick).

@@ -15,12 +15,14 @@ extension Engine {
         stack.push(root)
     }
 
-    /// Replace the stack without transitions (snapshot restore).
+    /// Replace the stack without transitions (snapshot restore). An open
+    /// question about the old stack ends WITHDRAWN before this returns.
     public func restore(_ screens: [Screen]) throws(EngineError) {
         guard run.depth == 0 else { throw EngineError(NG_E_CALLBACK, "restore is not allowed inside a callback") }
         guard transitions.isIdle else { throw EngineError(NG_E_STATE, "a transition is in flight") }
         if let msg = ScreenStack.problem(screens) { throw EngineError(NG_E_RANGE, msg) }
         stack.replace(with: screens)
+        drain()
     }
 
 

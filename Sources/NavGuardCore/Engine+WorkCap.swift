@@ -12,8 +12,9 @@ extension Engine {
     /// Hooks and callbacks may add no more work until the queue is empty.
     public var isCuttingWork: Bool { run.overrun }
 
-    /// The burst passed the cap: say so once, naming who fed it, and keep
-    /// the error for the call's status.
+    /// The burst passed the cap: say so once, naming who fed it (work is
+    /// counted to who set it off: RunQueue), and keep the error for the
+    /// call's status.
     func noteOverrun() {
         run.overrunUnlogged = false
         let feeder = run.feeder

@@ -15,7 +15,14 @@ import CNavGuard
 /// every guard action goes through `act`, every queued piece of work through
 /// `drain`.
 public final class Engine {
-    var stack = ScreenStack() { didSet { partsVersion &+= 1 } }
+    /// Every change of the stack passes this observer: the one place an
+    /// open question about an older stack is withdrawn (QuestionDesk).
+    var stack = ScreenStack() {
+        didSet {
+            partsVersion &+= 1
+            if questions.isOpen { withdrawQuestionIfStackMoved() }
+        }
+    }
     var transitions = Transitions() { didSet { partsVersion &+= 1 } }
     var holds = HoldSet() { didSet { partsVersion &+= 1 } }
     var deferred = DeferredRequests() { didSet { partsVersion &+= 1 } }
@@ -288,6 +295,9 @@ public final class Engine {
     }
 
     func deliver(_ n: Note) {
+        // Its receivers add work through their own doors: a guard's host
+        // table names the guard (RunQueue), the rest is the host's.
+        run.actor = 0
         run.depth += 1
         defer { run.depth -= 1 }
         switch n {

@@ -45,9 +45,26 @@ enum Work {
 ///    empty: the work one host call sets off) before `overrun`: from then
 ///    until the queue is empty, hooks and callbacks may add no work (the
 ///    engine refuses it at its doors), so a burst is bounded and so is the
-///    storage, which is given back after a large burst.
+///    storage, which is given back after a large burst;
+///  * every item is counted to the one who set it off (its `origin`): a
+///    guard for what it adds through its host table, and for what that
+///    work adds in turn as the core runs it (a guard's request's outcome
+///    and transition notices are the guard's); the host for its own calls,
+///    its callbacks included. A notice's receivers each add work through
+///    their own door, so a notice passes no origin on.
 struct RunQueue {
     private var items: [Work] = []
+    /// Who set the items off, as runs: the items from index `start` on are
+    /// `origin`'s (an `actor` value) up to the next run's start; items
+    /// before the first run are the host's. A run begins only where the
+    /// actor changes, so queuing costs one comparison and a call in which
+    /// no guard acts records none.
+    private var originRuns: [(start: Int, origin: UInt8)] = []
+    /// The origin of the last item queued, and of the last item taken
+    /// (with the next run `take` enters).
+    private var queuedOrigin: UInt8 = 0
+    private var takenOrigin: UInt8 = 0
+    private var nextRun = 0
     private var head = 0
     /// Items queued in this burst.
     private(set) var burst = 0
@@ -55,9 +72,10 @@ struct RunQueue {
     private(set) var overrun = false
     /// `overrun` was just set and the engine has not said so yet.
     var overrunUnlogged = false
-    /// Who is adding work: 0 the host or the core, slot + 1 a guard acting
-    /// through its host table. Counted in the second half of a burst only
-    /// (a runaway is the only burst that long), to name who fed it.
+    /// Who is adding work: 0 the host, slot + 1 a guard. A guard's host
+    /// table sets it while the guard acts; `take` sets it to the origin of
+    /// the item the core runs next. Counted in the second half of a burst
+    /// only (a runaway is the only burst that long), to name who fed it.
     var actor = 0
     private var fed = [Int](repeating: 0, count: Limits.maxGuards + 1)
     /// > 0 while a callback or guard hook runs.
@@ -66,7 +84,10 @@ struct RunQueue {
     /// A guard's on_request or on_event runs: its actions wait for the verdict.
     private(set) var inVote = false
 
-    init() { items.reserveCapacity(64) }
+    init() {
+        items.reserveCapacity(64)
+        originRuns.reserveCapacity(16)
+    }
 
     var hasWork: Bool { head < items.count }
     /// Inside a callback, a hook or a drain: work queued now runs later.
@@ -74,9 +95,17 @@ struct RunQueue {
 
     @inline(__always)
     mutating func append(_ w: Work) {
+        let o = UInt8(truncatingIfNeeded: actor)
+        if o != queuedOrigin { beginRun(o) }
         items.append(w)
         burst &+= 1
         if burst > Limits.maxWork / 2 { countLongBurst() }
+    }
+
+    @inline(never)
+    private mutating func beginRun(_ o: UInt8) {
+        originRuns.append((items.count, o))
+        queuedOrigin = o
     }
 
     @inline(never)
@@ -93,13 +122,20 @@ struct RunQueue {
     var feeder: Int { fed.indices.max { fed[$0] < fed[$1] } ?? 0 }
 
     /// The next item, consumed; the storage is kept for the next burst
-    /// (unless a long one made it large).
+    /// (unless a long one made it large). What running it adds is counted
+    /// to its origin (Engine.deliver counts a notice's to the host); once
+    /// the queue is empty, to the host again.
     @inline(__always)
     mutating func take() -> Work? {
         guard head < items.count else {
             if head > 0 { endBurst() }
             return nil
         }
+        if nextRun < originRuns.count && originRuns[nextRun].start == head {
+            takenOrigin = originRuns[nextRun].origin
+            nextRun += 1
+        }
+        actor = Int(takenOrigin)
         let w = items[head]
         items[head] = .action(.finish(track: .screen, requestID: 0))   // drop references early
         head += 1
@@ -115,6 +151,18 @@ struct RunQueue {
         } else {
             items.removeAll(keepingCapacity: true)
         }
+        if !originRuns.isEmpty {
+            if originRuns.capacity > 4096 {
+                originRuns = []
+                originRuns.reserveCapacity(16)
+            } else {
+                originRuns.removeAll(keepingCapacity: true)
+            }
+        }
+        queuedOrigin = 0
+        takenOrigin = 0
+        nextRun = 0
+        actor = 0
         head = 0
         if burst > Limits.maxWork / 2 { for i in fed.indices { fed[i] = 0 } }
         burst = 0

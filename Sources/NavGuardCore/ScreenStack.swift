@@ -6,10 +6,16 @@
 ///  * `ids` holds exactly the stacked ids, so "is this id stacked" costs the
 ///    same at depth 4,000 as at depth 1 (a push asks it every time);
 ///  * at most `Limits.maxStack` screens (checked by the request rules
-///    before a change, so the mutations here only assert it).
+///    before a change, so the mutations here only assert it);
+///  * `generation` moves with every change of the screens (push, pop,
+///    replace), not of their flags. A copy set aside (the stack before a
+///    swipe) keeps the generation it had, so a generation says "unchanged"
+///    only to someone who looks at every change: the engine does (its
+///    `stack` observer), for the open question (QuestionDesk).
 struct ScreenStack {
     private(set) var screens: [Screen] = []
     private var ids = Set<UInt64>()
+    private(set) var generation: UInt64 = 0
 
     init() {}
 
@@ -29,10 +35,12 @@ struct ScreenStack {
         let inserted = ids.insert(s.id).inserted
         assert(inserted && s.id != 0 && screens.count < Limits.maxStack)
         screens.append(s)
+        generation &+= 1
     }
 
     mutating func pop() {
         ids.remove(screens.removeLast().id)
+        generation &+= 1
     }
 
     /// Set a stacked screen's flags; false when the id is not stacked.
@@ -44,8 +52,10 @@ struct ScreenStack {
 
     /// Keep the screens up to and including index `i`.
     mutating func pop(after i: Int) {
+        guard i + 1 < screens.count else { return }
         for s in screens[(i + 1)...] { ids.remove(s.id) }
         screens.removeSubrange((i + 1)...)
+        generation &+= 1
     }
 
     /// Replace every screen; `new` passed `problem(_:)`.
@@ -53,6 +63,7 @@ struct ScreenStack {
         screens = new
         ids.removeAll(keepingCapacity: true)
         for s in new { ids.insert(s.id) }
+        generation &+= 1
     }
 
     /// Why a list of screens cannot be a stack, or nil (the one place the

@@ -68,6 +68,60 @@ struct HardeningTests {
         #expect(counter.holdNotices.count > 0)
     }
 
+    /// A guard that makes a request (request_submit) for every outcome it
+    /// hears: each request's evaluation and outcome notice are its work, not
+    /// the host's. Before work was counted to who set it off, the outcome
+    /// notices counted to the host and the log blamed "the host's
+    /// callbacks" (guard_id NULL). The host doing the same is still named
+    /// the host.
+    @Test func aGuardWhoseRequestsFeedTheRunawayIsNamed() throws {
+        let (e, rec) = makeEngine()
+        let quiet = TestGuard(id: "org.test.quiet")
+        let resubmit = TestGuard(id: "org.test.resubmit")
+        var made = 0
+        var refused = 0
+        resubmit.onOutcome = { g, _ in
+            let (st, _) = g.submit(NG_REQ_POP)                 // at the root: refused, another outcome
+            if st == NG_OK { made += 1 } else if st == NG_E_NO_MEMORY { refused += 1 }
+        }
+        try quiet.add(to: e)
+        try resubmit.add(to: e)
+        let first = e.push(2, flags: 0)
+        #expect(first.status == .applied)
+        #expect(made > Limits.maxWork / 4 && made < Limits.maxWork + 64, "bounded: \(made) requests")
+        #expect(refused >= 1)
+        let cut = try #require(e.takeWorkCut())
+        #expect(cut.message.contains("guard org.test.resubmit's hooks"), "\(cut.message)")
+        let logs = rec.events.compactMap { ev -> (Int32, String?, String)? in
+            if case .log(let s, let g, let m) = ev { return (s, g, m) }
+            return nil
+        }
+        #expect(logs.filter { $0.0 == NG_LOG_ERROR }.map(\.1) == ["org.test.resubmit"], "\(logs.map(\.1))")
+        // Every request it made got its one outcome (the Recorder checks one
+        // each), and so did the host's.
+        #expect(rec.outcomes.count == made + 1 && rec.outcomes[first.requestID]?.outcome == .applied)
+        expectClean(rec)
+        #expect(!e.isCuttingWork)
+        e.destroy()
+
+        // The host's on_outcome doing the same is the host's work.
+        let (f, frec) = makeEngine()
+        let bystander = TestGuard(id: "org.test.bystander")
+        bystander.onOutcome = { g, _ in _ = g.h.pointee.hold_mask!(g.h) }   // reads only
+        try bystander.add(to: f)
+        var hostMade = 0
+        frec.onOutcome = { _ in
+            if f.isCuttingWork { return }                      // the C API's door refuses it then
+            if f.request(.pop).status == .queued { hostMade += 1 }
+        }
+        f.push(2, flags: 0)
+        #expect(hostMade > Limits.maxWork / 4, "\(hostMade)")
+        let hostCut = try #require(f.takeWorkCut())
+        #expect(hostCut.message.contains("the host's callbacks"), "\(hostCut.message)")
+        frec.onOutcome = nil
+        f.destroy()
+    }
+
     @Test func workUnderTheCapIsNotCut() throws {
         let (e, _) = makeEngine()
         let g = TestGuard(id: "org.test.some")

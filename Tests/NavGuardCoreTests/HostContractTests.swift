@@ -239,6 +239,165 @@ struct QuestionTests {
         e.destroy()
     }
 
+    // MARK: The stack the host was asked about (issue 26, item 5)
+
+    /// Asked "Leave shop?" about [home, shop]; the stack changes under the
+    /// open question by `change`. The question must end WITHDRAWN, once,
+    /// before the held Back's one outcome (DROPPED, stale); a late YES finds
+    /// nothing and pops nothing.
+    private func expectWithdrawn(_ label: String, after change: (Engine) throws -> Void,
+                                 leaves expected: [UInt64]) throws {
+        let (e, rec) = makeEngine()
+        let g = asker()
+        var dropStatus: ng_status?
+        g.onAnswer = { g, q, a in dropStatus = g.deferredDrop(q.request_id, NG_REASON_DECLINED, "no") }
+        try g.add(to: e)
+        e.push(2, "shop")
+        let back = e.request(.back)
+        #expect(back.status == .deferred, "\(label)")
+        let q = try #require(rec.questions.values.first)
+        var outcomeBeforeEnd = true
+        rec.onQuestionEnded = { _, _ in outcomeBeforeEnd = rec.outcomes[back.requestID] != nil }
+        try change(e)
+        #expect(rec.questionEnds[q.question_id] == NG_ANSWER_WITHDRAWN, "\(label): the question is withdrawn")
+        #expect(g.answers.map(\.answer) == [NG_ANSWER_WITHDRAWN], "\(label): the asker hears it once")
+        #expect(!outcomeBeforeEnd, "\(label): the dialog closes first, then the held request ends")
+        let o = try #require(rec.outcomes[back.requestID], "\(label)")
+        #expect(o.outcome == .dropped && o.reason == .stale && o.guardID == nil, "\(label)")
+        #expect(o.message?.string.contains("the stack changed while the host was asked about it") == true,
+                "\(label): \(o.message?.string ?? "-")")
+        #expect(dropStatus == NG_E_NOT_FOUND, "\(label): ended by the core already, not twice")
+        #expect(e.openQuestion == nil && e.deferredCount == 0)
+        // The host's dialog answers late: nothing is popped.
+        #expect(statusOf { () throws(EngineError) in try e.answerQuestion(q.question_id, NG_ANSWER_YES) } == NG_E_NOT_FOUND)
+        #expect(e.ids == expected, "\(label): \(e.ids)")
+        #expect(rec.questions.count == 1 && rec.questionEnds.count == 1)
+        expectClean(rec)
+        e.destroy()
+        #expect(rec.questionEnds.count == 1, "\(label): destroy does not end it again")
+        expectClean(rec)
+    }
+
+    @Test func aRestoreWithdrawsTheQuestionAndDropsTheHeldRequest() throws {
+        let receipt = [Screen(id: 1, route: "home"), Screen(id: 5, route: "pay"), Screen(id: 6, route: "receipt")]
+        try expectWithdrawn("restore without shop", after: { e in
+            try e.restore(receipt)
+            try e.setScreenFlags(6, UInt32(NG_SCREENF_CONFIRM_LEAVE))
+        }, leaves: [1, 5, 6])
+        // Shop is still there, but a Back would now pop receipt: the whole
+        // stack is what the host was asked about, not the screen alone.
+        try expectWithdrawn("restore keeping shop below a new top", after: { e in
+            try e.restore([Screen(id: 1, route: "home"), Screen(id: 2, route: "shop"), Screen(id: 6, route: "receipt")])
+        }, leaves: [1, 2, 6])
+    }
+
+    @Test func anyRequestThatChangesTheStackWithdrawsTheQuestion() throws {
+        // The asker holds backs only: other requests pass while it asks.
+        try expectWithdrawn("replace-stack", after: { e in
+            #expect(e.submit(.replace([Screen(id: 1, route: "home"), Screen(id: 7, route: "promo")])).status == .applied)
+        }, leaves: [1, 7])
+        try expectWithdrawn("push", after: { e in
+            #expect(e.push(8, "notice").status == .applied)
+        }, leaves: [1, 2, 8])
+        try expectWithdrawn("pop-to-root", after: { e in
+            #expect(e.request(.popToRoot).status == .applied)
+        }, leaves: [1])
+    }
+
+    @Test func changesMadeInsideCallbacksWithdrawOnceAndARestoreThereIsRefused() throws {
+        let (e, rec) = makeEngine()
+        let g = asker()
+        try g.add(to: e)
+        e.push(2, "shop")
+        var restoreStatus: Int32?
+        var replaced: SubmitResult?
+        rec.onQuestion = { _ in
+            // Not allowed inside a callback: the question stays as it is.
+            restoreStatus = statusOf { () throws(EngineError) in try e.restore([Screen(id: 1, route: "home")]) }
+            replaced = e.submit(.replace([Screen(id: 1, route: "home"), Screen(id: 9, route: "link")]))
+        }
+        let back = e.request(.back)
+        #expect(restoreStatus == NG_E_CALLBACK)
+        #expect(replaced?.status == .queued)
+        let q = try #require(rec.questions.values.first)
+        #expect(back.status == .deferred)
+        // The replace-stack ran after on_question returned, and took the
+        // question with it.
+        #expect(rec.outcomes[replaced!.requestID]?.outcome == .applied && e.ids == [1, 9])
+        #expect(rec.questionEnds == [q.question_id: NG_ANSWER_WITHDRAWN] && g.answers.count == 1)
+        #expect(rec.outcomes[back.requestID]?.reason == .stale)
+        expectClean(rec)
+        e.destroy()
+        #expect(rec.questionEnds.count == 1)
+        expectClean(rec)
+    }
+
+    @Test func flagsAndQuestionsAboutNothingOnTheStackStay() throws {
+        let (e, rec) = makeEngine()
+        let g = asker()
+        try g.add(to: e)
+        e.push(2, "shop")
+        let back = e.request(.back)
+        let q = try #require(rec.questionOrder.first)
+        // Marking or unmarking screens is no change of the stack.
+        try e.setScreenFlags(2, UInt32(NG_SCREENF_CONFIRM_LEAVE))
+        try e.setScreenFlags(1, UInt32(NG_SCREENF_CONFIRM_LEAVE))
+        #expect(e.openQuestion?.question_id == q && rec.questionEnds.isEmpty)
+        try e.answerQuestion(q, NG_ANSWER_YES)
+        #expect(rec.outcomes[back.requestID]?.outcome == .applied && e.ids == [1])
+        // A question that names neither a request nor a screen (a session
+        // about to expire) is not about the stack: navigating leaves it open.
+        let other = TestGuard(id: "test.session")
+        try other.add(to: e)
+        let (st, q2) = other.ask("org.example.session", text: "Still there?")
+        #expect(st == NG_OK)
+        e.push(3, "menu")
+        try e.restore([Screen(id: 1, route: "home"), Screen(id: 4, route: "item")])
+        #expect(e.openQuestion?.question_id == q2 && rec.questionEnds[q2] == nil)
+        try e.answerQuestion(q2, NG_ANSWER_YES)
+        #expect(other.answers.map(\.answer) == [NG_ANSWER_YES])
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func aSwipeRolledBackUnderTheQuestionWithdrawsIt() throws {
+        // Asked during a swipe back from pay: the stack is [home, shop] while
+        // it runs; the rollback puts pay back, which the held Back would pop
+        // and nobody was asked about.
+        let (e, rec) = makeEngine()
+        let g = asker()
+        try g.add(to: e)
+        e.push(2, "shop")
+        e.push(3, "pay")
+        #expect(e.request(.interactiveBack, flags: ANIMATED).status == .applied)
+        let back = e.request(.back)
+        #expect(back.status == .deferred && e.ids == [1, 2])
+        try e.cancelInteractive()
+        #expect(e.ids == [1, 2, 3])
+        #expect(rec.questionEnds.values.map { $0 } == [NG_ANSWER_WITHDRAWN])
+        #expect(rec.outcomes[back.requestID]?.outcome == .dropped && rec.outcomes[back.requestID]?.reason == .stale)
+        expectClean(rec)
+        e.destroy()
+
+        // Released to cancel first: requests are judged on the stack it
+        // settles back to, and so is the question; the rollback keeps it.
+        let (f, frec) = makeEngine()
+        let h = asker()
+        try h.add(to: f)
+        f.push(2, "shop")
+        f.push(3, "pay")
+        #expect(f.request(.interactiveBack, flags: ANIMATED).status == .applied)
+        try f.releaseInteractive(finish: false)
+        let back2 = f.request(.back)
+        #expect(back2.status == .deferred)
+        try f.completeInteractive()
+        #expect(f.ids == [1, 2, 3] && frec.questionEnds.isEmpty)
+        try f.answerQuestion(try #require(frec.questionOrder.first), NG_ANSWER_YES)
+        #expect(frec.outcomes[back2.requestID]?.outcome == .applied && f.ids == [1, 2])
+        expectClean(frec)
+        f.destroy()
+    }
+
     @Test func destroyWithdrawsTheOpenQuestionOnce() throws {
         let (e, rec) = makeEngine()
         let g = asker()

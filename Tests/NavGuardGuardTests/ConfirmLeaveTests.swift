@@ -125,6 +125,36 @@ struct ConfirmLeaveTests {
         e.destroy()
     }
 
+    /// Issue 26, item 5: "Leave shop?" is open when the host restores
+    /// [home, pay, receipt] and marks receipt. Before, the host's YES then
+    /// popped receipt, which nobody was asked about. The restore withdraws
+    /// the question and drops the held Back (stale); a late YES is refused
+    /// and pops nothing; a Back on receipt asks about receipt.
+    @Test func aRestoreWithdrawsTheQuestionAboutTheOldStack() throws {
+        let (e, rec) = try makeGuardEngine(defaultChain())
+        #expect(e.submit(.push(Screen(id: 2, route: "shop", flags: confirm))).status == .applied)
+        let back = e.submit(Request(kind: .back))
+        #expect(back.status == .deferred)
+        let asked = try #require(rec.questions.first)
+        #expect(asked.text == "Leave shop?")
+        try e.restore([Screen(id: 1, route: "home"), Screen(id: 5, route: "pay"), Screen(id: 6, route: "receipt")])
+        try e.setScreenFlags(6, confirm)
+        #expect(rec.questionEnds.map(\.answer) == [NG_ANSWER_WITHDRAWN])
+        let o = try #require(rec.outcome(of: back.requestID))
+        #expect(o.outcome == .dropped && o.reason == .stale && o.guardID == nil)
+        #expect(rec.outcomes.filter { $0.requestID == back.requestID }.count == 1)
+        #expect(engineStatus { () throws(EngineError) in try e.answerQuestion(asked.id, NG_ANSWER_YES) } == NG_E_NOT_FOUND)
+        #expect(e.stackIDs == [1, 5, 6], "receipt stays")
+        // Requests are no longer held for an answer that cannot come.
+        try e.advanceTime(1000 * msNs)                           // past any throttle
+        let again = e.submit(Request(kind: .back))
+        #expect(again.status == .deferred && rec.questions.count == 2 && rec.questions.last?.text == "Leave receipt?")
+        answer(e, rec, NG_ANSWER_YES)
+        #expect(rec.outcome(of: again.requestID)?.outcome == .applied && e.stackIDs == [1, 5])
+        e.destroy()
+        #expect(rec.questionEnds.count == 2)
+    }
+
     @Test func anUnmarkedScreenAndAPushAreNotAsked() throws {
         let (e, rec) = try atCheckout()
         try e.setScreenFlags(4, 0)                             // the cart was emptied

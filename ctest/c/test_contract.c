@@ -36,6 +36,9 @@ typedef struct {
     ng_answer last_answer;
     int destroyed_ends;
     int answer_inside;          /* answer from inside on_question: 1 yes, 2 no */
+    bool restore_inside;        /* try ng_stack_restore from inside on_question */
+    ng_status restore_inside_status;
+    int outcomes_at_end;        /* h->outcomes when the last question ended */
 } host;
 
 static void on_outcome(void *u, ng_context *ctx, const ng_outcome *o) {
@@ -74,6 +77,10 @@ static void on_question(void *u, ng_context *ctx, const ng_question *q) {
     snprintf(h->question_text, sizeof h->question_text, "%s", q->text ? q->text : "");
     if (h->answer_inside)
         EXPECT_ST(ctx, ng_question_answer(ctx, q->question_id, h->answer_inside == 1 ? NG_ANSWER_YES : NG_ANSWER_NO), NG_OK);
+    if (h->restore_inside) {
+        static const char snap[] = "{\"navguard_snapshot\":1,\"screens\":[{\"id\":1,\"route\":\"home\"}]}";
+        h->restore_inside_status = ng_stack_restore(ctx, snap, sizeof snap - 1);
+    }
 }
 
 static void on_question_end(void *u, ng_context *ctx, const ng_question *q, ng_answer a) {
@@ -82,6 +89,7 @@ static void on_question_end(void *u, ng_context *ctx, const ng_question *q, ng_a
     EXPECT(q->question_id == h->question.question_id, "the question that ends is the one asked");
     h->question_ends++;
     h->last_answer = a;
+    h->outcomes_at_end = h->outcomes;
 }
 
 static void on_transition(void *u, ng_context *ctx, const ng_transition_event *e) {
@@ -362,6 +370,63 @@ static void test_questions(void) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* 4b. The stack the host was asked about is the stack the answer applies to */
+/* ------------------------------------------------------------------------ */
+
+/* Issue 26, item 5: "Leave shop?" is open, the host restores [home, pay,
+ * receipt] and marks receipt. Before the fix, its YES popped receipt, which
+ * nobody was asked about, and the question outlived the stack it was about. */
+static void test_restore_withdraws_question(void) {
+    host h;
+    ng_context *ctx = make(&h, true);
+    push(ctx, 2, "shop", 0, NG_SCREENF_CONFIRM_LEAVE);
+    ng_request_result back = submit(ctx, NG_REQ_BACK, 0);
+    EXPECT(back.status == NG_OUTCOME_DEFERRED && h.questions == 1 && strcmp(h.question_text, "Leave shop?") == 0,
+           "back is held, the host is asked \"%s\"", h.question_text);
+    uint64_t asked = h.question.question_id;
+    int outcomes = h.outcomes;
+
+    static const char snap[] = "{\"navguard_snapshot\":1,\"screens\":[{\"id\":1,\"route\":\"home\"},"
+                               "{\"id\":5,\"route\":\"pay\"},{\"id\":6,\"route\":\"receipt\"}]}";
+    EXPECT_ST(ctx, ng_stack_restore(ctx, snap, sizeof snap - 1), NG_OK);
+    EXPECT(h.question_ends == 1 && h.last_answer == NG_ANSWER_WITHDRAWN,
+           "the restore withdrew the question once (%d ends, %s)", h.question_ends, ng_answer_name(h.last_answer));
+    EXPECT(h.outcomes == outcomes + 1 && h.last_outcome.request_id == back.request_id &&
+               h.last_outcome.outcome == NG_OUTCOME_DROPPED && h.last_outcome.reason == NG_REASON_STALE &&
+               h.last_outcome.guard_id == NULL,
+           "the held back got its one outcome: %s %s (%s)", ng_outcome_name(h.last_outcome.outcome),
+           ng_reason_name(h.last_outcome.reason), h.last_message);
+    EXPECT(h.outcomes_at_end == outcomes, "the dialog closed before the held request ended");
+    ng_question none = NG_QUESTION_INIT;
+    EXPECT_ST(ctx, ng_question_get(ctx, &none), NG_E_NOT_FOUND);
+    MUST(ctx, ng_screen_set_flags(ctx, 6, NG_SCREENF_CONFIRM_LEAVE));
+    /* The host's dialog answers late: refused, nothing pops. */
+    EXPECT_ST(ctx, ng_question_answer(ctx, asked, NG_ANSWER_YES), NG_E_NOT_FOUND);
+    ng_screen_info top = NG_SCREEN_INFO_INIT;
+    MUST(ctx, ng_stack_get(ctx, 2, &top));
+    EXPECT(depth(ctx) == 3 && top.id == 6 && h.outcomes == outcomes + 1 && h.question_ends == 1,
+           "receipt stays (depth %zu, top %llu)", depth(ctx), (unsigned long long)top.id);
+    /* A Back on receipt asks about receipt. */
+    MUST(ctx, ng_clock_advance(ctx, 1000 * MS));
+    ng_request_result again = submit(ctx, NG_REQ_BACK, 0);
+    EXPECT(again.status == NG_OUTCOME_DEFERRED && h.questions == 2 && strcmp(h.question_text, "Leave receipt?") == 0,
+           "asked \"%s\"", h.question_text);
+
+    /* A restore from inside on_question is refused: the question stays. */
+    h.restore_inside = true;
+    MUST(ctx, ng_question_answer(ctx, h.question.question_id, NG_ANSWER_NO));
+    push(ctx, 7, "cart", 0, NG_SCREENF_CONFIRM_LEAVE);
+    MUST(ctx, ng_clock_advance(ctx, 1000 * MS));
+    ng_request_result third = submit(ctx, NG_REQ_BACK, 0);
+    EXPECT(third.status == NG_OUTCOME_DEFERRED && h.restore_inside_status == NG_E_CALLBACK,
+           "restore inside a callback: %s", ng_strstatus(h.restore_inside_status));
+    EXPECT(h.questions == 3 && h.question_ends == 2 && depth(ctx) == 4, "the question is open, the stack unchanged");
+    h.restore_inside = false;
+    ng_context_destroy(ctx);
+    EXPECT(h.question_ends == 3 && h.last_answer == NG_ANSWER_WITHDRAWN, "destroy ends it, once");
+}
+
+/* ------------------------------------------------------------------------ */
 /* 5. Event timestamps, and what a refused event reads                       */
 /* ------------------------------------------------------------------------ */
 
@@ -444,6 +509,7 @@ int main(void) {
     test_deadline();
     test_stale();
     test_questions();
+    test_restore_withdraws_question();
     test_timestamps();
     test_destroy_ends_transitions();
     test_names();

@@ -55,6 +55,7 @@ static char g_plugin_dir[PATH_MAX];
 typedef struct {
     int outcomes[MAX_IDS];          /* outcome callbacks per request id */
     ng_outcome_kind outcome[MAX_IDS];
+    long guard_outcomes;            /* outcomes of requests guards made */
     int warn_logs, error_logs;
     char last_warn[1024], last_warn_guard[96];
     char last_error[1024], last_error_guard[96];
@@ -76,6 +77,7 @@ static void on_outcome(void *user, ng_context *ctx, const ng_outcome *o) {
         h->outcomes[o->request_id]++;
         h->outcome[o->request_id] = o->outcome;
     }
+    if (o->request_id >= NG_GUARD_ID_BASE) h->guard_outcomes++;
 }
 
 static void on_log(void *user, ng_context *ctx, int32_t severity, const char *guard_id, const char *message) {
@@ -420,6 +422,58 @@ static void test_work_cap(void) {
     EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
 }
 
+/* Issue 26, item 8: a guard whose on_outcome makes a request (request_submit)
+ * for every outcome it hears. Its requests' evaluations and outcome notices
+ * are its work; before, the notices counted to the host and the log blamed
+ * "the host's callbacks" with guard_id NULL. */
+typedef struct {
+    const ng_guard_host *h;
+    long made, refused;
+} resubmitter;
+static resubmitter g_resubmit;
+
+static void *resubmit_create(const ng_guard_host *h, const char *config) {
+    (void)config;
+    memset(&g_resubmit, 0, sizeof g_resubmit);
+    g_resubmit.h = h;
+    return &g_resubmit;
+}
+
+static void resubmit_on_outcome(void *instance, const ng_outcome *o) {
+    resubmitter *g = instance;
+    (void)o;
+    ng_request pop = NG_REQUEST_INIT(NG_REQ_POP);   /* at the root: refused at-root, another outcome */
+    uint64_t id = 0;
+    ng_status st = g->h->request_submit(g->h, &pop, &id);
+    if (st == NG_OK) g->made++;
+    else if (st == NG_E_NO_MEMORY) g->refused++;
+}
+
+static void test_work_cap_names_a_guards_requests(void) {
+    host h;
+    ng_context *ctx = new_ctx(&h);
+    static ng_plugin_descriptor d = TEST_DESCRIPTOR("org.navguard.test.resubmit", NULL);
+    d.create = resubmit_create;
+    d.on_outcome = resubmit_on_outcome;
+    MUST(ctx, ng_chain_add(ctx, &d, NULL));
+    ng_request rq = NG_REQUEST_INIT(NG_REQ_PUSH);
+    rq.screen.id = 2;
+    rq.screen.route = "menu";
+    ng_request_result res = NG_REQUEST_RESULT_INIT;
+    EXPECT_ST(ctx, ng_request_submit(ctx, &rq, &res), NG_E_NO_MEMORY);
+    EXPECT(strstr(ng_errmsg(ctx), "guard org.navguard.test.resubmit's hooks"), "errmsg: %s", ng_errmsg(ctx));
+    EXPECT(h.error_logs == 1 && strcmp(h.last_error_guard, "org.navguard.test.resubmit") == 0 &&
+               strstr(h.last_error, "NG_MAX_WORK"),
+           "one error log naming the guard (%d, guard %s): %s", h.error_logs, h.last_error_guard, h.last_error);
+    EXPECT(res.status == NG_OUTCOME_APPLIED && h.outcomes[res.request_id] == 1, "the host's push: %s, %d outcomes",
+           ng_outcome_name(res.status), h.outcomes[res.request_id]);
+    EXPECT(g_resubmit.made > NG_MAX_WORK / 4 && g_resubmit.made < NG_MAX_WORK + 64 && g_resubmit.refused >= 1,
+           "bounded: %ld requests made, %ld refused", g_resubmit.made, g_resubmit.refused);
+    EXPECT(h.guard_outcomes == g_resubmit.made, "every request the guard made got its outcome (%ld of %ld)",
+           h.guard_outcomes, g_resubmit.made);
+    EXPECT_ST(ctx, ng_context_destroy(ctx), NG_OK);
+}
+
 /* ------------------------------------------------------------------------ */
 /* 7: slow votes                                                             */
 /* ------------------------------------------------------------------------ */
@@ -631,6 +685,7 @@ int main(void) {
     test_trace_numbers();
     test_fifos();
     test_work_cap();
+    test_work_cap_names_a_guards_requests();
     test_slow_votes();
     test_slow_vote_monotonic();
     test_recorder_writer();

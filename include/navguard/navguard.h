@@ -29,9 +29,13 @@
  *    Past the cap, calls made from hooks and callbacks that would add work
  *    get NG_E_NO_MEMORY; the work already queued still runs (every request
  *    still gets its outcome); an NG_LOG_ERROR line names the guard that made
- *    most of it (NULL: the host's callbacks); and the call returns
- *    NG_E_NO_MEMORY once its own effect is done (a hold begun, a request
- *    decided: its out values are set). The context stays usable.
+ *    most of it (NULL: the host's callbacks). Work counts to whoever set it
+ *    off: what a guard does through its host table, and what that sets off
+ *    in turn (its request_submit's evaluation, outcome and transition
+ *    notices), is the guard's; the host's own calls, from callbacks too,
+ *    are the host's. The call returns NG_E_NO_MEMORY once its own effect
+ *    is done (a hold begun, a request decided: its out values are set).
+ *    The context stays usable.
  *  - Structs the caller fills start with `size`: set it to sizeof(the struct)
  *    (use the NG_*_INIT macros). The library reads only the fields inside
  *    `size` (a later field outside it counts as zero) and writes only inside
@@ -171,7 +175,8 @@ NG_API const char *ng_strstatus(ng_status status);
 #define NG_MAX_GUARDS      32     /* guards in one chain */
 #define NG_MAX_CONTEXTS    4096   /* live contexts per process */
 #define NG_MAX_WORK        65536  /* notices, queued requests and guard actions
-                                     one call may set off (run to completion) */
+                                     one call may set off (run to completion);
+                                     past it, the log names who set off most */
 #define NG_SLOW_VOTE_MS    100    /* a request whose guards vote longer is
                                      logged (NG_LOG_WARN), naming the slowest */
 #define NG_NO_DEADLINE     0x7FFFFFFFFFFFFFFFLL  /* INT64_MAX, as a literal Swift imports */
@@ -247,7 +252,9 @@ typedef int32_t ng_reason;
 /* Since 0.3: */
 #define NG_REASON_STALE      16  /* the request's `from_screen` is no longer the
                                     top when it would apply (a reply for a screen
-                                    the user has left) */
+                                    the user has left), or the stack changed while
+                                    the host was asked about it (see "Questions
+                                    to the host") */
 #define NG_REASON_DECLINED   17  /* the host answered no to a question about it,
                                     or did not answer in time (see the message) */
 #define NG_REASON_ASKING     18  /* the host is being asked first (a question is
@@ -508,13 +515,25 @@ typedef struct ng_hold_info {
  * is open per context at a time. Every question ends exactly once, through
  * on_question_end: with the host's answer (YES, NO), TIMEOUT when the
  * asker's time limit passed first (the held request is then refused), or
- * WITHDRAWN (the asker withdrew it, or the context is being destroyed). The
- * host closes its dialog there. */
+ * WITHDRAWN (the asker withdrew it, the stack changed, or the context is
+ * being destroyed). The host closes its dialog there.
+ *
+ * The stack the host was asked about is the stack the answer applies to. A
+ * question that names a request or a screen (ng_question.request_id or
+ * screen_id not 0) is withdrawn as soon as the stack's screens change by
+ * anything but its own answer: ng_stack_restore, a request applied while it
+ * is open (a replace-stack, a push or pop another guard let through), a
+ * swipe rolled back. A change of flags (ng_screen_set_flags) is none. The
+ * request it held is then DROPPED, NG_REASON_STALE. Both come inside the
+ * call that changed the stack, each exactly once: on_question_end
+ * (WITHDRAWN) first, then that request's on_outcome. A late
+ * ng_question_answer gets NG_E_NOT_FOUND and changes nothing. */
 typedef int32_t ng_answer;
 #define NG_ANSWER_YES        0  /* the host said yes: the held request goes on */
 #define NG_ANSWER_NO         1  /* the host said no: the held request is refused */
 #define NG_ANSWER_TIMEOUT    2  /* no answer within the question's time limit */
-#define NG_ANSWER_WITHDRAWN  3  /* the asker withdrew it, or destroy */
+#define NG_ANSWER_WITHDRAWN  3  /* the asker withdrew it, the stack changed,
+                                    or destroy */
 #define NG_ANSWER_MAP(XX) \
     XX(NG_ANSWER_YES,       "yes") \
     XX(NG_ANSWER_NO,        "no") \
@@ -816,7 +835,10 @@ NG_API ng_status ng_stack_snapshot(ng_context *ctx, char **out_text, size_t *out
  * duplicate JSON key included) returns NG_E_PARSE or NG_E_RANGE and leaves
  * the stack unchanged. Not allowed while
  * a transition is in flight (NG_E_STATE) or inside a callback (NG_E_CALLBACK).
- * No transition or outcome callback is fired. Returns NG_OK, NG_E_HANDLE,
+ * No transition callback is fired. An open question about the stack ends
+ * (on_question_end, NG_ANSWER_WITHDRAWN) and the request it held gets its
+ * on_outcome (DROPPED, NG_REASON_STALE) before this returns: the host was
+ * asked about the old stack. Returns NG_OK, NG_E_HANDLE,
  * NG_E_NULL (text), NG_E_PARSE, NG_E_RANGE, NG_E_STATE, NG_E_CALLBACK,
  * NG_E_THREAD. */
 NG_API ng_status ng_stack_restore(ng_context *ctx, const char *text, size_t len);

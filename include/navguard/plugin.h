@@ -195,7 +195,13 @@ typedef struct ng_question_spec {
  * functions returning ng_status return NG_E_THREAD, the others 0 or false,
  * and log drops the message. A guard with work on its own thread hands the
  * result to its next hook (on_tick with a next_deadline of "now") and calls
- * wake, the one function for any thread. */
+ * wake, the one function for any thread.
+ * Work: past NG_MAX_WORK (navguard.h), the functions that add work (touch,
+ * hold, transition and deferred actions, report, request_submit, ask,
+ * withdraw) return NG_E_NO_MEMORY and log drops its line, until the host's
+ * call returns. What a guard adds, and what that sets off in turn (its
+ * request's outcome), counts to it; the error log names the guard that set
+ * off the most. */
 typedef struct ng_guard_host ng_guard_host;
 struct ng_guard_host {
     uint32_t size;
@@ -276,12 +282,18 @@ struct ng_guard_host {
      * through the whole chain (this guard included), with its one outcome
      * delivered like any request's (the host's on_outcome, every guard's
      * on_outcome). *out_id (may be NULL) gets its id, from the
-     * NG_POSTED_ID_BASE range. Returns NG_OK, NG_E_NULL, NG_E_SIZE,
-     * NG_E_RANGE, NG_E_UTF8, NG_E_TOO_LONG (a malformed request, as
-     * ng_request_post), NG_E_STATE (the context is being destroyed). */
+     * NG_GUARD_ID_BASE range (navguard.h, above ng_request_submit). Returns
+     * NG_OK, NG_E_NULL, NG_E_SIZE, NG_E_RANGE, NG_E_UTF8, NG_E_TOO_LONG (a
+     * malformed request, as ng_request_post), NG_E_STATE (the context is
+     * being destroyed). */
     ng_status (*request_submit)(const ng_guard_host *h, const ng_request *request, uint64_t *out_id);
     /* Ask the host a question: the host's on_question now, and this guard's
      * on_answer exactly once when it ends (YES, NO, TIMEOUT, WITHDRAWN).
+     * A question naming a request or a screen is withdrawn when the stack
+     * changes before it is answered (navguard.h, "Questions to the host");
+     * the request it names, if this guard deferred it, is then dropped by
+     * the core (NG_REASON_STALE) before on_answer hears WITHDRAWN
+     * (deferred_apply and deferred_drop of it get NG_E_NOT_FOUND).
      * One question is open per context. *out_id gets its id. Returns NG_OK,
      * NG_E_NULL, NG_E_SIZE, NG_E_RANGE (negative timeout), NG_E_UTF8,
      * NG_E_TOO_LONG, NG_E_PARSE (topic is not a reverse-DNS id), NG_E_STATE

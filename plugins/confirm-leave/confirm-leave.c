@@ -16,7 +16,10 @@
  * request that would remove a marked screen is refused NG_REASON_ASKING (a
  * second press of Back does not get round the dialog), and every other
  * request waits for the answer (deferred, up to `limit`, then queue-full):
- * the stack the host is asked about is the stack the answer applies to. */
+ * the stack the host is asked about is the stack the answer applies to. The
+ * host's own changes (ng_stack_restore) cannot wait: the core withdraws the
+ * question then and drops the held request (stale) before on_answer hears
+ * WITHDRAWN, and what waited goes on. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
