@@ -158,10 +158,13 @@ static void install(void) {
  * memory), held by the rings registered on that thread, and removed when the
  * last of them leaves, if it is still the thread's alternate stack. A stack
  * the thread already had (the host's, a sanitizer's) is never touched.
- * Per thread: sigaltstack is. */
-static __thread void *alt_map;     /* NavGuard's mapping on this thread, or NULL */
-static __thread size_t alt_len;    /* its length, the guard page included */
-static __thread uint32_t alt_holds; /* rings registered on this thread holding it */
+ * Per thread: sigaltstack is. The initial-exec model keeps these 24 bytes
+ * in static TLS: the default (global-dynamic) would make the library need
+ * __tls_get_addr from ld-linux, and libnavguard needs only libc and libm. */
+#define NGC_TLS __thread __attribute__((tls_model("initial-exec")))
+static NGC_TLS void *alt_map;      /* NavGuard's mapping on this thread, or NULL */
+static NGC_TLS size_t alt_len;     /* its length, the guard page included */
+static NGC_TLS uint32_t alt_holds; /* rings registered on this thread holding it */
 static pthread_key_t alt_key;
 static pthread_once_t alt_once = PTHREAD_ONCE_INIT;
 static bool alt_key_ok = false;

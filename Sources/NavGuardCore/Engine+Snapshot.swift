@@ -8,6 +8,7 @@ import CNavGuard
 extension Engine {
     public static let snapshotVersion: Int64 = 1
 
+    @_optimize(size)
     public func snapshot() -> String {
         var screens: [JSONValue] = []
         screens.reserveCapacity(stack.count)
@@ -23,6 +24,7 @@ extension Engine {
     }
 
     /// Parse a snapshot into screens without touching the stack.
+    @_optimize(size)
     public static func parseSnapshot(_ bytes: UnsafeBufferPointer<UInt8>) throws(EngineError) -> [Screen] {
         let value: JSONValue
         do throws(JSONError) { value = try JSON.parse(bytes) } catch {
@@ -77,6 +79,7 @@ extension Engine {
     }
 
     /// Restore a snapshot; malformed input leaves the stack unchanged.
+    @_optimize(size)
     public func restore(snapshot bytes: UnsafeBufferPointer<UInt8>) throws(EngineError) {
         try restore(try Engine.parseSnapshot(bytes))
     }

@@ -33,6 +33,7 @@ extension JSONValue: Equatable {
     /// Structural equality. `.integer` and `.number` are distinct cases
     /// (`.integer(1) != .number(1.0)`); objects compare member-by-member in
     /// order, including duplicates.
+    @_optimize(size)
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null):
@@ -165,6 +166,7 @@ public enum JSON {
     public static let maxInputBytes = 1 << 20
 
     /// Parses exactly the bytes in `bytes` as one JSON text.
+    @_optimize(size)
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONValue {
         if bytes.count > maxInputBytes {
             throw JSONError(
@@ -176,6 +178,7 @@ public enum JSON {
     }
 
     /// Parses the UTF-8 encoding of `text`. Offsets are UTF-8 byte offsets.
+    @_optimize(size)
     public static func parse(_ text: String) throws(JSONError) -> JSONValue {
         var text = text
         // withUTF8 rethrows untyped: carry the typed error out in a Result.
@@ -184,6 +187,7 @@ public enum JSON {
     }
 
     /// Parses a byte array.
+    @_optimize(size)
     public static func parse(_ bytes: [UInt8]) throws(JSONError) -> JSONValue {
         try bytes.withUnsafeBufferPointer { b in Result { () throws(JSONError) in try parse(b) } }.get()
     }
@@ -191,6 +195,7 @@ public enum JSON {
     /// Compact, deterministic serialization: no whitespace, object keys in
     /// stored order, strings escaped per RFC 8259, non-ASCII emitted as UTF-8.
     /// Non-finite doubles (which JSON cannot represent) are written as `null`.
+    @_optimize(size)
     public static func serialize(_ v: JSONValue) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(64)
@@ -199,6 +204,7 @@ public enum JSON {
     }
 
     /// Appends the compact serialization of `v` to `out` as UTF-8.
+    @_optimize(size)
     public static func serialize(_ v: JSONValue, into out: inout [UInt8]) {
         JSONWriter.write(v, into: &out)
     }
@@ -243,11 +249,13 @@ private struct JSONParser {
 
     // MARK: helpers
 
+    @_optimize(size)
     func fail(_ what: String, at offset: Int) -> JSONError {
         JSONError(message: "\(what) at byte \(offset)", offset: offset)
     }
 
     /// Describes the byte at `pos` (or end of input) for error messages.
+    @_optimize(size)
     func describeCurrent() -> String {
         guard pos < bytes.count else { return "unexpected end of input" }
         let b = bytes[pos]
@@ -257,6 +265,7 @@ private struct JSONParser {
         return "unexpected byte 0x\(jsonHex2(b))"
     }
 
+    @_optimize(size)
     mutating func skipWhitespace() {
         while pos < bytes.count {
             switch bytes[pos] {
@@ -268,6 +277,7 @@ private struct JSONParser {
 
     // MARK: grammar
 
+    @_optimize(size)
     mutating func parseDocument() throws(JSONError) -> JSONValue {
         skipWhitespace()
         if pos >= bytes.count {
@@ -282,6 +292,7 @@ private struct JSONParser {
     }
 
     /// Parses one value starting at `pos` (whitespace already skipped).
+    @_optimize(size)
     mutating func parseValue() throws(JSONError) -> JSONValue {
         guard pos < bytes.count else {
             throw fail("unexpected end of input, expected a value", at: pos)
@@ -309,6 +320,7 @@ private struct JSONParser {
         }
     }
 
+    @_optimize(size)
     mutating func expectLiteral(_ word: StaticString) throws(JSONError) {
         let start = pos
         let n = word.utf8CodeUnitCount
@@ -325,10 +337,12 @@ private struct JSONParser {
         }
     }
 
+    @_optimize(size)
     static func isIdentifierByte(_ b: UInt8) -> Bool {
         (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x5F
     }
 
+    @_optimize(size)
     mutating func enterContainer() throws(JSONError) {
         depth += 1
         if depth > JSON.maxDepth {
@@ -336,6 +350,7 @@ private struct JSONParser {
         }
     }
 
+    @_optimize(size)
     mutating func parseArray() throws(JSONError) -> JSONValue {
         let open = pos
         try enterContainer()
@@ -373,6 +388,7 @@ private struct JSONParser {
         }
     }
 
+    @_optimize(size)
     mutating func parseObject() throws(JSONError) -> JSONValue {
         let open = pos
         try enterContainer()
@@ -435,6 +451,7 @@ private struct JSONParser {
 
     // MARK: numbers
 
+    @_optimize(size)
     mutating func parseNumber() throws(JSONError) -> JSONValue {
         let start = pos
         var negative = false
@@ -510,6 +527,7 @@ private struct JSONParser {
     // MARK: strings
 
     /// Parses a string starting at the opening quote at `pos`.
+    @_optimize(size)
     mutating func parseString() throws(JSONError) -> String {
         let open = pos
         pos += 1
@@ -563,6 +581,7 @@ private struct JSONParser {
     }
 
     /// Decodes one escape sequence at `pos` (the backslash) into `scratch`.
+    @_optimize(size)
     mutating func parseEscape() throws(JSONError) {
         let escStart = pos
         pos += 1
@@ -609,6 +628,7 @@ private struct JSONParser {
     }
 
     /// Reads four hex digits at `pos`.
+    @_optimize(size)
     mutating func parseHex4(escapeAt escStart: Int) throws(JSONError) -> UInt32 {
         var v: UInt32 = 0
         for _ in 0..<4 {
@@ -633,6 +653,7 @@ private struct JSONParser {
     /// Validates one multi-byte UTF-8 sequence at `pos` (lead byte >= 0x80)
     /// and advances past it. Rejects overlong forms, surrogates and values
     /// above U+10FFFF (Unicode Table 3-7).
+    @_optimize(size)
     mutating func skipUTF8Sequence() throws(JSONError) {
         let start = pos
         let b0 = bytes[pos]
@@ -666,6 +687,7 @@ private struct JSONParser {
         pos = start + n
     }
 
+    @_optimize(size)
     func describeByte(_ b: UInt8) -> String {
         if b >= 0x21 && b < 0x7F { return String(Character(Unicode.Scalar(b))) }
         return "0x" + jsonHex2(b)
@@ -681,10 +703,12 @@ private func jsonHexDigit(_ v: UInt8) -> UInt8 {
     jsonHexDigits.utf8Start[Int(v & 0xF)]
 }
 
+@_optimize(size)
 private func jsonHex2(_ b: UInt8) -> String {
     String(decoding: [jsonHexDigit(b >> 4), jsonHexDigit(b)], as: UTF8.self)
 }
 
+@_optimize(size)
 private func jsonHex4(_ v: UInt32) -> String {
     String(decoding: [jsonHexDigit(UInt8(truncatingIfNeeded: v >> 12)),
                       jsonHexDigit(UInt8(truncatingIfNeeded: v >> 8)),
@@ -693,6 +717,7 @@ private func jsonHex4(_ v: UInt32) -> String {
 }
 
 private enum JSONWriter {
+    @_optimize(size)
     static func write(_ v: JSONValue, into out: inout [UInt8]) {
         switch v {
         case .null:
@@ -736,6 +761,7 @@ private enum JSONWriter {
     /// Shortest round-tripping form. Swift's description is locale-independent
     /// and always contains '.' or 'e' for finite values, so the result parses
     /// back as `.number`, never `.integer`.
+    @_optimize(size)
     static func writeDouble(_ d: Double, into out: inout [UInt8]) {
         guard d.isFinite else {
             appendASCII("null", &out)
@@ -744,6 +770,7 @@ private enum JSONWriter {
         out.append(contentsOf: d.description.utf8)
     }
 
+    @_optimize(size)
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(JSONByte.quote)
         for b in s.utf8 {
@@ -762,6 +789,7 @@ public enum JSONStringEscape {
     public static func needsEscape(_ b: UInt8) -> Bool { b < 0x20 || b == 0x22 || b == 0x5C }
 
     /// The escape of a byte that needs one, byte by byte to `emit`.
+    @_optimize(size)
     public static func escape(_ b: UInt8, _ emit: (UInt8) -> Void) {
         emit(JSONByte.backslash)
         switch b {

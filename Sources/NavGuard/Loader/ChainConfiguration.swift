@@ -28,6 +28,7 @@ public struct ChainEntry: Sendable {
 ///                                  {"insert": {guard entry}, "before"|"after": ID} ]}
 /// ("edits" may also follow "guards"). A guard named by id only is looked
 /// up along pluginSearchPath() as pluginFileName(forID:).
+@_optimize(size)
 public func resolveChain(_ text: String) throws(EngineError) -> [ChainEntry] {
     let root: JSONValue
     do throws(JSONError) { root = try JSON.parse(text) } catch {
@@ -64,6 +65,7 @@ public func resolveChain(_ text: String) throws(EngineError) -> [ChainEntry] {
 
 /// Load every plugin first, then create the guards; on any failure the
 /// guards created so far are destroyed and the chain stays empty.
+@_optimize(size)
 func configureChain(_ engine: Engine, _ text: String) throws(EngineError) {
     if engine.isInsideCallback { throw .inCallback("configuring the chain") }
     guard engine.guardCount == 0 else { throw EngineError(NG_E_STATE, "the chain is not empty") }
@@ -86,6 +88,7 @@ func configureChain(_ engine: Engine, _ text: String) throws(EngineError) {
 
 /// The file of a guard named by id: the first <dir>/<name>.so along the
 /// search path. An unknown id says where it looked and what exists there.
+@_optimize(size)
 func locate(_ id: String) throws(EngineError) -> String {
     let file = pluginFileName(forID: id)!
     let dirs = pluginSearchPath()
@@ -100,6 +103,7 @@ func locate(_ id: String) throws(EngineError) -> String {
 
 /// A string used as a file path or an id: no NUL inside (it would cut the
 /// C string the loader opens).
+@_optimize(size)
 private func cleanString(_ v: JSONValue?, _ what: String) throws(EngineError) -> String? {
     guard let v else { return nil }
     guard let s = v.string else { throw EngineError(NG_E_PARSE, "\(what) must be a string") }
@@ -108,6 +112,7 @@ private func cleanString(_ v: JSONValue?, _ what: String) throws(EngineError) ->
     return s
 }
 
+@_optimize(size)
 private func onlyKeys(_ v: JSONValue, _ allowed: [String], _ what: String) throws(EngineError) {
     for (k, _) in v.object ?? [] where !allowed.contains(k) {
         throw EngineError(NG_E_PARSE, "\(what) has an unknown key \"\(k)\" (allowed: \(allowed.joined(separator: ", ")))")
@@ -115,6 +120,7 @@ private func onlyKeys(_ v: JSONValue, _ allowed: [String], _ what: String) throw
 }
 
 /// A guard entry ({"id", "path", "config"}) as written, not yet resolved.
+@_optimize(size)
 private func parseEntry(_ g: JSONValue, _ what: String) throws(EngineError) -> ChainEntry {
     guard g.object != nil else { throw EngineError(NG_E_PARSE, "\(what) is not an object") }
     try onlyKeys(g, ["id", "path", "config"], what)
@@ -131,6 +137,7 @@ private func parseEntry(_ g: JSONValue, _ what: String) throws(EngineError) -> C
     return ChainEntry(id: id, path: path ?? "", config: config)
 }
 
+@_optimize(size)
 private func entries(_ root: JSONValue, _ what: String) throws(EngineError) -> [ChainEntry] {
     guard let guards = root["guards"]?.array else {
         throw EngineError(NG_E_PARSE, "\(what): \"guards\" must be a list")
@@ -143,12 +150,14 @@ private func entries(_ root: JSONValue, _ what: String) throws(EngineError) -> [
     return out
 }
 
+@_optimize(size)
 private func applyEdit(_ edit: JSONValue, _ what: String, to chain: inout [ChainEntry]) throws(EngineError) {
     guard edit.object != nil else { throw EngineError(NG_E_PARSE, "\(what) is not an object") }
     let verbs = ["remove", "configure", "insert"].filter { edit[$0] != nil }
     guard verbs.count == 1 else {
         throw EngineError(NG_E_PARSE, "\(what) needs exactly one of \"remove\", \"configure\" or \"insert\"")
     }
+    @_optimize(size)
     func index(_ key: String) throws(EngineError) -> Int {
         guard let id = try cleanString(edit[key], "\(what).\(key)") else {
             throw EngineError(NG_E_PARSE, "\(what).\(key) is missing")

@@ -11,6 +11,7 @@ import NavGuardCore
 /// Opened with O_NONBLOCK, then checked with fstat: opening a FIFO for
 /// reading would wait for a writer forever, a device may block or act.
 /// (Regular files ignore O_NONBLOCK, so reads need no change.)
+@_optimize(size)
 func openRegularFile(_ path: String) throws(FileRefusal) -> Int32 {
     let fd = ngc_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0)
     guard fd >= 0 else { throw FileRefusal(why: String(cString: strerror(ngc_errno()))) }
@@ -28,6 +29,7 @@ func openRegularFile(_ path: String) throws(FileRefusal) -> Int32 {
 }
 
 /// A whole regular file of at most `limit` bytes, read with openRegularFile.
+@_optimize(size)
 func readRegularFile(_ path: String, limit: Int) throws(FileRefusal) -> [UInt8] {
     let fd = try openRegularFile(path)
     defer { close(fd) }
@@ -53,8 +55,10 @@ struct FileRefusal: Error {
 }
 
 /// The S_IF* type bits of a mode (the headers' S_IF* constants are Int32).
+@_optimize(size)
 private func fileType(_ mode: mode_t) -> Int32 { Int32(bitPattern: mode) & S_IFMT }
 
+@_optimize(size)
 func fileKind(_ mode: mode_t) -> String {
     switch fileType(mode) {
     case S_IFDIR: return "a directory"
@@ -72,6 +76,7 @@ struct LoadedPlugin {
     var path: String
 }
 
+@_optimize(size)
 func openPlugin(_ path: String) throws(EngineError) -> LoadedPlugin {
     guard access(path, F_OK) == 0 else {
         throw EngineError(NG_E_LOAD, "plugin \(path): no such file")
@@ -114,6 +119,7 @@ public struct FoundGuard: Sendable {
 /// loading it (libraries are never unloaded). A file that does not load or
 /// has no valid descriptor is skipped. Used by `navguard plugins available`
 /// and to list what exists when a configuration names an unknown id.
+@_optimize(size)
 public func availableGuards(limit: Int = 256) -> [FoundGuard] {
     var found: [FoundGuard] = []
     for dir in pluginSearchPath() {

@@ -27,6 +27,7 @@ nonisolated(unsafe) let pluginDirectory: UnsafeMutablePointer<CChar> = {
 /// Where a guard named by id is looked up, in order: the directories of
 /// NAVGUARD_PLUGIN_PATH (colon-separated; empty parts are skipped), then the
 /// built-in directory (ng_plugin_dir). Read at each configuration.
+@_optimize(size)
 public func pluginSearchPath() -> [String] {
     var dirs: [String] = []
     if let env = getenv("NAVGUARD_PLUGIN_PATH") {
@@ -41,6 +42,7 @@ public func pluginSearchPath() -> [String] {
 }
 
 /// The file this code was loaded from (dladdr, in NavGuardC: no /proc).
+@_optimize(size)
 func libraryPath() -> String? {
     var buf = [CChar](repeating: 0, count: Int(PATH_MAX))
     guard ngc_library_path(&buf, buf.count) else { return nil }

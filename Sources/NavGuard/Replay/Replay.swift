@@ -44,6 +44,7 @@ final class Replayer {
 
     // MARK: Running
 
+    @_optimize(size)
     func run() throws(TraceError) -> ReplayOutcome {
         let h = trace.header
         if h.start == "ring" {
@@ -106,6 +107,7 @@ final class Replayer {
     /// Replay the call at `cursor` (and, inside its callbacks, the calls made
     /// from them). Throws what stops the replay; a divergence sets
     /// `diverged`.
+    @_optimize(size)
     func replayCall(depth: Int) throws(TraceError) {
         let r = trace.records[cursor]
         cursor += 1
@@ -197,7 +199,9 @@ final class Replayer {
 
     /// The results compared: everything but the error text (it may name
     /// files of the recording machine).
+    @_optimize(size)
     func sameResult(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        @_optimize(size)
         func strip(_ v: JSONValue) -> JSONValue {
             guard case .object(let m) = v else { return v }
             return .object(m.filter { $0.0 != "err" })
@@ -208,6 +212,7 @@ final class Replayer {
     // MARK: Callbacks
 
     /// A callback the replay context made, written as the recorder writes it.
+    @_optimize(size)
     func callback(_ fn: CallbackFn, _ encode: (inout RecordWriter) -> Void) {
         if diverged { return }
         let line = TraceLine()
@@ -243,6 +248,7 @@ final class Replayer {
 
     /// Pass over recorded lines that depend on how long a call took, which
     /// replay (every call in no time) never makes: a slow-vote warning.
+    @_optimize(size)
     func skipTimingLines() {
         while cursor < trace.records.count {
             let r = trace.records[cursor]
@@ -254,11 +260,13 @@ final class Replayer {
 
     // MARK: Reports
 
+    @_optimize(size)
     func remember(_ r: TraceRecord) {
         recent.append("  line \(r.line): \(clip(r.text))")
         if recent.count > 8 { recent.removeFirst(recent.count - 8) }
     }
 
+    @_optimize(size)
     func diverge(at r: TraceRecord, recorded: String, now: String) {
         guard !diverged else { return }
         diverged = true
@@ -278,6 +286,7 @@ final class Replayer {
         outcome.report = lines.joined(separator: "\n") + "\n"
     }
 
+    @_optimize(size)
     func divergeAtEnd(now: String) {
         guard !diverged else { return }
         let last = trace.records.last
@@ -292,6 +301,7 @@ final class Replayer {
 
     // MARK: State of a mid-session trace
 
+    @_optimize(size)
     func restoreState(_ state: TraceState) throws(TraceError) {
         // Ids and tokens continue from where the recording was.
         let n = try reading(1) { () throws(FieldError) in try state.counters() }
@@ -344,6 +354,7 @@ final class Replayer {
     /// Add recorded guards: each by its id on the search path here, else at
     /// its recorded path. (The JSON built here is a chain configuration,
     /// ng_chain_configure's input, not a trace.)
+    @_optimize(size)
     func configure(_ guards: [TraceGuard], line: Int) throws(TraceError) {
         var entries: [JSONValue] = []
         for g in guards {
@@ -395,12 +406,14 @@ final class Replayer {
         }
     }
 
+    @_optimize(size)
     func guardCount() -> Int {
         var n = 0
         _ = ng_chain_count(ctx, &n)
         return n
     }
 
+    @_optimize(size)
     func guardVersion(at i: Int) -> String? {
         var st = NG_OK
         guard let box = registry.owned(ctx, &st) else { return nil }
@@ -412,6 +425,7 @@ final class Replayer {
     // MARK: Calls
 
     /// Make the recorded call; its result as the recorder writes it.
+    @_optimize(size)
     func perform(_ fn: CallFn, _ args: CallArgs, _ r: TraceRecord, inlineRet: TraceResult?) throws(TraceError) -> JSONValue {
         var result = CallResult.none
         var st: ng_status = NG_OK
@@ -523,6 +537,7 @@ final class Replayer {
     /// A malformed request made again (SubmitCall states the rule): the
     /// recorded kind, flags and source, refused for the recorded reason,
     /// through the same funnel as ng_request_submit.
+    @_optimize(size)
     func submitMalformed(_ req: TraceRequest, _ why: String, _ out: UnsafeMutablePointer<ng_request_result>) -> ng_status {
         withContext(ctx, record: .submit) { box throws(EngineError) in
             var r = Request(kind: RequestKind(rawValue: req.kind), flags: req.flags, source: req.source)
@@ -534,6 +549,7 @@ final class Replayer {
     /// Pass over what a call that is not replayed left in the trace: its
     /// callbacks and the calls made inside them, up to (not including) its
     /// `ret` line.
+    @_optimize(size)
     func skipRecords(ofCallAt index: Int) {
         guard !trace.records[index].hasInlineRet else { return }
         var depth = 0
@@ -549,6 +565,7 @@ final class Replayer {
     }
 
     /// The ret of the call at `index` when it is on a line of its own.
+    @_optimize(size)
     func retOf(callAt index: Int) -> TraceResult? {
         var depth = 0
         var i = index + 1
@@ -566,6 +583,7 @@ final class Replayer {
 
     /// What the engine dates a transition begun by the next call from
     /// (Engine.replayTrackDatedAt).
+    @_optimize(size)
     func setReplayTrackDatedAt(_ t: Int64?) {
         var st = NG_OK
         if let box = registry.owned(ctx, &st) {
@@ -574,11 +592,13 @@ final class Replayer {
     }
 }
 
+@_optimize(size)
 func statusName(_ st: ng_status) -> String {
     let text = String(cString: ng_strstatus(st))
     return String(text.prefix { $0 != ":" })
 }
 
+@_optimize(size)
 func formatMs(_ ns: Int64) -> String {
     let ms = Double(ns) / 1e6
     return "\((ms * 1000).rounded() / 1000) ms"

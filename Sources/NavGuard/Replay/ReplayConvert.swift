@@ -9,6 +9,7 @@ import NavGuardCore
 extension Replayer {
     /// The replay context's delegate: every callback goes to `callback`,
     /// written as the recorder writes it.
+    @_optimize(size)
     static func delegate(_ r: Replayer) -> ng_delegate {
         var d = ng_delegate()
         d.size = UInt32(MemoryLayout<ng_delegate>.size)
@@ -58,6 +59,7 @@ extension Replayer {
     }
 }
 
+@_optimize(size)
 func fillResult(_ out: UnsafeMutablePointer<ng_replay_result>, _ o: ReplayOutcome) {
     out.pointee.identical = o.identical
     out.pointee.calls = UInt64(o.calls)

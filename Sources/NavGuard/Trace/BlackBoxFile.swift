@@ -31,6 +31,7 @@ public enum BlackBoxFile {
     /// (2^53, where JSON numbers stop being exact), far from overflowing.
     static let maxDroppedLines: UInt64 = 1 << 53
 
+    @_optimize(size)
     public static func isBlackBox(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytes.count >= 8 && zip(bytes.prefix(8), magic).allSatisfy { $0 == $1 }
     }
@@ -51,6 +52,7 @@ public enum BlackBoxFile {
         var manualClock: Bool
         var recordsBytes: Int
 
+        @_optimize(size)
         static func bad(_ field: StaticString, _ offset: Int, _ value: String, _ why: String) -> TraceError {
             TraceError(status: NG_E_PARSE, line: 1, message: "crash dump header: \(field) (offset \(offset)) is \(value), \(why)")
         }
@@ -130,6 +132,7 @@ public enum BlackBoxFile {
 
     /// The longest a crash dump beginning with `prefix` can be (its header
     /// says, once it is there); its header's first wrong field when it has one.
+    @_optimize(size)
     static func fileLimit(_ prefix: UnsafeRawBufferPointer) throws(TraceError) -> Int {
         guard prefix.count >= headerSize else { return maxFileBytes }
         return headerSize + (try Header(prefix)).recordsBytes
@@ -137,6 +140,7 @@ public enum BlackBoxFile {
 
     /// The dump as a trace; `note` says what could not be read (the dump
     /// was cut short, or its oldest records were being overwritten).
+    @_optimize(size)
     public static func convert(_ bytes: UnsafeRawBufferPointer) throws(TraceError) -> (text: [UInt8], note: String?) {
         let h = try Header(bytes)
         let available = bytes.count - headerSize

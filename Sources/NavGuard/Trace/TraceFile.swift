@@ -46,6 +46,7 @@ public struct TraceRecord {
 
     /// The record typed; a field of the wrong type or range is an error
     /// naming it (replay stops there; the timeline passes over the record).
+    @_optimize(size)
     public func entry() throws(FieldError) -> TraceEntry {
         let t = try value["t"].map { x throws(FieldError) in try nanoseconds(x, "t") }
         if value["truncated"]?.bool == true { return .truncated(kind: kind, fn: fn, t: t) }
@@ -91,6 +92,7 @@ public struct Trace {
     /// Lines: maxTextBytes), so that a reader can refuse it unread; or why
     /// it is no trace at all (a crash dump's header, a first byte that
     /// begins no JSON object: /dev/zero is refused by its first byte).
+    @_optimize(size)
     public static func fileLimit(prefix: UnsafeRawBufferPointer) throws(TraceError) -> Int {
         if BlackBoxFile.isBlackBox(prefix) { return try BlackBoxFile.fileLimit(prefix) }
         if let b = prefix.first, ![0x7B, 0x20, 0x09, 0x0D, 0x0A].contains(b) {
@@ -103,6 +105,7 @@ public struct Trace {
     /// Read a trace: JSON Lines, or a crash dump (binary, BlackBoxFile),
     /// converted first. A malformed line is an error naming it, except a
     /// last line cut off without its newline, which ends the trace.
+    @_optimize(size)
     public static func read(_ bytes: UnsafeRawBufferPointer) throws(TraceError) -> Trace {
         if BlackBoxFile.isBlackBox(bytes) {
             let converted = try BlackBoxFile.convert(bytes)
@@ -111,6 +114,7 @@ public struct Trace {
         return try readLines(bytes)
     }
 
+    @_optimize(size)
     static func readLines(_ bytes: UnsafeRawBufferPointer) throws(TraceError) -> Trace {
         var lines: [(start: Int, end: Int)] = []
         var start = 0

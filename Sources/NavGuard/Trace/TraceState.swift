@@ -31,6 +31,7 @@ enum TraceCheckpoint {
     /// (past it, views are only counted: a checkpoint must fit its record).
     static let reserve = 16 << 10
 
+    @_optimize(size)
     static func encode(_ w: inout RecordWriter, _ e: Engine, full: Bool, keep: Int) {
         let count = e.stackCount
         let from = full ? 0 : min(keep, count)
@@ -115,8 +116,10 @@ enum TraceCheckpoint {
 
     /// Split a checkpoint's payload into its items (`scratch` takes their
     /// text, which is thrown away: formatting is how an item's end is found).
+    @_optimize(size)
     static func split(_ r: inout RecordReader, full: Bool, scratch: TraceLine) -> Parts? {
         var p = Parts()
+        @_optimize(size)
         func items(_ r: inout RecordReader, _ one: (inout RecordReader) -> Void) -> [UnsafeRawBufferPointer] {
             let n = r.u32()
             var out: [UnsafeRawBufferPointer] = []
@@ -150,6 +153,7 @@ enum TraceCheckpoint {
 
     /// `{"token":...,"label":...,"mask":...,"began":...,"deadline":...,"owner":...,"transition":...}`
     /// (deadline, owner and transition only when set).
+    @_optimize(size)
     static func formatHold(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
         w.field("token", r.u64())
@@ -165,6 +169,7 @@ enum TraceCheckpoint {
     }
 
     /// `{"touch":...,"view":...,"state":"delivered","began":...}`.
+    @_optimize(size)
     static func formatTouch(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
         w.field("touch", r.u64())
@@ -176,6 +181,7 @@ enum TraceCheckpoint {
 
     /// `{"track":"screen","id":...,"kind":"push","flags":...,"began":...,"deadline":...,"from":...,"to":...}`,
     /// and for an interactive back `"progress"`, `"swipe"` and `"driving_touch"`.
+    @_optimize(size)
     static func formatTrack(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
         w.field("track", r.i32(), .track)
@@ -259,8 +265,10 @@ public struct TraceState {
     /// A mid-session trace's counters: the ids the recording context would
     /// have handed out next. Every id NavGuard hands out is below 2^53: a
     /// counter above it is refused (counting on from it could overflow).
+    @_optimize(size)
     func counters() throws(FieldError) -> (requestID: UInt64, holdToken: UInt64, guardRequestID: UInt64, questionID: UInt64,
                                            posted: UInt64) {
+        @_optimize(size)
         func counter(_ key: String, _ dflt: UInt64) throws(FieldError) -> UInt64 {
             let n = try integer(json[key], "state.\(key)", as: UInt64.self, default: dflt)
             guard n <= 1 << 53 else { throw FieldError(message: "\"state.\(key)\" is \(n), above 2^53") }
@@ -387,6 +395,7 @@ public struct TraceHeader {
     public var hasState: Bool { json["state"] != nil }
 
     /// The header's state, read (nil when it has none).
+    @_optimize(size)
     public func readState() throws(FieldError) -> TraceState? {
         guard let s = json["state"] else { return nil }
         return try TraceState(json: s)
@@ -394,6 +403,7 @@ public struct TraceHeader {
 
     /// The header of a trace recorded from `e` (a file or writer; a ring's
     /// header is written at its dump: RingReader).
+    @_optimize(size)
     static func write(_ w: TraceLine, _ box: ContextBox, midSession: Bool) {
         let e = box.engine
         w.begin()
@@ -439,6 +449,7 @@ public struct TraceHeader {
     }
 
     /// The keys every header has, in their order.
+    @_optimize(size)
     static func writeCommon(_ w: TraceLine, manualClock: Bool, manualStartNs: Int64, defaultDurationNs: Int64,
                             start: StaticString, atNs: Int64, postedBase: UInt64) {
         w.field("navguard_trace", Trace.version)
@@ -457,6 +468,7 @@ public struct TraceHeader {
 
 /// Run `format` over what `encode` writes (a part written once, outside any
 /// hot path: a header's state, replay's results and callbacks).
+@_optimize(size)
 func withEncoded(_ encode: (inout RecordWriter) -> Void, _ format: (inout RecordReader) -> Void) {
     var size = 4096
     while true {
