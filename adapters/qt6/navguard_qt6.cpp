@@ -139,9 +139,11 @@ bool InputFilter::onMouse(QEvent *event) {
     if (dev != m_mouse || !dev) {
         if (!isMouseDevice(dev)) return false;
         if (dev) {
+            /* One connection, to the device remembered now (Qt refuses
+             * Qt::UniqueConnection for a lambda: it made none). */
+            disconnect(m_mouseGone);
             m_mouse = dev;
-            connect(dev, &QObject::destroyed, this, [this, dev] { if (m_mouse == dev) m_mouse = nullptr; },
-                    Qt::UniqueConnection);
+            m_mouseGone = connect(dev, &QObject::destroyed, this, [this, dev] { if (m_mouse == dev) m_mouse = nullptr; });
         }
     }
     int i = liveIndex(kMouseTouchId);

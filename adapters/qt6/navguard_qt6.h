@@ -197,6 +197,7 @@ private:
     QPointer<QQuickWindow> m_window;
     QQuickWindow *m_watched = nullptr;   /* m_window, compared on every event without QPointer's check */
     const QPointingDevice *m_mouse = nullptr;   /* the last device found to be a mouse */
+    QMetaObject::Connection m_mouseGone;        /* forgets m_mouse when it is destroyed */
     QPointer<QQuickItem> m_sink;
     Observer m_observer;
     bool m_hover = true;
