@@ -90,11 +90,42 @@ extension Engine {
     }
 
     /// A request issued from a screen that is no longer the top is stale
-    /// (judged before the chain and again when it would apply).
+    /// (judged before the chain and again when it would apply); one scoped
+    /// to an end of a swipe in flight is not judged yet (`waitsForSwipe`).
     func scopeProblem(_ r: Request, _ stack: ScreenStack) -> (reason: Reason, message: String)? {
-        guard r.fromScreen != 0 && stack.topID != r.fromScreen else { return nil }
+        guard r.fromScreen != 0 && stack.topID != r.fromScreen && !waitsForSwipe(r) else { return nil }
         let gone = stack.contains(id: r.fromScreen) ? "is no longer on top" : "is no longer on the stack"
         return (.stale, "issued from screen \(r.fromScreen), which \(gone) (the top is \(stack.topID))")
+    }
+
+    /// Whether a request waits for the swipe in flight to settle: its
+    /// `from_screen` is one end of the swipe (the screen swiped away, or the
+    /// target), so where it will be (on top or gone) depends on how the
+    /// swipe completes. One rule for both ends and every swipe state
+    /// (driven, undriven, finishing, cancelling); a screen that is neither
+    /// end cannot be the top once it settles, and is stale at once.
+    func waitsForSwipe(_ r: Request) -> Bool {
+        guard r.fromScreen != 0, transitions.swipe != nil, let before = transitions.before else { return false }
+        return r.fromScreen == before.topID || r.fromScreen == stack.topID
+    }
+
+    /// Hold a request until the swipe completes (DEFERRED, no guard): it is
+    /// then evaluated again from its content, as a deferred request is.
+    private func waitForSwipe(_ r: Request) -> SubmitResult {
+        transitions.waiters.append(r)
+        return SubmitResult(status: .deferred, requestID: r.id, reason: .none, guardID: nil, message: nil)
+    }
+
+    /// The swipe has completed (finished, rolled back, interrupted, forced
+    /// or destroyed): the requests that waited for it are judged now, in
+    /// order, against the stack it settled to (DROPPED stale, or on to the
+    /// guards and applied; DROPPED destroyed while destroying).
+    func rejudgeSwipeWaiters() {
+        guard transitions.swipe == nil, !transitions.waiters.isEmpty else { return }
+        for var r in transitions.takeWaiters() {
+            r.attempt += 1
+            run.append(.evaluate(r))
+        }
     }
 
     /// The stack once the swipe in flight (if any) settles as decided.
@@ -125,6 +156,8 @@ extension Engine {
             return SubmitResult(status: .dropped, requestID: r.id, reason: .destroyed, guardID: nil, message: nil)
         }
         if let (reason, msg) = contentProblem(r) { return refuse(r, reason, msg, reevaluation) }
+        // Judged when the swipe has settled, not against the stack it shows.
+        if waitsForSwipe(r) { return waitForSwipe(r) }
         let v = runRequestChain(r)
         guard let slot = v.slot else {
             if let (reason, msg) = stackProblem(r) { return refuse(r, reason, msg, reevaluation) }

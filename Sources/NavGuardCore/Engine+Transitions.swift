@@ -85,6 +85,7 @@ extension Engine {
     /// with its screen track.
     func endTracks(_ which: Track, extraFlags: UInt32) {
         if let id = transitions.end(which, extraFlags: extraFlags, into: &run) { endHolds(tiedTo: id) }
+        rejudgeSwipeWaiters()
     }
 
     func rollBack(extraFlags: UInt32) {
@@ -92,6 +93,7 @@ extension Engine {
             stack = before
             endHolds(tiedTo: id)
         }
+        rejudgeSwipeWaiters()
     }
 
     /// Without a guard that refuses or defers, a request applied while a

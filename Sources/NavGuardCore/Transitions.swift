@@ -23,6 +23,8 @@ struct TrackInFlight {
 ///    back's tracks end (or roll back) together;
 ///  * `before` (the stack a cancelled swipe restores) is set exactly while
 ///    `swipe` is;
+///  * `waiters` is non-empty only while `swipe` is, or until the engine
+///    takes them right after the swipe ends;
 ///  * an interactive back has no deadline: only its release and completion,
 ///    a newer request or a guard end it.
 struct Transitions {
@@ -30,6 +32,10 @@ struct Transitions {
     private(set) var bar: TrackInFlight?
     var swipe: Swipe?
     private(set) var before: ScreenStack?
+    /// Requests scoped to an end of the swipe, waiting for it to complete
+    /// (the engine re-judges them once `swipe` is nil; only then are they
+    /// taken).
+    var waiters: [Request] = []
 
     var isIdle: Bool { screen == nil && bar == nil }
     /// The transition in flight on either track.
@@ -53,6 +59,11 @@ struct Transitions {
     func isDue(at t: Int64) -> Bool {
         guard swipe == nil, let c = current else { return false }
         return c.deadlineNs <= t
+    }
+
+    mutating func takeWaiters() -> [Request] {
+        defer { waiters.removeAll() }
+        return waiters
     }
 
     /// Start both tracks (WILL on each); a swipe keeps the stack before it.

@@ -76,22 +76,166 @@ struct StaleTests {
 
     @Test func theScopeIsJudgedOnTheStackTheRequestAppliesTo() {
         // A swipe back from item released to cancel settles back on item: a
-        // reply scoped to item applies (the swipe completes first).
+        // reply scoped to item waits for the swipe, then applies.
         let (e, rec) = makeEngine()
         e.push(2, "menu")
         e.push(3, "item")
         _ = e.request(.interactiveBack, flags: ANIMATED)
         try! e.releaseInteractive(finish: false)
         let reply = e.submit(scoped(.push(Screen(id: 9, route: "reply")), from: 3))
-        #expect(reply.status == .applied)
+        #expect(reply.status == .deferred && reply.guardID == nil)
+        try! e.completeInteractive()
+        #expect(rec.outcomes[reply.requestID]?.outcome == .applied)
         #expect(e.ids == [1, 2, 3, 9])
-        // Released to finish: item is leaving, the reply is stale.
+        // Released to finish: the reply waits, and is dropped stale once
+        // the reply screen has gone.
         _ = e.request(.interactiveBack, flags: ANIMATED)
         try! e.releaseInteractive(finish: true)
         let late = e.submit(scoped(.push(Screen(id: 10, route: "reply")), from: 9))
-        #expect(late.status == .refused && late.reason == .stale)
+        #expect(late.status == .deferred && rec.outcomes[late.requestID] == nil)
+        try! e.completeInteractive()
+        #expect(rec.outcomes[late.requestID]?.outcome == .dropped && rec.outcomes[late.requestID]?.reason == .stale)
+        #expect(e.ids == [1, 2, 3])
         expectClean(rec)
         e.destroy()
+    }
+}
+
+/// Issue 28: a request scoped to either end of a swipe in flight (the screen
+/// swiped away, or the target) waits until the swipe completes, and is
+/// judged against the stack it settled to, however it completes.
+@Suite("stale requests during a swipe (from_screen)")
+struct SwipeScopeTests {
+    /// home, menu, item; a swipe back from item (3) to menu (2) in flight,
+    /// driven by touch 7 when `driven`.
+    private func swiping(driven: Bool = true) -> (Engine, Recorder) {
+        let (e, rec) = makeEngine()
+        e.push(2, "menu")
+        e.push(3, "item")
+        var r = Request(kind: .interactiveBack, flags: ANIMATED)
+        if driven {
+            _ = touch(e, NG_TOUCH_BEGAN, 7)
+            r.flags |= UInt32(NG_REQF_TOUCH_DRIVEN)
+            r.drivingTouch = 7
+        }
+        #expect(e.submit(r).status == .applied && e.isInteractive)
+        return (e, rec)
+    }
+
+    private func reply(_ e: Engine, from screen: UInt64, id: UInt64 = 9) -> SubmitResult {
+        e.submit(scoped(.push(Screen(id: id, route: "reply")), from: screen))
+    }
+
+    private func outcome(_ rec: Recorder, _ r: SubmitResult) -> (Outcome, Reason)? {
+        let all = rec.outcomeEvents(r.requestID)
+        #expect(all.count <= 1, "one outcome per request")
+        return all.first.map { ($0.outcome, $0.reason) }
+    }
+
+    @Test func aReplyForTheSwipedAwayScreenWaitsAndAppliesWhenTheSwipeRollsBack() {
+        let (e, rec) = swiping()
+        let r = reply(e, from: 3)
+        #expect(r.status == .deferred && r.guardID == nil)
+        #expect(outcome(rec, r) == nil, "not judged while the finger is down")
+        try! e.releaseInteractive(finish: false)
+        #expect(outcome(rec, r) == nil, "not judged while the swipe settles")
+        try! e.completeInteractive()
+        #expect(outcome(rec, r)! == (.applied, .none))
+        #expect(e.ids == [1, 2, 3, 9])
+        _ = touch(e, NG_TOUCH_ENDED, 7)
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func aReplyForTheSwipedAwayScreenIsDroppedStaleWhenTheSwipeFinishes() {
+        let (e, rec) = swiping()
+        let r = reply(e, from: 3)
+        #expect(r.status == .deferred)
+        try! e.releaseInteractive(finish: true)
+        try! e.completeInteractive()
+        #expect(outcome(rec, r)! == (.dropped, .stale))
+        #expect(rec.outcomes[r.requestID]?.message?.string.contains("no longer on the stack") == true)
+        #expect(e.ids == [1, 2])
+        _ = touch(e, NG_TOUCH_ENDED, 7)
+        expectClean(rec)
+        e.destroy()
+    }
+
+    @Test func aReplyForTheTargetFollowsTheSameRuleTheOtherWay() {
+        // Rolled back: the target (menu) is not the top, the reply is stale.
+        do {
+            let (e, rec) = swiping()
+            let r = reply(e, from: 2)
+            #expect(r.status == .deferred)
+            try! e.cancelInteractive()
+            #expect(outcome(rec, r)! == (.dropped, .stale))
+            #expect(e.ids == [1, 2, 3])
+            _ = touch(e, NG_TOUCH_ENDED, 7)
+            expectClean(rec)
+            e.destroy()
+        }
+        // Finished: the target is the top, the reply applies.
+        do {
+            let (e, rec) = swiping()
+            let r = reply(e, from: 2)
+            #expect(r.status == .deferred)
+            try! e.finishTransition(.all)
+            #expect(outcome(rec, r)! == (.applied, .none))
+            #expect(e.ids == [1, 2, 9])
+            _ = touch(e, NG_TOUCH_ENDED, 7)
+            expectClean(rec)
+            e.destroy()
+        }
+    }
+
+    @Test func everySwipeStateWaitsAndAScreenAtNeitherEndIsStaleAtOnce() {
+        for state in ["undriven", "finishing", "cancelling"] {
+            let (e, rec) = swiping(driven: false)
+            if state != "undriven" { try! e.releaseInteractive(finish: state == "finishing") }
+            let away = reply(e, from: 3, id: 9)
+            let target = reply(e, from: 2, id: 10)
+            let neither = reply(e, from: 1, id: 11)
+            #expect(away.status == .deferred && target.status == .deferred, "\(state)")
+            #expect(neither.status == .refused && neither.reason == .stale, "\(state)")
+            let finished = state == "finishing"
+            if state == "undriven" { try! e.cancelInteractive() } else { try! e.completeInteractive() }
+            #expect(outcome(rec, away)! == (finished ? (.dropped, .stale) : (.applied, .none)), "\(state)")
+            #expect(outcome(rec, target)! == (finished ? (.applied, .none) : (.dropped, .stale)), "\(state)")
+            #expect(e.ids == (finished ? [1, 2, 10] : [1, 2, 3, 9]), "\(state)")
+            expectClean(rec)
+            e.destroy()
+        }
+    }
+
+    @Test func aSwipeEndedByANewerRequestByAGuardOrByDestroyStillJudgesItsWaiters() {
+        // A newer unscoped request commits the undecided swipe: item has gone.
+        do {
+            let (e, rec) = swiping(driven: false)
+            let r = reply(e, from: 3)
+            #expect(e.push(20, "deep").status == .applied)
+            #expect(outcome(rec, r)! == (.dropped, .stale))
+            #expect(e.ids == [1, 2, 20])
+            expectClean(rec)
+            e.destroy()
+        }
+        // A guard (the watchdog's recovery) rolls it back: the reply applies.
+        do {
+            let (e, rec) = swiping(driven: false)
+            let r = reply(e, from: 3)
+            try! e.cancelInteractive(forced: true)
+            #expect(outcome(rec, r)! == (.applied, .none))
+            #expect(e.ids == [1, 2, 3, 9])
+            expectClean(rec)
+            e.destroy()
+        }
+        // Destroy: the swipe rolls back and the waiting reply is dropped
+        // destroyed, once.
+        do {
+            let (e, rec) = swiping()
+            let r = reply(e, from: 3)
+            e.destroy()
+            #expect(outcome(rec, r)! == (.dropped, .destroyed))
+        }
     }
 }
 

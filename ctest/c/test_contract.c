@@ -39,6 +39,7 @@ typedef struct {
     bool restore_inside;        /* try ng_stack_restore from inside on_question */
     ng_status restore_inside_status;
     int outcomes_at_end;        /* h->outcomes when the last question ended */
+    ng_outcome log[32];         /* every outcome, in order (messages not kept) */
 } host;
 
 static void on_outcome(void *u, ng_context *ctx, const ng_outcome *o) {
@@ -46,6 +47,10 @@ static void on_outcome(void *u, ng_context *ctx, const ng_outcome *o) {
     host *h = u;
     h->outcomes++;
     h->last_outcome = *o;
+    if (h->outcomes <= 32) {
+        h->log[h->outcomes - 1] = *o;
+        h->log[h->outcomes - 1].message = NULL;
+    }
     snprintf(h->last_message, sizeof h->last_message, "%s", o->message ? o->message : "");
 }
 
@@ -323,6 +328,99 @@ static void test_stale(void) {
     ng_context_destroy(ctx);
 }
 
+/* The outcomes a request id got: how many, and the last one in `out`. */
+static int outcomes_of(const host *h, uint64_t id, ng_outcome *out) {
+    int n = 0;
+    for (int i = 0; i < h->outcomes && i < 32; i++)
+        if (h->log[i].request_id == id) {
+            n++;
+            *out = h->log[i];
+        }
+    return n;
+}
+
+/* Issue 28: a reply scoped to an end of a swipe back waits until the swipe
+ * completes and is judged against the stack it settled to: the screen swiped
+ * away (a posted reply, as a network reply comes) and the target (submitted),
+ * each way the swipe can complete. Default chain. */
+static void swipe_scope_case(bool finish) {
+    host h;
+    ng_context *ctx = make(&h, true);
+    push(ctx, 2, "menu", 0, 0);
+    /* The finger is down on the edge: a swipe back from menu to home. */
+    touch(ctx, NG_TOUCH_BEGAN, 7);
+    ng_request swipe = NG_REQUEST_INIT(NG_REQ_INTERACTIVE_BACK);
+    swipe.flags = NG_REQF_ANIMATED | NG_REQF_TOUCH_DRIVEN;
+    swipe.driving_touch = 7;
+    ng_request_result sr = NG_REQUEST_RESULT_INIT;
+    MUST(ctx, ng_request_submit(ctx, &swipe, &sr));
+    EXPECT(sr.status == NG_OUTCOME_APPLIED, "the swipe began (%d)", sr.status);
+
+    ng_request away = NG_REQUEST_INIT(NG_REQ_PUSH);   /* Menu's network reply */
+    away.screen.id = 3;
+    away.screen.route = "item";
+    away.from_screen = 2;
+    uint64_t away_id = 0;
+    MUST(ctx, ng_request_post(ctx, &away, &away_id));
+    MUST(ctx, ng_tick(ctx));
+    ng_request target = NG_REQUEST_INIT(NG_REQ_PUSH);  /* a timer of Home's */
+    target.screen.id = 4;
+    target.screen.route = "promo";
+    target.from_screen = 1;
+    ng_request_result tr = NG_REQUEST_RESULT_INIT;
+    MUST(ctx, ng_request_submit(ctx, &target, &tr));
+    ng_outcome o;
+    memset(&o, 0, sizeof o);
+    EXPECT(outcomes_of(&h, away_id, &o) == 0, "%s: the posted reply waits while the finger is down", finish ? "finish" : "cancel");
+    EXPECT(tr.status == NG_OUTCOME_DEFERRED && tr.guard_id == NULL && outcomes_of(&h, tr.request_id, &o) == 0,
+           "%s: the target's request waits, deferred by no guard (%s)", finish ? "finish" : "cancel", ng_outcome_name(tr.status));
+
+    MUST(ctx, ng_interactive_release(ctx, finish));
+    touch(ctx, NG_TOUCH_ENDED, 7);
+    EXPECT(outcomes_of(&h, away_id, &o) == 0 && outcomes_of(&h, tr.request_id, &o) == 0,
+           "%s: nothing is judged while the swipe settles", finish ? "finish" : "cancel");
+    MUST(ctx, ng_interactive_complete(ctx));
+
+    /* Rolled back: the user is on menu, its reply applies and home's is
+     * stale. Finished: the other way round. */
+    ng_outcome a, t;
+    memset(&a, 0, sizeof a);
+    memset(&t, 0, sizeof t);
+    EXPECT(outcomes_of(&h, away_id, &a) == 1 && outcomes_of(&h, tr.request_id, &t) == 1,
+           "%s: each request has exactly one outcome", finish ? "finish" : "cancel");
+    const ng_outcome *applied = finish ? &t : &a, *stale = finish ? &a : &t;
+    EXPECT(applied->outcome == NG_OUTCOME_APPLIED, "%s: the reply for the settled top applies (%s %s)",
+           finish ? "finish" : "cancel", ng_outcome_name(applied->outcome), ng_reason_name(applied->reason));
+    EXPECT(stale->outcome == NG_OUTCOME_DROPPED && stale->reason == NG_REASON_STALE && stale->guard_id == NULL,
+           "%s: the reply for the screen left is dropped stale (%s %s)", finish ? "finish" : "cancel",
+           ng_outcome_name(stale->outcome), ng_reason_name(stale->reason));
+    ng_screen_info si = NG_SCREEN_INFO_INIT;
+    MUST(ctx, ng_stack_get(ctx, depth(ctx) - 1, &si));
+    EXPECT(depth(ctx) == (finish ? 2u : 3u) && si.id == (finish ? 4u : 3u), "%s: the stack (depth %zu, top %llu)",
+           finish ? "finish" : "cancel", depth(ctx), (unsigned long long)si.id);
+
+    /* Destroy completes a swipe too: a waiting reply is dropped destroyed, once. */
+    touch(ctx, NG_TOUCH_BEGAN, 8);
+    swipe.driving_touch = 8;
+    MUST(ctx, ng_request_submit(ctx, &swipe, &sr));
+    ng_request late = NG_REQUEST_INIT(NG_REQ_PUSH);
+    late.screen.id = 9;
+    late.screen.route = "late";
+    late.from_screen = si.id;
+    MUST(ctx, ng_request_submit(ctx, &late, &tr));
+    EXPECT(tr.status == NG_OUTCOME_DEFERRED, "%s: a reply for the screen swiped away waits (%s)",
+           finish ? "finish" : "cancel", ng_outcome_name(tr.status));
+    ng_context_destroy(ctx);
+    EXPECT(outcomes_of(&h, tr.request_id, &o) == 1 && o.outcome == NG_OUTCOME_DROPPED && o.reason == NG_REASON_DESTROYED,
+           "%s: destroy drops the waiting reply (%s %s)", finish ? "finish" : "cancel",
+           ng_outcome_name(o.outcome), ng_reason_name(o.reason));
+}
+
+static void test_stale_during_swipe(void) {
+    swipe_scope_case(false);
+    swipe_scope_case(true);
+}
+
 /* ------------------------------------------------------------------------ */
 /* 4. Questions: the confirm-leave guard of the default chain                */
 /* ------------------------------------------------------------------------ */
@@ -508,6 +606,7 @@ int main(void) {
     test_guard_wake();
     test_deadline();
     test_stale();
+    test_stale_during_swipe();
     test_questions();
     test_restore_withdraws_question();
     test_timestamps();

@@ -441,7 +441,17 @@ typedef struct ng_request {
                                  screen is not the top, it is REFUSED (DROPPED
                                  when a guard had deferred it) with
                                  NG_REASON_STALE: a reply never lands on a
-                                 screen the user has left. */
+                                 screen the user has left. While a swipe back
+                                 is in flight (any NG_SWIPE_* state), a
+                                 request whose `from_screen` is either end of
+                                 it (the screen swiped away, or the target)
+                                 waits (DEFERRED, no guard) and is judged when
+                                 the swipe completes, by whatever completes
+                                 it: applied (through the guards) if that
+                                 screen is the top it settled to, else
+                                 DROPPED NG_REASON_STALE (NG_REASON_DESTROYED
+                                 by ng_context_destroy). Any other screen is
+                                 stale at once. */
     uint32_t screen_flags;    /* PUSH: the pushed screen's NG_SCREENF_* flags */
 } ng_request;
 #define NG_REQUEST_INIT(k) { sizeof(ng_request), (k), 0u, 0u, { 0u, NULL, NULL }, 0u, NULL, 0u, 0, 0u, 0u, 0u }
@@ -861,7 +871,10 @@ NG_API void ng_free(void *ptr);
  *  1. its content (kind, flags, strings, a screen id already stacked, a
  *     driving touch that is not live): REFUSED NG_REASON_INVALID or
  *     NG_REASON_DUPLICATE; and its scope: a `from_screen` that is not the
- *     top: NG_REASON_STALE. No guard is asked;
+ *     top: NG_REASON_STALE. No guard is asked. A `from_screen` that is
+ *     either end of a swipe back in flight is not judged yet: the request
+ *     waits (DEFERRED, guard_id NULL) and is decided from step 1 when the
+ *     swipe completes (ng_request.from_screen);
  *  2. the guard chain, first refusal or deferral wins;
  *  3. when it would apply (at once, or after a guard deferred it), the rules
  *     of the stack it applies to: NG_REASON_AT_ROOT, NG_REASON_NOT_FOUND,
@@ -949,6 +962,9 @@ NG_API ng_status ng_interactive_cancel(ng_context *ctx);
  * NG_E_STATE; a request applied meanwhile (no guard refusing) first completes
  * the swipe in its decided direction. The watchdog's transition limit counts
  * from the release and completes it in that direction.
+ * Until the swipe completes, a request scoped (`from_screen`) to the screen
+ * swiped away or to the target waits, then is judged against the stack the
+ * swipe settled to (ng_request.from_screen).
  * A driving touch that ends before any release (the host forgot to call this)
  * leaves the swipe in flight, UNDRIVEN and undecided: the host may still
  * release, finish or cancel it; the watchdog's limit counts from the touch's
