@@ -259,6 +259,22 @@ func heartbeatDescriptor() -> UnsafePointer<ng_plugin_descriptor> {
 
 // MARK: Driving an engine
 
+/// Votes on keys alone (wantedEvents): the chain never shows it a touch.
+final class KeyCounter: EventVoting {
+    static let wantedEvents = UInt32(NG_WANT_KEY)
+    nonisolated(unsafe) static var seen: [Int32] = []
+    init?(host: GuardHost) {}
+    func vote(on event: GuardEvent) -> EventVote {
+        KeyCounter.seen.append(event.event.type)
+        return .deliver
+    }
+}
+
+func keyCounterDescriptor() -> UnsafePointer<ng_plugin_descriptor> {
+    makeDescriptor(KeyCounter.self, id: "org.example.kit.key-counter", name: "key-counter", version: "1",
+                   description: "Counts the key events it is shown.")
+}
+
 final class KitRecorder: EngineObserver {
     var outcomes: [OutcomeRecord] = []
     /// Topics of the questions asked (the question's strings live only
@@ -434,6 +450,19 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
         #expect(keyEvent(e, code: 13).verdict == NG_VERDICT_DELIVER)
         #expect(touch(e, NG_TOUCH_BEGAN, id: 1, view: 5).verdict == NG_VERDICT_DELIVER)
         #expect(touch(e, NG_TOUCH_ENDED, id: 1, view: 5).verdict == NG_VERDICT_DELIVER)
+        e.destroy()
+    }
+
+    @Test func eventMaskIsTheGuardsWantedEvents() throws {
+        #expect(keyCounterDescriptor().pointee.event_mask == UInt32(NG_WANT_KEY))
+        #expect(gatekeeperDescriptor().pointee.event_mask == 0)   // every event
+        #expect(Engine.validate(keyCounterDescriptor()) == nil)
+        KeyCounter.seen = []
+        let (e, _) = try makeEngine([(keyCounterDescriptor(), "{}")])
+        #expect(touch(e, NG_TOUCH_BEGAN, id: 1, view: 5).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_ENDED, id: 1, view: 5).verdict == NG_VERDICT_DELIVER)
+        #expect(keyEvent(e, code: 13).verdict == NG_VERDICT_DELIVER)
+        #expect(KeyCounter.seen == [NG_EVENT_KEY])
         e.destroy()
     }
 
