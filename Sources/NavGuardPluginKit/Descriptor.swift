@@ -104,7 +104,7 @@ final class Registration {
             get_extension: hooks.getExtension != nil ? extensionHook : nil,
             options: G._options.map(optionArray),
             on_answer: hooks.answer != nil ? answerHook : nil,
-            event_mask: 0))   // every event
+            event_mask: G._eventMask))   // 0: every event
         return Registration(type: ObjectIdentifier(G.self), id: id, descriptor: UnsafePointer(d),
                             make: { G(host: $0) }, hooks: hooks)
     }

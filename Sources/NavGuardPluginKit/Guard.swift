@@ -80,6 +80,7 @@ public protocol NavGuardGuard: AnyObject {
     static var _answerHook: ((UnsafeMutableRawPointer, ng_answer, GuardQuestion) -> Void)? { get }
     static var _extensionHook: ((UnsafeMutableRawPointer, CString) -> UnsafeRawPointer?)? { get }
     static var _options: [GuardOption]? { get }
+    static var _eventMask: UInt32 { get }
 }
 
 // No hooks but create and destroy, unless a hook protocol says otherwise.
@@ -94,6 +95,7 @@ extension NavGuardGuard {
     public static var _answerHook: ((UnsafeMutableRawPointer, ng_answer, GuardQuestion) -> Void)? { nil }
     public static var _extensionHook: ((UnsafeMutableRawPointer, CString) -> UnsafeRawPointer?)? { nil }
     public static var _options: [GuardOption]? { nil }
+    public static var _eventMask: UInt32 { 0 }
 
     /// The guard behind a hook's pointer.
     @inline(__always)
@@ -139,10 +141,18 @@ public protocol EventVoting: NavGuardGuard {
     /// `isFinal` set (the end of a delivered touch) the vote is not used.
     /// Runs for every event the chain sees: keep it cheap.
     func vote(on event: GuardEvent) -> EventVote
+
+    /// The events `vote(on:)` is called for: NG_WANT_* bits (plugin.h,
+    /// the descriptor's event_mask). 0, the default, means every event; a
+    /// guard that needs fewer says so, and the chain does not call it for
+    /// the others.
+    static var wantedEvents: UInt32 { get }
 }
 
 extension EventVoting {
+    public static var wantedEvents: UInt32 { 0 }
     public static var _eventHook: ((UnsafeMutableRawPointer, GuardEvent) -> EventVote)? { { _guard($0).vote(on: $1) } }
+    public static var _eventMask: UInt32 { wantedEvents }
 }
 
 /// Observes the final outcome of every request (on_outcome).

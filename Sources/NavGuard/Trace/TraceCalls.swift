@@ -335,6 +335,14 @@ enum CallResult {
     @inline(__always)
     static func encode(_ w: inout RecordWriter, status: ng_status, _ result: CallResult, err: UnsafePointer<CChar>?,
                        datedAt: Int64? = nil, engine: Engine? = nil) {
+        // The common ret of ng_event_submit, with one check of room: status
+        // OK, no `tr`, no deciding guard; the same bytes as below.
+        if status == NG_OK, datedAt == nil, case .event(let verdict, let reason, let view, .none) = result {
+            return w.fixed(29) { f in
+                f.i32(status); f.u8(eventTag); f.i32(verdict); f.i32(reason); f.u64(view)
+                f.u32(RecordWriter.nullText); f.u32(RecordWriter.nullText)
+            }
+        }
         w.i32(status)
         switch result {
         case .none:

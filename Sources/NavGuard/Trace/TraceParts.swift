@@ -285,16 +285,22 @@ struct CStrings {
 /// NG_EVF_HAS_TARGET.
 public enum TraceEvent {
     @inline(__always)
+    /// The fields' bytes (RecordWriter.fixed).
+    static let size = 60
+
+    @inline(__always)
     static func encode(_ w: inout RecordWriter, _ e: ng_event) {
-        w.i32(e.type)
-        w.i32(e.phase)
-        w.u64(e.touch_id)
-        w.f64(e.x)
-        w.f64(e.y)
-        w.u32(e.flags)
-        w.u64(e.target_view)
-        w.i64(e.code)
-        w.i64(e.timestamp_ns)
+        w.fixed(size) { f in
+            f.i32(e.type)
+            f.i32(e.phase)
+            f.u64(e.touch_id)
+            f.f64(e.x)
+            f.f64(e.y)
+            f.u32(e.flags)
+            f.u64(e.target_view)
+            f.i64(e.code)
+            f.i64(e.timestamp_ns)
+        }
     }
 
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
