@@ -7,6 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Built under ASan or TSan: their fatal-signal handlers run after
+ * NavGuard's and end a crashed child with their report, not by the signal. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 static int g_failures = 0;
 static int g_checks = 0;
 
