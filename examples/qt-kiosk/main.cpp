@@ -150,7 +150,9 @@ public:
         });
         connect(nav, &Navigator::touchCancelled, this, [](const QVariantMap &m) {
             klog_begin("touch_cancel");
-            logId("touch", m.value("touch"));
+            /* The mouse's id (NG_MOUSE_TOUCH_ID) does not fit a double. */
+            if (m.value("mouse").toBool()) klog_uint("touch", NG_MOUSE_TOUCH_ID);
+            else logId("touch", m.value("touch"));
             logId("view", m.value("view"));
             klog_bool("routed", m.value("routed").toBool());
             klog_end();
