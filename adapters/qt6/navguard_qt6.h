@@ -258,7 +258,9 @@ class Navigator : public QObject, public QQmlParserStatus {
     Q_PROPERTY(QString chainConfig READ chainConfig WRITE setChainConfig NOTIFY configChanged)
     /* Before creation: record the whole session (ng_record_start) to this file. */
     Q_PROPERTY(QString recordPath READ recordPath WRITE setRecordPath NOTIFY configChanged)
-    /* Width of the left edge a swipe-back starts from (0: no swipe-back). */
+    /* Width of the strip along the StackView's left edge (not the window's)
+     * a swipe back starts from, by a finger or a mouse drag (0: no swipe
+     * back). */
     Q_PROPERTY(qreal edgeWidth READ edgeWidth WRITE setEdgeWidth NOTIFY edgeWidthChanged)
     /* Milliseconds a released swipe takes to settle over the full width. */
     Q_PROPERTY(int settleDuration READ settleDuration WRITE setSettleDuration NOTIFY settleDurationChanged)
@@ -392,10 +394,14 @@ Q_SIGNALS:
      * it, a swipe or a leave question was in flight). Test reason ===
      * "stale" in outcome to catch both. */
     void outcome(const QVariantMap &outcome);
-    /* applied, refused, dropped: the same map as outcome, emitted right
-     * after it, by its `outcome` value (same keys as `outcome`). */
+    /* applied: emitted right after outcome when the request was applied,
+     * with the same map (same keys as `outcome`). */
     void applied(const QVariantMap &outcome);
+    /* refused: emitted right after outcome when a guard or a rule refused
+     * the request as it was judged (same keys as `outcome`). */
     void refused(const QVariantMap &outcome);
+    /* dropped: emitted right after outcome when a request that had waited
+     * ended unapplied (same keys as `outcome`). */
     void dropped(const QVariantMap &outcome);
     /* deferred: the request waits (a guard deferred it, or it was made
      * inside a callback or posted); its outcome follows. Emitted right after
