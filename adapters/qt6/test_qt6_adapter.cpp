@@ -1052,6 +1052,73 @@ static void test_navigator_signals() {
     CHECK(swipes.size() == 3, "%d swipe signals for one swipe (begin, release, complete)", int(swipes.size()));
 }
 
+/* The guide's leave dialog (adapters/qt6/README.md, "Back keys and a leave
+ * dialog that gives focus back"), as written there: answered no, it closes
+ * and gives focus back, so the Back key works again. */
+static const char kLeaveQml[] = R"QML(
+import QtQuick
+import QtQuick.Controls
+import NavGuard
+ApplicationWindow {
+    id: win
+    width: 400; height: 300; visible: true
+    property alias nav: nav
+    property alias stack: stack
+    property alias leave: leave
+    property int backs: 0
+    StackView { id: stack; anchors.fill: parent; focus: true
+        Keys.onEscapePressed: { win.backs++; nav.back() } }
+    Dialog {
+        id: leave
+        property var question: null
+        modal: true
+        anchors.centerIn: parent
+        closePolicy: Popup.NoAutoClose             // answered with its buttons only
+        title: question ? question.text : ""
+        standardButtons: Dialog.Yes | Dialog.No
+        onAccepted: nav.answer(question.id, true)
+        onRejected: nav.answer(question.id, false)
+        onClosed: stack.forceActiveFocus()         // the Back keys work again
+    }
+    Navigator {
+        id: nav
+        stackView: stack
+        initialRoute: "a"
+        routes: ({ a: pageA, b: pageB })
+        onQuestion: (q) => { leave.question = q; leave.open() }
+        onQuestionEnded: (q, answer) => { if (leave.question && leave.question.id === q.id) leave.close() }
+    }
+    Component { id: pageA; Rectangle { color: "red" } }
+    Component { id: pageB; Rectangle { color: "green" } }
+}
+)QML";
+
+static void test_leave_dialog() {
+    QQmlApplicationEngine engine;
+    engine.loadData(kLeaveQml);
+    auto *win = qobject_cast<QQuickWindow *>(engine.rootObjects().value(0));
+    CHECK(win && QTest::qWaitForWindowExposed(win), "the guide's dialog QML did not load");
+    if (!win) return;
+    auto *nav = win->property("nav").value<Navigator *>();
+    auto *stack = win->property("stack").value<QQuickItem *>();
+    QObject *leave = win->property("leave").value<QObject *>();
+    nav->push(QStringLiteral("b"), {}, { { QStringLiteral("confirmLeave"), true } });
+    CHECK(WAIT_FOR(stack->property("depth").toInt() == 2 && !stack->property("busy").toBool() && !nav->busy(), 3000),
+          "push did not settle");
+    win->requestActivate();
+    stack->forceActiveFocus();
+    for (int round = 1; round <= 2; round++) {
+        QTest::keyClick(win, Qt::Key_Escape);
+        CHECK(win->property("backs").toInt() == round, "round %d: Escape did not reach the StackView's Keys (%d backs)",
+              round, win->property("backs").toInt());
+        CHECK(WAIT_FOR(leave->property("opened").toBool(), 2000), "round %d: the dialog did not open", round);
+        QMetaObject::invokeMethod(leave, "reject");   /* its No button */
+        CHECK(WAIT_FOR(!leave->property("visible").toBool(), 2000), "round %d: the dialog did not close", round);
+        CHECK(stack->hasActiveFocus(), "round %d: the StackView did not get focus back", round);
+        CHECK(stack->property("depth").toInt() == 2, "round %d: No left the screen", round);
+    }
+}
+
 /* The header's signal reference (navguard_qt6.h, Navigator's Q_SIGNALS)
  * names every key each signal carried during this run. */
 static void test_signal_reference() {
@@ -1106,6 +1173,7 @@ int main(int argc, char **argv) {
         { "navigator_unguarded", test_navigator_unguarded },
         { "adapter_rules", test_adapter_rules },
         { "navigator_signals", test_navigator_signals },
+        { "leave_dialog", test_leave_dialog },
         { "signal_reference", test_signal_reference },   /* last: the keys of the whole run */
     };
     for (auto &t : tests) {
