@@ -1332,7 +1332,9 @@ QVariantMap Navigator::swipeEvent(const char *event, uint64_t request, ng_status
     m[QStringLiteral("request")] = idValue(request);
     m[QStringLiteral("ok")] = st == NG_OK;
     m[QStringLiteral("status")] = statusName(st);
-    m[QStringLiteral("error")] = st == NG_OK ? QString() : m_error.isEmpty() ? QString::fromUtf8(ng_strstatus(st)) : m_error;
+    m[QStringLiteral("error")] = st == NG_OK ? QString()
+                                             : QStringLiteral("%1 (%2)").arg(QString::fromUtf8(ng_strstatus(st)),
+                                                                             QString::fromUtf8(m_ctx ? ng_errmsg(m_ctx) : "no context"));
     m[QStringLiteral("outcome")] = QString();
     m[QStringLiteral("reason")] = QString();
     m[QStringLiteral("guard")] = QVariant();
