@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The API reference: HTML from the headers' comments, with Doxygen, into
-# ${PROJECT_BINARY_DIR}/docs/html (target navguard-api-docs, part of the
+# ${PROJECT_BINARY_DIR}/docs/html, navguard.h, plugin.h and the two adapters'
+# headers (target navguard-api-docs, part of the
 # default build when doxygen is found; `make docs` builds it too). The
 # headers are read through tools/doxygen-filter.py, which turns their section
 # banners into groups and their comments into doc comments (thread rule,
@@ -15,6 +16,8 @@ endif()
 set(NAVGUARD_API_DOCS_DIR ${PROJECT_BINARY_DIR}/docs)
 configure_file(${PROJECT_SOURCE_DIR}/docs/api/Doxyfile.in ${NAVGUARD_API_DOCS_DIR}/Doxyfile @ONLY)
 file(GLOB navguard_api_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/navguard/*.h)
+list(APPEND navguard_api_headers ${PROJECT_SOURCE_DIR}/adapters/sdl2/navguard_sdl2.h
+  ${PROJECT_SOURCE_DIR}/adapters/qt6/navguard_qt6.h)
 add_custom_command(OUTPUT ${NAVGUARD_API_DOCS_DIR}/html/index.html
   COMMAND ${CMAKE_COMMAND} -E rm -rf ${NAVGUARD_API_DOCS_DIR}/html
   COMMAND ${NAVGUARD_DOXYGEN} ${NAVGUARD_API_DOCS_DIR}/Doxyfile
@@ -30,7 +33,9 @@ install(DIRECTORY ${NAVGUARD_API_DOCS_DIR}/html/
 
 # api_reference: the generated reference reads as the headers do (each
 # header's group title, every NG_API function with its thread rule and
-# statuses, no Doxygen warning): ctest/docs/check_api_reference.py.
+# statuses, the adapters' functions and the Qt signals' keys, no Doxygen
+# warning): ctest/docs/check_api_reference.py.
 add_test(NAME api_reference COMMAND ${Python3_EXECUTABLE}
   ${PROJECT_SOURCE_DIR}/ctest/docs/check_api_reference.py
-  ${NAVGUARD_API_DOCS_DIR}/html ${PROJECT_SOURCE_DIR}/include/navguard)
+  ${NAVGUARD_API_DOCS_DIR}/html ${PROJECT_SOURCE_DIR}/include/navguard
+  ${PROJECT_SOURCE_DIR}/adapters/sdl2/navguard_sdl2.h ${PROJECT_SOURCE_DIR}/adapters/qt6/navguard_qt6.h)

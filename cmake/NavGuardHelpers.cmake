@@ -6,6 +6,27 @@
 # navguard_add_guard, navguard_add_swift_guard: the guard rule, also installed.
 include(NavGuardGuards)
 
+# navguard_install_adapter_docs(<adapter> <example files...>)
+# An adapter's guide (README.md beside the calling CMakeLists.txt) and its
+# out-of-tree example, for readers of an install: `make install` puts them in
+# share/doc/navguard/adapters/<adapter> and share/doc/navguard/examples/<adapter>
+# (component docs, which no package takes); the -dev package in Debian's place
+# for its documentation, /usr/share/doc/libnavguard-dev/{adapters,examples}/<adapter>
+# (EXCLUDE_FROM_ALL: only CPack installs it). ctest package_deb checks that the
+# two hold the same files, installed_adapter_docs that an install has them.
+function(navguard_install_adapter_docs adapter)
+  foreach(dest navguard:docs: libnavguard-dev:dev:EXCLUDE_FROM_ALL)
+    string(REPLACE ":" ";" dest "${dest}")
+    list(GET dest 0 docdir)
+    list(GET dest 1 component)
+    list(GET dest 2 exclude)
+    install(FILES README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${docdir}/adapters/${adapter}
+      COMPONENT ${component} ${exclude})
+    install(FILES ${ARGN} DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${docdir}/examples/${adapter}
+      COMPONENT ${component} ${exclude})
+  endforeach()
+endfunction()
+
 # navguard_swift_sources(<out-var> <module-dir>)
 # The .swift files of one SwiftPM module directory, recursively (as SwiftPM
 # sees them). Fails when there are none.

@@ -10,7 +10,9 @@
 #                             (guard helpers included), share/navguard (SDL2
 #                             and Qt 6 adapters, Swift plugin kit and its
 #                             Package.swift), share/doc/navguard/html (the API
-#                             reference)
+#                             reference), share/doc/libnavguard-dev/{adapters,
+#                             examples} (the adapters' guides and out-of-tree
+#                             examples; share/doc/navguard/... in a plain install)
 #   navguard-tools   tools    bin/navguard
 #
 # `make package` (cpack in the build directory) writes them to

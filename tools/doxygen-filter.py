@@ -340,6 +340,12 @@ def main(path):
             i += 1
             continue
 
+        # A C++ header's last group closes inside its namespace (Doxygen
+        # warns of a group left open across the closing brace).
+        if group_open and re.match(r"^\}\s*//\s*namespace\b", line):
+            line = "/** @} */ " + line
+            group_open = False
+
         out.append(line)
         i += 1
 

@@ -53,6 +53,17 @@ QVariant idValue(uint64_t id) { return QVariant(static_cast<double>(id)); }
 
 QVariant nameOrNull(const char *s) { return s ? QVariant(QString::fromUtf8(s)) : QVariant(); }
 
+/* A status by its C name ("NG_OK", "NG_E_NOT_FOUND"): the swipe signal's
+ * `status`, one format for every call it reports. */
+QString statusName(ng_status st) {
+    switch (st) {
+#define NAVGUARD_QT6_STATUS_NAME(code, text) case code: return QStringLiteral(#code);
+        NG_STATUS_MAP(NAVGUARD_QT6_STATUS_NAME)
+#undef NAVGUARD_QT6_STATUS_NAME
+    default: return QStringLiteral("unknown");
+    }
+}
+
 bool isMouseDevice(const QPointingDevice *dev) {
     return !dev || dev->type() == QInputDevice::DeviceType::Mouse ||
            dev->type() == QInputDevice::DeviceType::TouchPad;
@@ -82,15 +93,30 @@ void InputFilter::attach(QQuickWindow *window) {
 
 bool InputFilter::submit(ng_event &e, ng_event_result &r) {
     ng_status st = ng_event_submit(m_ctx, &e, &r);
-    if (st != NG_OK) {
-        /* A status is a bug of the adapter or a destroyed context: pass the
-         * event rather than swallow input. */
-        r.verdict = NG_VERDICT_DELIVER;
+    m_failed = st != NG_OK;
+    if (m_failed) {
+        /* Fail closed, as every adapter (navguard.h, "Writing an adapter"):
+         * NavGuard kept no state for the event, so Qt does not get it. Said
+         * once per filter: a destroyed context fails every event. */
+        r.verdict = NG_VERDICT_DROP;
         r.reason = NG_REASON_INVALID;
-        return true;
+        if (!m_warned) {
+            m_warned = true;
+            qWarning("NavGuard: ng_event_submit: %s (%s): input is dropped while it fails (adapters fail closed)",
+                     ng_strstatus(st), ng_errmsg(m_ctx));
+        }
     }
     if (m_observer) m_observer(e, r);
     return r.verdict == NG_VERDICT_DELIVER;
+}
+
+/* The end of a touch: submitted like any event; when it cannot be (the
+ * submit failed) and Qt had the touch, Qt's grabber is cancelled, so the
+ * touch ends once on both sides and nothing stays pressed. */
+bool InputFilter::submitEnd(ng_event &e, ng_event_result &r, const Live &l) {
+    bool deliver = submit(e, r);
+    if (!deliver && m_failed && l.delivered) cancelInQt(l.device, l.point, l.scene);
+    return deliver;
 }
 
 static inline void touchEvent(ng_event &e, int32_t phase, uint64_t id, QPointF p) {
@@ -160,8 +186,9 @@ bool InputFilter::onMouse(QEvent *event) {
             }
             /* The button is up but its release never came: end the touch. */
             touchEvent(e, NG_TOUCH_CANCELLED, kMouseTouchId, m.scene);
+            Live ended = m;
             forget(i);
-            return !submit(e, r);
+            return !submitEnd(e, r, ended);
         }
         if (me->buttons() != Qt::NoButton || !m_hover) return false;
         e.type = NG_EVENT_HOVER;
@@ -200,8 +227,9 @@ bool InputFilter::onMouse(QEvent *event) {
     case QEvent::MouseButtonRelease: {
         if (me->button() != Qt::LeftButton || i < 0) return false;
         touchEvent(e, NG_TOUCH_ENDED, kMouseTouchId, me->scenePosition());
+        Live ended = m_live[i];
         forget(i);
-        return !submit(e, r);
+        return !submitEnd(e, r, ended);
     }
     default:
         return false;
@@ -251,11 +279,13 @@ bool InputFilter::onTouch(QEvent *event) {
             touchEvent(e, NG_TOUCH_MOVED, id, pt.scenePosition());
             deliver = submit(e, r);
             break;
-        case QEventPoint::State::Released:
+        case QEventPoint::State::Released: {
             touchEvent(e, NG_TOUCH_ENDED, id, pt.scenePosition());
+            Live ended = i >= 0 ? m_live[i] : Live{ id, dev, pt.id(), pt.scenePosition(), false, false };
             forget(i);
-            deliver = submit(e, r);
+            deliver = submitEnd(e, r, ended);
             break;
+        }
         default:
             /* Stationary: not an event of its own; it stays in what Qt sees
              * only while its touch is delivered. */
@@ -721,6 +751,7 @@ void Navigator::pruneScreens() {
 
 bool Navigator::submitRequest(const ng_request &rq, ng_request_result *res) {
     ng_status st = ng_request_submit(m_ctx, &rq, res);
+    m_lastStatus = st;
     if (setError(st, "ng_request_submit")) return false;
     QVariantMap d;
     d[QStringLiteral("id")] = idValue(res->request_id);
@@ -926,6 +957,7 @@ void Navigator::cbTouchCancel(void *user, ng_context *, const ng_touch_info *t) 
     if (self->m_destroying) return;
     QVariantMap m;
     m[QStringLiteral("touch")] = idValue(t->touch_id);
+    m[QStringLiteral("mouse")] = t->touch_id == kMouseTouchId;
     m[QStringLiteral("view")] = idValue(t->view_id);
     m[QStringLiteral("routed")] = routed;
     Q_EMIT self->touchCancelled(m);
@@ -987,6 +1019,12 @@ void Navigator::onTransition(const ng_transition_event *e) {
             swipeEnd(e->phase == NG_PHASE_DID);
             if (e->phase == NG_PHASE_DID) schedule(e->request_id, false);
         }
+    }
+    /* Only the screen track means something in Qt (StackView); the bar
+     * track is UIKit's navigation bar, which a Qt window does not have. */
+    if (e->track != NG_TRACK_SCREEN) {
+        updateState();
+        return;
     }
     QVariantMap m;
     m[QStringLiteral("track")] = QString::fromUtf8(ng_track_name(e->track));
@@ -1232,13 +1270,12 @@ void Navigator::edgeBegan(int pointId, double pressX, double x) {
     ng_request_result res = NG_REQUEST_RESULT_INIT;
     bool ok = submitRequest(rq, &res);
     if (!m_swipe.active) m_swipe = Swipe{};
-    QVariantMap m;
-    m[QStringLiteral("event")] = QStringLiteral("begin");
-    m[QStringLiteral("request")] = idValue(res.request_id);
-    m[QStringLiteral("status")] = ok ? QString::fromUtf8(ng_outcome_name(res.status)) : m_error;
-    m[QStringLiteral("reason")] = QString::fromUtf8(ng_reason_name(res.reason));
-    m[QStringLiteral("guard")] = nameOrNull(res.guard_id);
-    m[QStringLiteral("touch")] = idValue(touch);
+    QVariantMap m = swipeEvent("begin", res.request_id, ok ? NG_OK : m_lastStatus, touch);
+    if (ok) {
+        m[QStringLiteral("outcome")] = QString::fromUtf8(ng_outcome_name(res.status));
+        m[QStringLiteral("reason")] = QString::fromUtf8(ng_reason_name(res.reason));
+        m[QStringLiteral("guard")] = nameOrNull(res.guard_id);
+    }
     Q_EMIT swipe(m);
     if (m_swipe.active && m_swipe.dragging) {
         m_swipe.clock.start();
@@ -1287,6 +1324,29 @@ double Navigator::releaseVelocity() const {
     return dt > 1 ? (m_swipe.sampleX[last] - m_swipe.sampleX[ref]) * 1000.0 / static_cast<double>(dt) : 0.0;
 }
 
+/* A swipe signal's map: the same keys for every event (navguard_qt6.h,
+ * Navigator::swipe), the event's own values set by the caller. */
+QVariantMap Navigator::swipeEvent(const char *event, uint64_t request, ng_status st, uint64_t touch) const {
+    QVariantMap m;
+    m[QStringLiteral("event")] = QString::fromLatin1(event);
+    m[QStringLiteral("request")] = idValue(request);
+    m[QStringLiteral("ok")] = st == NG_OK;
+    m[QStringLiteral("status")] = statusName(st);
+    m[QStringLiteral("error")] = st == NG_OK ? QString()
+                                             : QStringLiteral("%1 (%2)").arg(QString::fromUtf8(ng_strstatus(st)),
+                                                                             QString::fromUtf8(m_ctx ? ng_errmsg(m_ctx) : "no context"));
+    m[QStringLiteral("outcome")] = QString();
+    m[QStringLiteral("reason")] = QString();
+    m[QStringLiteral("guard")] = QVariant();
+    m[QStringLiteral("touch")] = idValue(touch);
+    m[QStringLiteral("mouse")] = touch == kMouseTouchId;
+    m[QStringLiteral("progress")] = 0.0;
+    m[QStringLiteral("velocity")] = 0.0;
+    m[QStringLiteral("finish")] = false;
+    m[QStringLiteral("touchCancelled")] = false;
+    return m;
+}
+
 void Navigator::swipeWill(const ng_transition_event *e) {
     m_swipe.active = true;
     m_swipe.request = e->request_id;
@@ -1321,15 +1381,11 @@ void Navigator::swipeRelease(bool touchCancelled) {
     m_swipe.dragging = false;
     m_swipe.finish = finish;
     ng_status st = ng_interactive_release(m_ctx, finish);
-    QVariantMap m;
-    m[QStringLiteral("event")] = QStringLiteral("release");
-    m[QStringLiteral("request")] = idValue(m_swipe.request);
+    QVariantMap m = swipeEvent("release", m_swipe.request, st, m_swipe.touch);
     m[QStringLiteral("progress")] = progress;
     m[QStringLiteral("velocity")] = v;
     m[QStringLiteral("finish")] = finish;
     m[QStringLiteral("touchCancelled")] = touchCancelled;
-    m[QStringLiteral("status")] = QString::fromUtf8(ng_strstatus(st));
-    m[QStringLiteral("ok")] = st == NG_OK;
     Q_EMIT swipe(m);
     if (st == NG_E_NOT_FOUND) {
         /* It already ended (the watchdog): put the pages back. */
@@ -1357,15 +1413,14 @@ void Navigator::swipeSettle() {
         });
         connect(m_settle, &QVariantAnimation::finished, this, [this] {
             if (!m_swipe.active || !m_ctx) return;
-            uint64_t id = m_swipe.request;
+            uint64_t id = m_swipe.request, touch = m_swipe.touch;
             bool finish = m_swipe.finish;
+            qreal w = m_stackView ? m_stackView->width() : 0;
+            double progress = w > 0 ? m_swipe.offset / w : 0;
             ng_status st = ng_interactive_complete(m_ctx);
-            QVariantMap m;
-            m[QStringLiteral("event")] = QStringLiteral("complete");
-            m[QStringLiteral("request")] = idValue(id);
+            QVariantMap m = swipeEvent("complete", id, st, touch);
+            m[QStringLiteral("progress")] = progress;
             m[QStringLiteral("finish")] = finish;
-            m[QStringLiteral("status")] = QString::fromUtf8(ng_strstatus(st));
-            m[QStringLiteral("ok")] = st == NG_OK;
             Q_EMIT swipe(m);
             if (st != NG_OK) swipeEnd(false);
             updateState();

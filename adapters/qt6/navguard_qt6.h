@@ -39,18 +39,24 @@
  *    interactive back with the page following the finger. The Navigator
  *    installs an InputFilter on the StackView's window.
  *
- * Touch ids (ng_event.touch_id): the mouse is kMouseTouchId; a finger is
+ * Touch ids (ng_event.touch_id): the mouse is NG_MOUSE_TOUCH_ID (navguard.h,
+ * all ones, as in every adapter); a finger is
  * (device << 32) | (Qt point id & 0xFFFFFFFF), where device is 1.. in the
- * order the adapter first saw each QPointingDevice. All stay below 2^53, so
- * QML reads them exactly.
+ * order the adapter first saw each QPointingDevice. Finger ids stay below
+ * 2^53, so QML reads them exactly; the mouse's does not fit a double (QML
+ * reads 18446744073709551616), so signals that carry a touch also say
+ * `mouse` (true for the mouse).
  *
  * Timestamps: Qt stamps input events on the window system's clock (X server
  * milliseconds on xcb), not on NavGuard's, so the adapter leaves
  * ng_event.timestamp_ns 0 (not known): NavGuard times everything with ng_now.
  *
- * Fail open: an event ng_event_submit answers with a status (a destroyed
- * context, a bug) is passed to Qt as if delivered, so a broken context never
- * swallows the kiosk's input; the observer does not see it.
+ * Fail closed, as every adapter (navguard.h, "Writing an adapter", says
+ * why): an event ng_event_submit answers with a status (a destroyed context,
+ * a wrong thread) is not passed to Qt; the observer sees it as DROP,
+ * NG_REASON_INVALID, and the first such failure is a qWarning naming the
+ * status. A touch Qt already had is ended in Qt (its grab cancelled) when
+ * its release cannot be submitted, so nothing stays pressed.
  *
  * Thread rule: everything runs on the GUI thread that owns the context,
  * except Navigator::post, which any thread may call.
@@ -113,8 +119,10 @@ class QVariantAnimation;
 namespace navguard {
 namespace qt6 {
 
-/* The touch id of the mouse (left button). Finger ids never equal it. */
-inline constexpr uint64_t kMouseTouchId = UINT64_C(0xFFFF00000000);
+/* The touch id of the mouse (left button): navguard.h's NG_MOUSE_TOUCH_ID,
+ * the same in every adapter (so `navguard timeline` names it "mouse"). Finger
+ * ids never equal it. */
+inline constexpr uint64_t kMouseTouchId = NG_MOUSE_TOUCH_ID;
 
 /* Live touches the filter follows (to end them on focus loss, to route their
  * cancels, to type a filtered QTouchEvent). A touch beyond this many is still
@@ -182,6 +190,7 @@ private:
     };
 
     bool submit(ng_event &e, ng_event_result &r);
+    bool submitEnd(ng_event &e, ng_event_result &r, const Live &l);
     bool onMouse(QEvent *event);
     bool onTouch(QEvent *event);
     bool onKey(QEvent *event);
@@ -203,6 +212,8 @@ private:
     bool m_hover = true;
     bool m_wheel = true;
     bool m_forwarding = false;    /* sending a filtered QTouchEvent */
+    bool m_failed = false;        /* the last ng_event_submit returned a status */
+    bool m_warned = false;        /* that was said once */
     int m_lastKey = 0;            /* for X11's auto-repeat releases */
     bool m_lastKeyDelivered = true;
     int m_count = 0;
@@ -247,7 +258,9 @@ class Navigator : public QObject, public QQmlParserStatus {
     Q_PROPERTY(QString chainConfig READ chainConfig WRITE setChainConfig NOTIFY configChanged)
     /* Before creation: record the whole session (ng_record_start) to this file. */
     Q_PROPERTY(QString recordPath READ recordPath WRITE setRecordPath NOTIFY configChanged)
-    /* Width of the left edge a swipe-back starts from (0: no swipe-back). */
+    /* Width of the strip along the StackView's left edge (not the window's)
+     * a swipe back starts from, by a finger or a mouse drag (0: no swipe
+     * back). */
     Q_PROPERTY(qreal edgeWidth READ edgeWidth WRITE setEdgeWidth NOTIFY edgeWidthChanged)
     /* Milliseconds a released swipe takes to settle over the full width. */
     Q_PROPERTY(int settleDuration READ settleDuration WRITE setSettleDuration NOTIFY settleDurationChanged)
@@ -350,31 +363,148 @@ Q_SIGNALS:
     void stackChanged();
     void busyChanged();
     void swipingChanged();
-    /* A request's final outcome ({id, kind, outcome, reason, guard, source,
-     * message}; ids are numbers), and one of applied / refused / dropped with
-     * the same object. deferred: the request waits (a guard deferred it, or
-     * it was made inside a callback); its final outcome follows. */
+    /* The signals' reference. Each map has every key listed for it, every
+     * time (null where a value has none); ids and numbers are JavaScript
+     * numbers (request, screen, question and hold ids are below 2^53, exact);
+     * names are the header's lowercase names (navguard.h's *_MAP tables).
+     * Keys and values are stable: new keys may be added, none removed or
+     * changed. All are emitted on the GUI thread.
+     *
+     * outcome: a request's final outcome, exactly once per request id (a
+     * request method that returned 0 made no request, and gets none): the
+     * one signal for hosts that want every request's end in one place.
+     * Keys:
+     *   id (number): the request id push(), back()... returned (posted
+     *     ones from 2^52);
+     *   kind (string): "push", "pop", "pop-to", "pop-to-root",
+     *     "replace-stack", "back", "interactive-back";
+     *   outcome (string): "applied", "refused" or "dropped";
+     *   reason (string): "none" when applied; else why: "busy",
+     *     "duplicate", "throttled", "at-root", "not-found", "invalid",
+     *     "superseded", "queue-full", "destroyed", "policy", "stale",
+     *     "declined", ...;
+     *   guard (string or null): the guard that refused or dropped it; null
+     *     for the core's own rules;
+     *   source (number): the request's `source` option;
+     *   message (string or null): the guard's text, if it gave one.
+     * Stale replies (a request with fromScreen or scoped whose screen is no
+     * longer the top) end with reason "stale", through one of two outcomes:
+     * "refused" when judged at once (submitted, or a posted one when the
+     * loop takes it), "dropped" when it had waited first (a guard deferred
+     * it, a swipe or a leave question was in flight). Test reason ===
+     * "stale" in outcome to catch both. */
     void outcome(const QVariantMap &outcome);
+    /* applied: emitted right after outcome when the request was applied,
+     * with the same map (same keys as `outcome`). */
     void applied(const QVariantMap &outcome);
+    /* refused: emitted right after outcome when a guard or a rule refused
+     * the request as it was judged (same keys as `outcome`). */
     void refused(const QVariantMap &outcome);
+    /* dropped: emitted right after outcome when a request that had waited
+     * ended unapplied (same keys as `outcome`). */
     void dropped(const QVariantMap &outcome);
+    /* deferred: the request waits (a guard deferred it, or it was made
+     * inside a callback or posted); its outcome follows. Emitted right after
+     * submitted, with the same map (same keys as `submitted`). */
     void deferred(const QVariantMap &result);
-    /* Every request as submitted, with its immediate status ({id, kind,
-     * status: applied / refused / deferred / queued, reason, guard, source}). */
+    /* submitted: every request as ng_request_submit answered it at once.
+     * Keys:
+     *   id (number): the request id;
+     *   kind (string): as in outcome;
+     *   status (string): "applied", "refused", "deferred" or "queued";
+     *   reason (string): as in outcome ("none" when applied or queued);
+     *   guard (string or null): the guard that refused or deferred it;
+     *   source (number): the request's `source` option. */
     void submitted(const QVariantMap &result);
-    /* {track, phase, kind, id, from, to, fromRoute, toRoute, flags: [...]} */
+    /* transition: a screen transition's phases (StackView's changes follow
+     * them). Only the screen track is emitted: NavGuard's other track (the
+     * navigation bar of UIKit) means nothing in Qt.
+     * Keys:
+     *   track (string): always "screen";
+     *   phase (string): "will" (it starts), "did" (it ended, the stack is
+     *     the new one) or "cancelled" (a swipe back rolled back);
+     *   kind (string): the request's kind, as in outcome;
+     *   id (number): the request id;
+     *   from (number): the screen id shown before (0: none);
+     *   to (number): the screen id shown after (0: none);
+     *   fromRoute (string or null): from's route;
+     *   toRoute (string or null): to's route;
+     *   flags (list of strings): any of "animated", "interactive" (a swipe
+     *     back), "interrupted", "forced", "touch-driven". */
     void transition(const QVariantMap &event);
-    /* A guard asks the host ({id, topic, text, guard, requestId, kind,
-     * source, screenId, route, timeoutMs}); answer with answer(id, yes). questionEnded: the
-     * question is over (answer "yes", "no", "timeout" or "withdrawn"). */
+    /* question: a guard asks the host (a screen pushed with confirmLeave is
+     * about to be left); answer with answer(id, yes). The request waits
+     * until then; questionEnded follows, once.
+     * Keys:
+     *   id (number): the question id, for answer();
+     *   topic (string or null): what it is about
+     *     ("org.navguard.confirm-leave");
+     *   text (string or null): the guard's text for a dialog;
+     *   guard (string or null): the asking guard;
+     *   requestId (number): the request it holds;
+     *   kind (string): that request's kind, as in outcome;
+     *   source (number): that request's `source` option;
+     *   screenId (number): the screen it is about (0: none);
+     *   route (string or null): that screen's route;
+     *   timeoutMs (number or null): how long it stays open; null: until
+     *     answered. */
     void question(const QVariantMap &question);
+    /* questionEnded: the question is over (same keys as `question`);
+     * `answer` is "yes", "no", "timeout" or "withdrawn" (the request it held
+     * ended another way). */
     void questionEnded(const QVariantMap &question, const QString &answer);
+    /* report: a guard's report (the watchdog's, for one): the guard's id and
+     * its text. */
     void report(const QString &guard, const QString &text);
+    /* logMessage: a log line of NavGuard or a guard: severity 0 debug, 1
+     * info, 2 warn, 3 error; the guard's id ("" for the core); the text. */
     void logMessage(int severity, const QString &guard, const QString &message);
+    /* holdEnded: a hold (an input block) ended.
+     * Keys:
+     *   token (number): the hold's token;
+     *   label (string or null): its label;
+     *   mask (number): the NG_MASK_* bits it blocked;
+     *   reason (string): "ended" (ng_hold_end), "expired" (its limit
+     *     passed) or "released" (by a guard, or at destroy);
+     *   ms (number): how long it lasted, in milliseconds. */
     void holdEnded(const QVariantMap &hold);
+    /* touchCancelled: NavGuard cancelled a touch Qt had (its grab was taken
+     * away: the item forgets the press, no click follows).
+     * Keys:
+     *   touch (number): its touch id (exact for fingers; the mouse's,
+     *     NG_MOUSE_TOUCH_ID, does not fit a double);
+     *   mouse (bool): true for the mouse;
+     *   view (number): the NavGuard view it was bound to (0: none);
+     *   routed (bool): the input filter found it and cancelled it in Qt. */
     void touchCancelled(const QVariantMap &touch);
-    /* The swipe-back: {event: "begin" | "release" | "complete", request,
-     * status, progress, velocity, finish, touchCancelled}. */
+    /* swipe: the swipe back from the left edge, one map for each of its
+     * steps, every key in every step.
+     * Keys:
+     *   event (string): "begin" (the finger left the edge and the request
+     *     was made), "release" (the finger let go) or "complete" (the page
+     *     settled, the swipe is over);
+     *   request (number): the interactive-back request id (0 when begin
+     *     made none);
+     *   ok (bool): the step's call returned NG_OK;
+     *   status (string): that call's status by its C name: "NG_OK",
+     *     "NG_E_NOT_FOUND" (the swipe had already ended: the watchdog), ...;
+     *   error (string): the call's error text ("" when ok);
+     *   outcome (string): begin: the request's immediate status, "applied"
+     *     (the swipe runs), "refused" or "deferred" (a question was asked);
+     *     "" in the other steps;
+     *   reason (string): begin: as in outcome ("none" when applied); "" in
+     *     the other steps;
+     *   guard (string or null): begin: the refusing or deferring guard;
+     *   touch (number): the driving touch's id; mouse (bool): it is the
+     *     mouse (a mouse drag from the edge swipes too);
+     *   progress (number): 0..1, the share of the StackView's width the page
+     *     had moved (release, complete; 0 at begin);
+     *   velocity (number): the finger's speed at release, px/s to the right
+     *     (0 in the other steps);
+     *   finish (bool): release, complete: the page pops (false: it springs
+     *     back); false at begin;
+     *   touchCancelled (bool): release: the finger was cancelled (the
+     *     swipe springs back). */
     void swipe(const QVariantMap &event);
 
 private Q_SLOTS:
@@ -450,6 +580,7 @@ private:
     double releaseVelocity() const;
     void swipeSettle();
     void swipeEnd(bool finished);
+    QVariantMap swipeEvent(const char *event, uint64_t request, ng_status st, uint64_t touch) const;
 
     ng_context *m_ctx = nullptr;
     InputFilter *m_filter = nullptr;
@@ -464,6 +595,7 @@ private:
     qreal m_edgeWidth = 24;
     int m_settleMs = 300;
     QString m_error;
+    ng_status m_lastStatus = NG_OK;   /* of the last ng_request_submit */
     bool m_destroying = false;
     bool m_busy = false;
 

@@ -26,6 +26,10 @@
 #include "navguard_qt6.h"
 
 #include <QtCore/QElapsedTimer>
+#include <QtCore/QFile>
+#include <QtCore/QMap>
+#include <QtCore/QRegularExpression>
+#include <QtCore/QSet>
 #include <QtCore/QPointer>
 #include <QtCore/QThread>
 #include <QtGui/QGuiApplication>
@@ -586,6 +590,30 @@ static void captureWarnings(QtMsgType type, const QMessageLogContext &c, const Q
     g_previousHandler(type, c, msg);
 }
 
+/* The keys every Navigator signal carried during the run, by signal: the
+ * signal reference (signal_reference) must document each. */
+static QMap<QString, QSet<QString>> g_signalKeys;
+static void noteKeys(const char *signal, const QVariantMap &m) {
+    for (auto it = m.cbegin(); it != m.cend(); ++it) g_signalKeys[QString::fromLatin1(signal)].insert(it.key());
+}
+static void recordSignalKeys(Navigator *nav) {
+#define NOTE(sig) QObject::connect(nav, &Navigator::sig, nav, [](const QVariantMap &m) { noteKeys(#sig, m); })
+    NOTE(outcome);
+    NOTE(applied);
+    NOTE(refused);
+    NOTE(dropped);
+    NOTE(deferred);
+    NOTE(submitted);
+    NOTE(transition);
+    NOTE(question);
+    NOTE(holdEnded);
+    NOTE(touchCancelled);
+    NOTE(swipe);
+#undef NOTE
+    QObject::connect(nav, &Navigator::questionEnded, nav,
+                     [](const QVariantMap &m, const QString &) { noteKeys("questionEnded", m); });
+}
+
 struct NavRig {
     QQmlApplicationEngine engine;
     QQuickWindow *win = nullptr;
@@ -599,6 +627,7 @@ struct NavRig {
         nav = win->property("nav").value<Navigator *>();
         stack = win->property("stack").value<QQuickItem *>();
         if (!nav || !stack) qFatal("no navigator or stack");
+        recordSignalKeys(nav);
         if (!QTest::qWaitForWindowExposed(win)) qFatal("the window was not exposed");
     }
     QString top() const {
@@ -747,7 +776,7 @@ static void test_navigator_swipe() {
     bool began = false, released = false;
     for (const QList<QVariant> &a : swipes) {
         QVariantMap m = a.value(0).toMap();
-        began |= m.value("event") == "begin" && m.value("status") == "applied";
+        began |= m.value("event") == "begin" && m.value("outcome") == "applied" && m.value("status") == "NG_OK";
         released |= m.value("event") == "release" && !m.value("finish").toBool();
     }
     CHECK(began && released, "swipe events: began %d released-to-cancel %d", began, released);
@@ -900,6 +929,224 @@ static void test_navigator_unguarded() {
     CHECK(r.nav->routeStack() == (QStringList{ "a", "d", "c" }), "NavGuard %s", qPrintable(r.nav->routeStack().join(',')));
 }
 
+/* --------------------------------------------------------------------------- */
+/* One rule for every adapter; every outcome in one place; the signals' keys     */
+/* --------------------------------------------------------------------------- */
+
+/* navguard.h's adapter rules: the mouse is NG_MOUSE_TOUCH_ID; an event
+ * ng_event_submit answers with a status fails closed (Qt never gets it), and
+ * a press Qt already had is ended in Qt when its release cannot be
+ * submitted; the failure is said once. */
+static void test_adapter_rules() {
+    static_assert(kMouseTouchId == NG_MOUSE_TOUCH_ID, "the Qt mouse id is not NG_MOUSE_TOUCH_ID");
+    Rig rig;
+    rig.clear();
+    QTest::mousePress(rig.win, Qt::LeftButton, {}, QPoint(40, 50));
+    const Seen *s = rig.last(NG_EVENT_TOUCH);
+    CHECK(isTouch(s, NG_TOUCH_BEGAN, NG_MOUSE_TOUCH_ID), "the mouse's touch id is not NG_MOUSE_TOUCH_ID");
+    CHECK(rig.rec->count(QEvent::MouseButtonPress) == 1, "the press did not reach the item");
+    /* The context is given up (ng_context_detach: every submit gets
+     * NG_E_THREAD) while Qt holds the press: the release cannot be
+     * submitted; Qt does not get it, and the item's grab is cancelled. */
+    g_allWarnings.clear();
+    rig.clear();
+    CHECK(ng_context_detach(rig.ctx) == NG_OK, "ng_context_detach");
+    QTest::mouseRelease(rig.win, Qt::LeftButton, {}, QPoint(40, 50));
+    s = rig.last(NG_EVENT_TOUCH);
+    CHECK(isTouch(s, NG_TOUCH_ENDED, NG_MOUSE_TOUCH_ID) && s->r.verdict == NG_VERDICT_DROP &&
+              s->r.reason == NG_REASON_INVALID,
+          "a release the context refused: the observer saw %s", s ? "a delivery" : "nothing");
+    CHECK(rig.rec->count(QEvent::MouseButtonRelease) == 0, "the release was passed to Qt (fail open)");
+    CHECK(rig.rec->ungrabs == 1, "the item holding the press was not ungrabbed (%d): it stays pressed",
+          rig.rec->ungrabs);
+    rig.clear();
+    QTest::mousePress(rig.win, Qt::LeftButton, {}, QPoint(60, 50));
+    QTest::mouseRelease(rig.win, Qt::LeftButton, {}, QPoint(60, 50));
+    sendKey(rig.win, QEvent::KeyPress, Qt::Key_A, false);
+    CHECK(rig.rec->got.empty(), "with the context given up, Qt got %zu events (fail open)", rig.rec->got.size());
+    int said = 0;
+    for (const QString &w : g_allWarnings) said += w.startsWith(QStringLiteral("NavGuard: ng_event_submit: NG_E_THREAD"));
+    CHECK(said == 1 && g_allWarnings.size() == 1, "the failure was said %d time(s): %s", said,
+          qPrintable(g_allWarnings.join('\n')));
+    CHECK(ng_context_attach(rig.ctx) == NG_OK, "ng_context_attach");
+    /* A destroyed context: the same (the filter outlived it: a host's bug). */
+    ng_context_destroy(rig.ctx);
+    rig.ctx = nullptr;
+    rig.clear();
+    QTest::mousePress(rig.win, Qt::LeftButton, {}, QPoint(60, 50));
+    QTest::mouseRelease(rig.win, Qt::LeftButton, {}, QPoint(60, 50));
+    CHECK(rig.rec->got.empty(), "with the context destroyed, Qt got %zu events (fail open)", rig.rec->got.size());
+    g_allWarnings.clear();
+}
+
+/* Every request id gets exactly one `outcome`, and the one of applied /
+ * refused / dropped its value names; a stale reply is refused when judged
+ * at once and dropped when it had waited (a swipe in flight), reason
+ * "stale" both times; no transition but the screen track's; every swipe
+ * map has the same keys, its status one format. */
+static void test_navigator_signals() {
+    NavRig r;
+    QSignalSpy outcomes(r.nav, &Navigator::outcome);
+    QSignalSpy refused(r.nav, &Navigator::refused);
+    QSignalSpy dropped(r.nav, &Navigator::dropped);
+    QSignalSpy applied(r.nav, &Navigator::applied);
+    QSignalSpy transitions(r.nav, &Navigator::transition);
+    QSignalSpy swipes(r.nav, &Navigator::swipe);
+    QVector<double> ids;
+    double a = r.nav->currentScreen();
+    ids << r.nav->push(QStringLiteral("b"));
+    ids << r.nav->back();   /* during the push: refused busy */
+    CHECK(r.idle(), "push did not settle");
+    /* A reply scoped to a screen the user left: refused at once. */
+    double stale = r.nav->push(QStringLiteral("c"), {}, { { QStringLiteral("fromScreen"), a } });
+    ids << stale;
+    QVariantMap so = r.outcome(stale);
+    CHECK(so.value("outcome") == "refused" && so.value("reason") == "stale", "a stale reply judged at once: %s %s",
+          qPrintable(so.value("outcome").toString()), qPrintable(so.value("reason").toString()));
+    /* One asked from the page a swipe is taking away: it waits, then is
+     * dropped when the swipe pops that page. */
+    double b = r.nav->currentScreen();
+    QTest::mousePress(r.win, Qt::LeftButton, {}, QPoint(4, 150));
+    for (int i = 1; i <= 20; i++) QTest::mouseMove(r.win, QPoint(4 + 280 * i / 20, 150), 15);
+    CHECK(r.nav->swiping(), "the drag from the edge did not start a swipe");
+    double waited = r.nav->push(QStringLiteral("c"), {}, { { QStringLiteral("fromScreen"), b } });
+    ids << waited;
+    CHECK(r.outcome(waited).isEmpty(), "the reply asked from the swiped page was decided during the swipe");
+    QTest::mouseRelease(r.win, Qt::LeftButton, {}, QPoint(284, 150));
+    CHECK(WAIT_FOR(r.depth() == 1 && !r.navBusy() && !r.nav->swiping(), 3000), "the swipe did not pop (depth %d)",
+          r.depth());
+    QVariantMap wo = r.outcome(waited);
+    CHECK(wo.value("outcome") == "dropped" && wo.value("reason") == "stale", "a stale reply that waited: %s %s",
+          qPrintable(wo.value("outcome").toString()), qPrintable(wo.value("reason").toString()));
+    for (const QList<QVariant> &sw : swipes) {
+        QVariantMap m = sw.value(0).toMap();
+        if (m.value("event") == "begin") ids << m.value("request").toDouble();
+    }
+    /* Exactly one outcome per id, and the matching one of the three. */
+    for (double id : ids) {
+        int n = 0, each = 0;
+        for (const QList<QVariant> &o : outcomes) n += o.value(0).toMap().value("id").toDouble() == id;
+        for (QSignalSpy *spy : { &applied, &refused, &dropped })
+            for (const QList<QVariant> &o : *spy) each += o.value(0).toMap().value("id").toDouble() == id;
+        CHECK(id > 0 && n == 1 && each == 1, "request %g: %d outcome signals, %d of applied/refused/dropped", id, n, each);
+    }
+    CHECK(outcomes.size() == ids.size(), "%d outcomes for %d requests", int(outcomes.size()), int(ids.size()));
+    /* Transitions: the screen track only. */
+    int other = 0;
+    for (const QList<QVariant> &t : transitions) other += t.value(0).toMap().value("track") != "screen";
+    CHECK(!transitions.isEmpty() && other == 0, "%d of %d transitions were not the screen track's", other,
+          int(transitions.size()));
+    /* Swipe maps: one set of keys, status a C status name. */
+    QStringList keys;
+    QRegularExpression statusName(QStringLiteral("^NG_(OK|E_[A-Z_]+)$"));
+    for (const QList<QVariant> &sw : swipes) {
+        QVariantMap m = sw.value(0).toMap();
+        if (keys.isEmpty()) keys = m.keys();
+        CHECK(m.keys() == keys, "swipe %s: keys %s, the first had %s", qPrintable(m.value("event").toString()),
+              qPrintable(m.keys().join(',')), qPrintable(keys.join(',')));
+        CHECK(statusName.match(m.value("status").toString()).hasMatch() && m.value("ok").toBool() ==
+                  (m.value("status") == "NG_OK"),
+              "swipe %s: status '%s'", qPrintable(m.value("event").toString()), qPrintable(m.value("status").toString()));
+        CHECK(m.value("mouse").toBool(), "a mouse drag's swipe does not say mouse");
+    }
+    CHECK(swipes.size() == 3, "%d swipe signals for one swipe (begin, release, complete)", int(swipes.size()));
+}
+
+/* The guide's leave dialog (adapters/qt6/README.md, "Back keys and a leave
+ * dialog that gives focus back"), as written there: answered no, it closes
+ * and gives focus back, so the Back key works again. */
+static const char kLeaveQml[] = R"QML(
+import QtQuick
+import QtQuick.Controls
+import NavGuard
+ApplicationWindow {
+    id: win
+    width: 400; height: 300; visible: true
+    property alias nav: nav
+    property alias stack: stack
+    property alias leave: leave
+    property int backs: 0
+    StackView { id: stack; anchors.fill: parent; focus: true
+        Keys.onEscapePressed: { win.backs++; nav.back() } }
+    Dialog {
+        id: leave
+        property var question: null
+        modal: true
+        anchors.centerIn: parent
+        closePolicy: Popup.NoAutoClose             // answered with its buttons only
+        title: question ? question.text : ""
+        standardButtons: Dialog.Yes | Dialog.No
+        onAccepted: nav.answer(question.id, true)
+        onRejected: nav.answer(question.id, false)
+        onClosed: stack.forceActiveFocus()         // the Back keys work again
+    }
+    Navigator {
+        id: nav
+        stackView: stack
+        initialRoute: "a"
+        routes: ({ a: pageA, b: pageB })
+        onQuestion: (q) => { leave.question = q; leave.open() }
+        onQuestionEnded: (q, answer) => { if (leave.question && leave.question.id === q.id) leave.close() }
+    }
+    Component { id: pageA; Rectangle { color: "red" } }
+    Component { id: pageB; Rectangle { color: "green" } }
+}
+)QML";
+
+static void test_leave_dialog() {
+    QQmlApplicationEngine engine;
+    engine.loadData(kLeaveQml);
+    auto *win = qobject_cast<QQuickWindow *>(engine.rootObjects().value(0));
+    CHECK(win && QTest::qWaitForWindowExposed(win), "the guide's dialog QML did not load");
+    if (!win) return;
+    auto *nav = win->property("nav").value<Navigator *>();
+    auto *stack = win->property("stack").value<QQuickItem *>();
+    QObject *leave = win->property("leave").value<QObject *>();
+    nav->push(QStringLiteral("b"), {}, { { QStringLiteral("confirmLeave"), true } });
+    CHECK(WAIT_FOR(stack->property("depth").toInt() == 2 && !stack->property("busy").toBool() && !nav->busy(), 3000),
+          "push did not settle");
+    win->requestActivate();
+    stack->forceActiveFocus();
+    for (int round = 1; round <= 2; round++) {
+        QTest::keyClick(win, Qt::Key_Escape);
+        CHECK(win->property("backs").toInt() == round, "round %d: Escape did not reach the StackView's Keys (%d backs)",
+              round, win->property("backs").toInt());
+        CHECK(WAIT_FOR(leave->property("opened").toBool(), 2000), "round %d: the dialog did not open", round);
+        QMetaObject::invokeMethod(leave, "reject");   /* its No button */
+        CHECK(WAIT_FOR(!leave->property("visible").toBool(), 2000), "round %d: the dialog did not close", round);
+        CHECK(stack->hasActiveFocus(), "round %d: the StackView did not get focus back", round);
+        CHECK(stack->property("depth").toInt() == 2, "round %d: No left the screen", round);
+    }
+}
+
+/* The header's signal reference (navguard_qt6.h, Navigator's Q_SIGNALS)
+ * names every key each signal carried during this run. */
+static void test_signal_reference() {
+    QFile f(QStringLiteral(NAVGUARD_QT6_HEADER));
+    CHECK(f.open(QIODevice::ReadOnly), "cannot read %s", NAVGUARD_QT6_HEADER);
+    const QStringList lines = QString::fromUtf8(f.readAll()).split('\n');
+    /* The comment above `void <signal>(`, past the declarations it shares. */
+    auto docOf = [&](const QString &signal) {
+        int k = 0;
+        while (k < lines.size() && !lines[k].contains(QStringLiteral("    void %1(").arg(signal))) k++;
+        if (k == lines.size()) return QString();
+        int end = k - 1;
+        while (end >= 0 && lines[end].trimmed().startsWith(QStringLiteral("void "))) end--;
+        int begin = end;
+        while (begin >= 0 && !lines[begin].contains(QStringLiteral("/*"))) begin--;
+        return begin < 0 || !lines[end].contains(QStringLiteral("*/")) ? QString() : lines.mid(begin, end - begin + 1).join('\n');
+    };
+    CHECK(g_signalKeys.size() >= 10, "only %d signals were seen during the run", int(g_signalKeys.size()));
+    for (auto it = g_signalKeys.cbegin(); it != g_signalKeys.cend(); ++it) {
+        QString doc = docOf(it.key());
+        QRegularExpressionMatch same = QRegularExpression(QStringLiteral("same (?:keys|map) as `?(\\w+)`?")).match(doc);
+        if (same.hasMatch()) doc = docOf(same.captured(1));
+        for (const QString &key : it.value())
+            CHECK(doc.contains(QRegularExpression(QStringLiteral("[ *]%1 \\(").arg(key))),
+                  "signal %s: key '%s' is not in the header's reference", qPrintable(it.key()), qPrintable(key));
+    }
+}
+
 int main(int argc, char **argv) {
     QGuiApplication app(argc, argv);
     navguard::qt6::registerQmlTypes();
@@ -924,6 +1171,10 @@ int main(int argc, char **argv) {
         { "navigator_stale", test_navigator_stale },
         { "navigator_question", test_navigator_question },
         { "navigator_unguarded", test_navigator_unguarded },
+        { "adapter_rules", test_adapter_rules },
+        { "navigator_signals", test_navigator_signals },
+        { "leave_dialog", test_leave_dialog },
+        { "signal_reference", test_signal_reference },   /* last: the keys of the whole run */
     };
     for (auto &t : tests) {
         int before = g_failures;

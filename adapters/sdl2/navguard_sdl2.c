@@ -5,7 +5,7 @@
  * Compile this file into the host program; it uses only navguard.h and SDL2.
  *
  * Touch ids:
- *  - the mouse (left button) is NG_SDL2_MOUSE_TOUCH_ID (all ones);
+ *  - the mouse (left button) is NG_MOUSE_TOUCH_ID (navguard.h: all ones);
  *  - a finger is (device << 48) | (fingerId & 0xFFFFFFFFFFFF), where device
  *    is a hash of SDL's touchId reduced to 0..0xFFFE. A hash, not SDL's device
  *    index, because the index shifts when a device is unplugged mid-touch;
@@ -100,7 +100,7 @@ static void fill(ng_event *out, ng_event_type type, int32_t phase, uint64_t touc
 static void mouse_touch(ng_sdl2 *a, ng_event *out, int32_t phase, Uint32 ts, double x, double y) {
     a->mouse_x = x;
     a->mouse_y = y;
-    fill(out, NG_EVENT_TOUCH, phase, NG_SDL2_MOUSE_TOUCH_ID, event_time(a, ts), x, y, 0);
+    fill(out, NG_EVENT_TOUCH, phase, NG_MOUSE_TOUCH_ID, event_time(a, ts), x, y, 0);
 }
 
 static uint64_t finger_touch_id(SDL_TouchID touch, SDL_FingerID finger) {

@@ -33,7 +33,8 @@
  *    driver) from reaching the host as delivered, and keeps each touch's life
  *    the same for NavGuard and the host: ng_event_submit refuses such a
  *    point (NG_E_RANGE) and ng_sdl2_submit then reports the event mapped
- *    with a DROP verdict (NG_REASON_INVALID), as for every refused event. A
+ *    with a DROP verdict (NG_REASON_INVALID), as for every refused event
+ *    (fail closed: navguard.h, "Writing an adapter", says why). A
  *    down so refused starts no touch on either side (its later phases are
  *    dropped as phases of an unknown touch); a move so refused is dropped
  *    and its touch goes on; an up with such a point is submitted as
@@ -64,8 +65,9 @@
 extern "C" {
 #endif
 
-/* The touch id of the mouse (left button). Finger touch ids never equal it. */
-#define NG_SDL2_MOUSE_TOUCH_ID  UINT64_C(0xFFFFFFFFFFFFFFFF)
+/* The touch id of the mouse (left button): navguard.h's NG_MOUSE_TOUCH_ID,
+ * the same in every adapter. Finger touch ids never equal it. */
+#define NG_SDL2_MOUSE_TOUCH_ID  NG_MOUSE_TOUCH_ID
 
 /* ng_event.phase for NG_EVENT_KEY and NG_EVENT_REMOTE: navguard.h's key
  * phases (NG_KEY_DOWN, NG_KEY_UP, NG_KEY_REPEAT for a key held down, SDL's

@@ -1224,6 +1224,30 @@ static void test_on_wake(void) {
     drain();
 }
 
+/* navguard.h's adapter rules: the mouse is NG_MOUSE_TOUCH_ID, and an event
+ * ng_event_submit answers with a status fails closed, whatever the status:
+ * a destroyed context's press reads DROP and the status comes back. */
+static void test_adapter_rules(void) {
+    EXPECT(NG_SDL2_MOUSE_TOUCH_ID == NG_MOUSE_TOUCH_ID, "the SDL mouse id is not NG_MOUSE_TOUCH_ID");
+    ng_context *ctx = make_context(NG_CLOCK_MONOTONIC, NULL, NULL);
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_win);
+    add_view(ctx, 1, 0, 0, 100, 100);
+    SDL_Event e = mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 10, 10);
+    ng_sdl2_input in;
+    EXPECT(ng_sdl2_submit(&a, &e, &in) == NG_OK && in.mapped && in.event.touch_id == NG_MOUSE_TOUCH_ID &&
+           in.result.verdict == NG_VERDICT_DELIVER, "a live context's press");
+    e = mouse_button(SDL_MOUSEBUTTONUP, SDL_BUTTON_LEFT, 0, 10, 10);
+    ng_sdl2_submit(&a, &e, &in);
+    ng_context_destroy(ctx);
+    e = mouse_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, 0, 10, 10);
+    ng_status st = ng_sdl2_submit(&a, &e, &in);
+    EXPECT(st == NG_E_HANDLE && in.mapped && in.result.verdict == NG_VERDICT_DROP &&
+           in.result.reason == NG_REASON_INVALID,
+           "a destroyed context's press: %s, verdict %d (want NG_E_HANDLE, DROP: fail closed)",
+           ng_strstatus(st), in.result.verdict);
+}
+
 int main(void) {
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
         fprintf(stderr, "SDL_Init: %s (SDL_VIDEODRIVER=%s)\n", SDL_GetError(),
@@ -1255,6 +1279,7 @@ int main(void) {
     test_lost_release();
     test_post_scoped();
     test_on_wake();
+    test_adapter_rules();
 
     SDL_DestroyWindow(g_small);
     SDL_DestroyWindow(g_win);

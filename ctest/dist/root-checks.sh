@@ -18,6 +18,17 @@ install_packages() {
     fi
 }
 
+# check_docs: libnavguard-dev put the adapters' guides and out-of-tree
+# examples in Debian's place for its documentation.
+check_docs() {
+    local f
+    for f in adapters/qt6/README.md adapters/sdl2/README.md examples/qt6/CMakeLists.txt examples/qt6/main.cpp \
+             examples/qt6/Main.qml examples/sdl2/CMakeLists.txt examples/sdl2/main.c; do
+        [ -f "$root/usr/share/doc/libnavguard-dev/$f" ] || fail "libnavguard-dev lacks /usr/share/doc/libnavguard-dev/$f"
+    done
+    say "libnavguard-dev: the adapters' guides and examples in /usr/share/doc/libnavguard-dev"
+}
+
 # What a file needs, read from outside the root with this machine's readelf.
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' '; }
 only() {   # only FILE ALLOWED...: FILE needs nothing but the ALLOWED libraries

@@ -62,6 +62,7 @@ libdir=$(dirname "$(find "$root/usr/lib" -name 'libnavguard.so.0' | head -1)")
 [ -n "$libdir" ] && [ "$libdir" != . ] || fail "libnavguard.so.0 is not installed under /usr/lib"
 check_needs "$libdir"
 check_depends "$(ls "$packages"/libnavguard0_*.deb)"
+check_docs
 
 run_checks() {
     local what=$1

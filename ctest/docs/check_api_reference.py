@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""check_api_reference.py HTML_DIR INCLUDE_DIR: the API reference Doxygen
-made from the headers (cmake/NavGuardAPIDocs.cmake) reads as the headers do:
+"""check_api_reference.py HTML_DIR INCLUDE_DIR [ADAPTER_HEADER...]: the API
+reference Doxygen made from the headers (cmake/NavGuardAPIDocs.cmake) reads
+as the headers do:
 
   - each header is a group titled "<file>: <its opening comment's first
     line>" (not the licence line above it), holding its sections;
   - every NG_API function has its own entry, showing its thread rule, and the
     statuses it returns when it returns ng_status;
+  - each adapter header given is a group titled as above; the SDL2 adapter's
+    every ng_sdl2_* function has its own entry; the Qt adapter's Navigator
+    has a page on which every signal carrying a map shows its keys ("Keys:"
+    or "same keys as");
   - Doxygen reported no warning.
 """
 import glob
@@ -15,7 +20,7 @@ import os
 import re
 import sys
 
-html_dir, include_dir = sys.argv[1], sys.argv[2]
+html_dir, include_dir, adapter_headers = sys.argv[1], sys.argv[2], sys.argv[3:]
 errors = []
 
 entries = {}
@@ -52,6 +57,44 @@ for header in sorted(glob.glob(os.path.join(include_dir, "*.h"))):
             errors.append(f"{fn}: its entry shows no thread rule")
         if "ng_status" in ret and "Returns" not in doc:
             errors.append(f"{fn}: its entry shows no statuses")
+
+def member_docs(page):
+    """name -> the HTML of its member entry, on one page."""
+    docs = {}
+    text = open(page, encoding="utf-8").read()
+    for part in re.split(r'<h2 class="memtitle">', text)[1:]:
+        m = re.match(r".*?</span>\s*(\w+)(?:\(\))?\s*</h2>", part, re.S)
+        if m:
+            docs.setdefault(m.group(1), part)
+    return docs
+
+
+for header in adapter_headers:
+    name = os.path.basename(header)
+    text = open(header, encoding="utf-8").read()
+    opening = re.search(r"/\*\n \* \S+ \S+ (.*?)\n", text)
+    stem = re.sub(r"\W", "_", name.rsplit(".", 1)[0])
+    group = os.path.join(html_dir, f"group__{stem.replace('_', '__')}.html")   # Doxygen doubles _
+    if not opening or not os.path.exists(group):
+        errors.append(f"{name}: no group page {os.path.basename(group)}")
+        continue
+    title = f"{name}: {opening.group(1).rstrip('.')}"
+    if title not in html.unescape(open(group, encoding="utf-8").read()):
+        errors.append(f"{name}: the group is not titled {title!r}")
+    for fn in re.findall(r"^[a-z][\w ]*?\**\b(ng_sdl2_\w+)\s*\(", text, re.M):
+        if fn not in entries:
+            errors.append(f"{fn} ({name}): no entry in the API reference")
+    if "class Navigator" in text:
+        page = os.path.join(html_dir, "classnavguard_1_1qt6_1_1Navigator.html")
+        if not os.path.exists(page):
+            errors.append(f"{name}: no page for Navigator")
+            continue
+        docs = member_docs(page)
+        signals = text[text.index("Q_SIGNALS:"):text.index("private Q_SLOTS:")]
+        for sig in re.findall(r"void (\w+)\(const QVariantMap &", signals):
+            doc = html.unescape(re.sub(r"<[^>]+>", "", docs.get(sig, "")))
+            if not re.search(r"Keys:|same (keys|map) as", doc):
+                errors.append(f"Navigator::{sig} ({name}): its entry shows no keys")
 
 warnings = os.path.join(os.path.dirname(os.path.normpath(html_dir)), "doxygen-warnings.txt")
 if os.path.exists(warnings) and open(warnings, encoding="utf-8").read().strip():

@@ -9,9 +9,10 @@
 #  - exactly libnavguard<MAJOR>, libnavguard-dev and navguard-tools, at
 #    VERSION-<the Debian revision CONFIG sets>;
 #  - each holds only its own part of the install, in Debian's multiarch
-#    layout (MULTIARCH where a plain install has lib), and together they hold
-#    all of it (the files of INSTALLED), beside their copyright, changelog
-#    and lintian overrides;
+#    layout (MULTIARCH where a plain install has lib; the adapters' guides and
+#    examples in /usr/share/doc/libnavguard-dev where a plain install has
+#    share/doc/navguard), and together they hold all of it (the files of
+#    INSTALLED), beside their copyright, changelog and lintian overrides;
 #  - each one's Installed-Size is what dpkg-gencontrol would write (every
 #    file's size rounded up to a KiB, 1 KiB per directory and symlink), not
 #    more than 2 % above its files' size (CPack alone counts a symlink as a
@@ -53,7 +54,7 @@ endif()
 # which package; a packaged path under MULTIARCH is compared with the plain
 # install's lib/.
 set(own_${runtime}        "^lib/libnavguard\\.so\\.[0-9]|^lib/navguard/plugins/")
-set(own_libnavguard-dev   "^include/navguard/|^lib/libnavguard\\.so$|^lib/pkgconfig/navguard\\.pc$|^lib/cmake/NavGuard/|^share/navguard/|^share/doc/navguard/html/")
+set(own_libnavguard-dev   "^include/navguard/|^lib/libnavguard\\.so$|^lib/pkgconfig/navguard\\.pc$|^lib/cmake/NavGuard/|^share/navguard/|^share/doc/navguard/html/|^share/doc/libnavguard-dev/(adapters|examples)/")
 set(own_navguard-tools    "^bin/navguard$|^share/man/man1/navguard\\.1\\.gz$")
 set(packaged "")
 set(debian_files "")
@@ -78,6 +79,9 @@ foreach(deb IN LISTS debs)
     if(path MATCHES "^share/doc/${name}/(copyright|changelog\\.Debian\\.gz)$|^share/lintian/overrides/${name}$")
       list(APPEND debian_files ${name}:${path})
     elseif(path MATCHES "${own_${name}}")
+      # The adapters' guides and examples: Debian's documentation place in
+      # the package, share/doc/navguard in a plain install (the same files).
+      string(REGEX REPLACE "^share/doc/libnavguard-dev/(adapters|examples)/" "share/doc/navguard/\\1/" path "${path}")
       list(APPEND packaged ${path})
       math(EXPR count "${count} + 1")
     else()

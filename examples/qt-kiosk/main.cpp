@@ -150,7 +150,9 @@ public:
         });
         connect(nav, &Navigator::touchCancelled, this, [](const QVariantMap &m) {
             klog_begin("touch_cancel");
-            logId("touch", m.value("touch"));
+            /* The mouse's id (NG_MOUSE_TOUCH_ID) does not fit a double. */
+            if (m.value("mouse").toBool()) klog_uint("touch", NG_MOUSE_TOUCH_ID);
+            else logId("touch", m.value("touch"));
             logId("view", m.value("view"));
             klog_bool("routed", m.value("routed").toBool());
             klog_end();
@@ -159,7 +161,9 @@ public:
             klog_begin("swipe");
             logStr("event", m.value("event"));
             logId("request", m.value("request"));
-            logStr("status", m.value("status"));
+            /* The log's lines are the SDL kiosk's (one harness reads both):
+             * begin's status is the request's outcome. */
+            logStr("status", m.value("event") == "begin" ? m.value("outcome") : m.value("status"));
             if (m.contains("progress")) klog_num("progress", m.value("progress").toDouble());
             if (m.contains("velocity")) klog_num("velocity", m.value("velocity").toDouble());
             if (m.contains("finish")) klog_bool("finish", m.value("finish").toBool());

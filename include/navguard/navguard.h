@@ -1212,6 +1212,56 @@ NG_API ng_status ng_touch_count(ng_context *ctx, size_t *out_count);
 NG_API ng_status ng_touch_get(ng_context *ctx, size_t index, ng_touch_info *out);
 
 /* ------------------------------------------------------------------------ */
+/* Writing an adapter. An adapter turns a toolkit's input into ng_event,     */
+/* submits it and hands the toolkit only what NavGuard delivers; the rules  */
+/* below are what every adapter keeps (adapters/sdl2, adapters/qt6).        */
+/* ------------------------------------------------------------------------ */
+
+/* The touch id of the mouse: its left button and the motion while it is down
+ * are one touch with this id, in every adapter, so traces and their readers
+ * (navguard timeline names it "mouse") tell the mouse from a finger whatever
+ * toolkit recorded them. A finger's id is the adapter's own (a device number
+ * and the toolkit's point id) and never equals it. The rules an adapter
+ * keeps:
+ *  - Ids: the mouse is NG_MOUSE_TOUCH_ID; fingers of two devices never share
+ *    an id; events the toolkit synthesized from touches (a mouse echo of a
+ *    finger) are not submitted again.
+ *  - Verdicts: the toolkit sees an event only when ng_event_submit returns
+ *    NG_OK with NG_VERDICT_DELIVER. A toolkit event holding several points
+ *    gets a verdict per point.
+ *  - Submit failures fail closed: an event ng_event_submit answers with a
+ *    status (NG_E_RANGE for a point that is not finite, NG_E_HANDLE,
+ *    NG_E_THREAD) is not handed to the toolkit, as `out` says (DROP,
+ *    NG_REASON_INVALID), and the adapter reports the status (returns it, or
+ *    logs it once). Why closed: NavGuard keeps no state for a refused event,
+ *    so a began it refused is a touch it can never cancel, block during a
+ *    transition or end by its watchdog; handing it on would reopen the races
+ *    the adapter exists to close. The statuses are either the event's own
+ *    (a broken driver's point, which the toolkit would mishandle too) or a
+ *    host bug (a destroyed context, a wrong thread) that must show at once in
+ *    development rather than leave a kiosk unguarded in the field. One
+ *    exception keeps a touch's life the same on both sides: when the end of
+ *    a touch the toolkit was given cannot be submitted, the adapter ends it
+ *    in the toolkit as cancelled (its cancel routing), never leaves it
+ *    pressed; an end with a point that is not finite is submitted as
+ *    NG_TOUCH_CANCELLED at the touch's last point.
+ *  - Ends: every began the toolkit saw gets one end. When the toolkit will
+ *    not send one (focus lost, window hidden, application in the
+ *    background), the adapter submits NG_TOUCH_CANCELLED for each live
+ *    touch; a began for a live id means the old touch's end was lost.
+ *  - Cancels: on_touch_cancel is routed to the widget holding the touch,
+ *    which must forget the press (no click on release).
+ *  - Time: ng_event.timestamp_ns is in the context's clock (ng_now) or 0
+ *    when the toolkit's clock is another; never a time after ng_now.
+ *  - Threads: events are submitted on the context's owner thread; requests
+ *    from other threads go through ng_request_post, and the adapter wakes
+ *    its loop from on_wake and arms one timer from on_deadline (or polls
+ *    ng_next_deadline), so an idle kiosk uses no CPU.
+ *  - Steady state allocates nothing: a moved event is converted and
+ *    submitted without a heap allocation. */
+#define NG_MOUSE_TOUCH_ID  0xFFFFFFFFFFFFFFFFull
+
+/* ------------------------------------------------------------------------ */
 /* Guard chain (plugin.h defines the descriptor)                             */
 /* ------------------------------------------------------------------------ */
 struct ng_plugin_descriptor;

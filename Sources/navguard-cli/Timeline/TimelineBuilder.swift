@@ -825,8 +825,8 @@ struct TimelineBuilder {
         return "#\(id)"
     }
 
-    /// A touch id: the mouse's (SDL_TOUCH_MOUSEID, all bits set) by name.
-    private func touchName(_ id: UInt64) -> String { id == UInt64.max ? "mouse" : String(id) }
+    /// A touch id: the mouse's (NG_MOUSE_TOUCH_ID, every adapter's) by name.
+    private func touchName(_ id: UInt64) -> String { id == UInt64(NG_MOUSE_TOUCH_ID) ? "mouse" : String(id) }
 
     private func firstLine(_ s: String, or fallback: String) -> String {
         let line = s.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
