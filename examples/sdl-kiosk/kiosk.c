@@ -6,7 +6,8 @@
  * to the screen it was asked from: refused as stale once the user has left
  * it), a "Leave checkout?" dialog for every path that would leave Checkout
  * (NavGuard's question, answered Yes or No), an idle timer that returns to
- * Home, and an F1 overlay showing what NavGuard holds, tracks and refuses.
+ * Home, and an F1 overlay showing what NavGuard holds, tracks, refuses and
+ * keeps waiting.
  *
  * The app acts only on what NavGuard delivers: every SDL event goes through
  * ng_sdl2_submit, buttons press on a delivered BEGAN and fire on a delivered
@@ -191,6 +192,7 @@ static void add_verdict(app *ap, const char *fmt, ...) {
         snprintf(ap->verdicts[0].text, sizeof ap->verdicts[0].text, "%s", text);
         ap->verdicts[0].repeat = 1;
         ap->verdicts[0].t_ms = now_ms();
+        ap->verdicts[0].applied = false;
         if (ap->nverdicts < VERDICTS) ap->nverdicts++;
     }
     if (ap->overlay) ap->dirty = true;
@@ -525,9 +527,11 @@ static void on_outcome(void *user, ng_context *ctx, const ng_outcome *o) {
     if (o->outcome == NG_OUTCOME_REFUSED || o->outcome == NG_OUTCOME_DROPPED)
         add_verdict(ap, "%s %s %s %s%s  %s", ng_request_kind_name(o->kind), request_label(o->request_id),
                     ng_outcome_name(o->outcome), ng_reason_name(o->reason), after, guard_or_core(o->guard_id));
-    else if (waited >= 0)
+    else if (waited >= 0) {
         add_verdict(ap, "%s %s %s%s", ng_request_kind_name(o->kind), request_label(o->request_id),
                     ng_outcome_name(o->outcome), after);
+        ap->verdicts[0].applied = true;
+    }
     if (o->source == SRC_NETWORK_REPLY && ap->net_pending > 0) {
         ap->net_pending--;
         ap->dirty = true;

@@ -99,6 +99,7 @@ typedef struct verdict_line {
     char text[128];
     int repeat;
     double t_ms;
+    bool applied;              /* a request applied after waiting: not drawn as a refusal */
 } verdict_line;
 #define VERDICTS 10
 

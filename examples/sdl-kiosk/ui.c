@@ -616,10 +616,11 @@ static void overlay_lines(pen *pp) {
     heading(&p, "LAST VERDICTS (dropped, refused, waited)");
     for (int i = 0; i < ap->nverdicts; i++) {
         const verdict_line *v = &ap->verdicts[i];
+        SDL_Color c = v->applied ? C_MONO : C_DROP;
         if (v->repeat > 1)
-            line(&p, FONT_MONO, C_DROP, "  %5.1fs %s \xC3\x97%d", v->t_ms / 1000.0, v->text, v->repeat);
+            line(&p, FONT_MONO, c, "  %5.1fs %s \xC3\x97%d", v->t_ms / 1000.0, v->text, v->repeat);
         else
-            line(&p, FONT_MONO, C_DROP, "  %5.1fs %s", v->t_ms / 1000.0, v->text);
+            line(&p, FONT_MONO, c, "  %5.1fs %s", v->t_ms / 1000.0, v->text);
     }
     if (ap->nverdicts == 0) line(&p, FONT_MONO, C_MONO2, "  none yet");
 
