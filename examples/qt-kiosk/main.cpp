@@ -323,6 +323,21 @@ public:
         klog_end();
     }
 
+    /* The quit line names the screen transition still in flight: the
+     * context's destruction ends it (NG_TRANSF_DESTROYED) after the log has
+     * closed, and the navigator passes nothing on while it is destroyed, so
+     * without this a push cut short by quitting would read as one whose
+     * end was merely not logged. */
+    void logQuit() {
+        klog_begin("quit");
+        ng_track_info ti = NG_TRACK_INFO_INIT;
+        if (m_nav && m_nav->context() && ng_track_get(m_nav->context(), NG_TRACK_SCREEN, &ti) == NG_OK) {
+            klog_uint("cut_short", ti.request_id);
+            klog_str("cut_short_kind", ng_request_kind_name(ti.kind));
+        }
+        klog_end();
+    }
+
     /* Worker threads post to the navigator: stop them before it goes. */
     void stopWorkers() {
         std::unique_lock<std::mutex> lock(m_mu);
@@ -447,8 +462,7 @@ int main(int argc, char **argv) {
     int rc = app.exec();
 
     kiosk.stopWorkers();
-    klog_begin("quit");
-    klog_end();
+    kiosk.logQuit();
     /* The log closes here; the engine (and the Navigator's context with it)
      * goes when main returns, before `kiosk`. */
     klog_close();

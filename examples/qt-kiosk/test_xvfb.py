@@ -4,7 +4,9 @@
 xdotool like a person would, judged from its JSON log and its screenshot.
 Every scenario runs twice: guarded (the default chain) and --unguarded (the
 same app, empty chain: stock StackView behaviour), each in its own Xvfb and
-kiosk process.
+kiosk process. Besides the StackView scenarios: replies that wait for a
+swipe (rolled back, finished) and a push cut short by quitting (the quit
+line names it).
 
 The harness is the SDL kiosk's (examples/sdl-kiosk/test_xvfb.py: Xvfb on a
 free display, the log followed while the app runs, xdotool, BMP pixels, the
@@ -373,6 +375,75 @@ def swipe_done(k, fraction, note):
             f"stack {final(k, ['home'])}; {note}; {h.check_band(k.bmp, 'home')}")
 
 
+def reply_swipe_rollback(k, unguarded):
+    """Network on Menu, then a swipe back held undecided while the reply
+    comes, dragged back and released (the recipe of issue 28): the reply
+    waits for the swipe (a core rule: guarded or not), the swipe rolls back,
+    and the reply is applied inside the completion, on the Menu it was for."""
+    k.click(NETWORK)
+    k.wait_for(lambda e: e["type"] == "network", 5, "the Network button's action")
+    k.drag_from_edge(320)                                # p = 0.40
+    rid = h.swipe_request(k)
+    time.sleep(1.4)
+    for i in range(1, 7):                                # back to x = 200
+        k.move(320 - 120 * i / 6, h.EDGE[1])
+        time.sleep(0.02)
+    k.xdo("mouseup", 1)
+    end, out, done = h.reply_in_completion(k, rid)
+    k.wait_stack(["home", "menu", "item"])
+    k.wait_idle()
+    k.quit()
+    expect(end["phase"] == "cancelled", f"the swipe ended with {end['phase']}, expected cancelled (rolled back)")
+    expect(done["finish"] is False, f"the complete line of the rolled-back swipe: {done}")
+    expect(out["outcome"] == "applied", f"the reply for the Menu the swipe rolled back to was {out['outcome']} "
+                                        f"{out['reason']} by {out['guard']}, expected applied")
+    return (f"the reply waited for the swipe, which rolled back, and was applied at its completion; stack "
+            f"{final(k, ['home', 'menu', 'item'])}; {h.check_band(k.bmp, 'item')}")
+
+
+def reply_swipe_finish(k, unguarded):
+    """Network on Menu, an item opened, then a swipe back to Menu released to
+    finish while the reply (for Menu, the swipe's target) waits: applied
+    inside the completion, and the complete line still says finish."""
+    k.click(NETWORK)
+    k.wait_for(lambda e: e["type"] == "network", 5, "the Network button's action")
+    t0 = time.monotonic()
+    k.click(LIST_ROW)
+    k.wait_stack(["home", "menu", "item"])
+    k.wait_idle(quiet=0.1)
+    k.drag_from_edge(h.EDGE[0] + 0.7 * h.W)
+    rid = h.swipe_request(k)
+    time.sleep(max(0.0, t0 + 1.7 - time.monotonic()))    # the reply (1.4 s) has come
+    k.xdo("mouseup", 1)
+    end, out, done = h.reply_in_completion(k, rid)
+    k.wait_stack(["home", "menu", "item"], after=out["t"])
+    k.wait_idle()
+    k.quit()
+    expect(end["phase"] == "did", f"the swipe ended with {end['phase']}, expected did")
+    expect(done["finish"] is True, f"the complete line of a swipe that finished says {done}")
+    expect(out["outcome"] == "applied", f"the reply for Menu, the swipe's target, was {out['outcome']} {out['reason']}")
+    return (f"the swipe finished (complete finish=true), the reply waited and pushed its item; stack "
+            f"{final(k, ['home', 'menu', 'item'])}; {h.check_band(k.bmp, 'item')}")
+
+
+def quit_mid_push(k, unguarded):
+    """SIGTERM during a long push: the context's destruction ends it after
+    the log closes; the quit line names it, so it does not read as
+    completed."""
+    k.click(LIST_ROW)
+    will = k.wait_for(lambda e: e["type"] == "transition" and e["track"] == "screen" and e["phase"] == "will"
+                      and e["kind"] == "push", 10, "the push's will")
+    k.quit()
+    rid = will["id"]
+    ends = [e for e in k.of("transition", track="screen", id=rid) if e["phase"] != "will"]
+    if ends:
+        raise Premise(f"the push ended ({ends[0]['phase']}) before the kiosk quit")
+    q = k.of("quit")
+    expect(q and q[0].get("cut_short") == rid and q[0].get("cut_short_kind") == "push",
+           f"the quit line does not name the push #{rid} cut short: {q}")
+    return f"push #{rid} in flight at quit: the quit line names it (cut_short)"
+
+
 def leave_dialog(k, unguarded):
     k.click(BACK)
     if unguarded:
@@ -422,6 +493,11 @@ SCENARIOS = [
      "a reply for a screen the user has left"),
     ("swipe_cancel", ["--stack", "home,menu"], swipe_cancel, "an edge swipe released at 30 %"),
     ("swipe_finish", ["--stack", "home,menu"], swipe_finish, "an edge swipe released at 70 %"),
+    ("reply_swipe_rollback", ["--stack", "home,menu", "--network-delay-ms", "1000"], reply_swipe_rollback,
+     "a reply during an undecided swipe that rolls back: applied"),
+    ("reply_swipe_finish", ["--stack", "home,menu", "--network-delay-ms", "1400"], reply_swipe_finish,
+     "a reply for the target of a swipe released to finish"),
+    ("quit_mid_push", ["--stack", "home,menu", "--anim-ms", "4000"], quit_mid_push, "quitting during a push"),
     ("leave_dialog", ["--stack", "home,menu,item,checkout"], leave_dialog, "the leave dialog on Checkout"),
     ("idle_cpu", [], idle_cpu, "idle: asleep, not a busy loop"),
 ]
@@ -432,7 +508,7 @@ DIVERGE_UNGUARDED = {"back_during_push", "escape_twice"}
 
 def run_one(app, tmp, name, args, fn, unguarded, run, cli=None):
     variant = f"{name}{'_unguarded' if unguarded else ''}"
-    extra = ["--anim-ms", str(ANIM_MS)] + (["--unguarded"] if unguarded else [])
+    extra = ([] if "--anim-ms" in args else ["--anim-ms", str(ANIM_MS)]) + (["--unguarded"] if unguarded else [])
     k = QtKiosk(app, tmp, f"{variant}.{run}", args + extra, record=cli is not None)
     return h.run_kiosk(k, lambda k: fn(k, unguarded), cli, name,
                        set() if unguarded else DIVERGE_UNGUARDED)

@@ -6,7 +6,8 @@
  * to the screen it was asked from: refused as stale once the user has left
  * it), a "Leave checkout?" dialog for every path that would leave Checkout
  * (NavGuard's question, answered Yes or No), an idle timer that returns to
- * Home, and an F1 overlay showing what NavGuard holds, tracks and refuses.
+ * Home, and an F1 overlay showing what NavGuard holds, tracks, refuses and
+ * keeps waiting.
  *
  * The app acts only on what NavGuard delivers: every SDL event goes through
  * ng_sdl2_submit, buttons press on a delivered BEGAN and fire on a delivered
@@ -191,6 +192,7 @@ static void add_verdict(app *ap, const char *fmt, ...) {
         snprintf(ap->verdicts[0].text, sizeof ap->verdicts[0].text, "%s", text);
         ap->verdicts[0].repeat = 1;
         ap->verdicts[0].t_ms = now_ms();
+        ap->verdicts[0].applied = false;
         if (ap->nverdicts < VERDICTS) ap->nverdicts++;
     }
     if (ap->overlay) ap->dirty = true;
@@ -417,12 +419,16 @@ static void step_anim(app *ap, double now) {
         if (t >= 1.0) {
             an->offset = an->settle_to;
             an->p = an->offset / WIN_W;
+            /* Read before completing: a reply that waited for the swipe is
+             * applied inside the call, and its will-show starts a new
+             * animation in `an`. */
             uint64_t id = an->request_id;
+            bool finish = an->finish;
             ng_status st = ng_interactive_complete(ap->ctx);
             klog_begin("swipe");
             klog_str("event", "complete");
             klog_uint("request", id);
-            klog_bool("finish", an->finish);
+            klog_bool("finish", finish);
             klog_str("status", ng_strstatus(st));
             klog_end();
             if (an->kind != ANIM_NONE && an->request_id == id) anim_end(ap);
@@ -438,9 +444,74 @@ static void step_anim(app *ap, double now) {
 /* Delegate                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------------ */
+/* Requests that wait                                                        */
+/* ------------------------------------------------------------------------ */
+
+static void waiting_add(app *ap, waiting_req w) {
+    if (ap->nwaiting == WAITING) {   /* full: forget the oldest */
+        memmove(&ap->waiting[0], &ap->waiting[1], sizeof ap->waiting[0] * (WAITING - 1));
+        ap->nwaiting--;
+    }
+    ap->waiting[ap->nwaiting++] = w;
+    if (ap->overlay) ap->dirty = true;
+}
+
+/* Request `id` got its outcome: off the list. Returns how long it waited
+ * (ms), or -1 when the call that first judged it decided it. */
+static double waiting_take(app *ap, uint64_t id) {
+    for (int i = 0; i < ap->nwaiting; i++) {
+        if (ap->waiting[i].id != id) continue;
+        double ms = ap->waiting[i].judged ? now_ms() - ap->waiting[i].since_ms : -1.0;
+        memmove(&ap->waiting[i], &ap->waiting[i + 1], sizeof ap->waiting[0] * (size_t)(ap->nwaiting - i - 1));
+        ap->nwaiting--;
+        if (ap->overlay) ap->dirty = true;
+        return ms;
+    }
+    /* A post decided by the adapter's tick before its worker handed the id
+     * over: remembered, so the hand-over does not list it as waiting. */
+    if (id >= NG_POSTED_ID_BASE && id < NG_GUARD_ID_BASE) ap->decided[ap->ndecided++ % WAITING] = id;
+    return -1.0;
+}
+
+/* Takes the workers' posts, and ticks once if one has not been judged yet:
+ * a post still without an outcome after the tick that evaluated it waits
+ * (a swipe in flight, a guard's deferral). The host learns of that wait no
+ * other way (ng_request_post), and the overlay lists it. */
+static void waiting_judge(app *ap) {
+    pthread_mutex_lock(&ap->net_mu);
+    for (int i = 0; i < ap->net_ninbox; i++) {
+        bool decided = false;
+        for (int j = 0; j < WAITING && j < ap->ndecided; j++)
+            if (ap->decided[j] == ap->net_inbox[i].id) {
+                ap->decided[j] = 0;
+                decided = true;
+            }
+        if (!decided) waiting_add(ap, ap->net_inbox[i]);
+    }
+    ap->net_ninbox = 0;
+    pthread_mutex_unlock(&ap->net_mu);
+    bool unjudged = false;
+    for (int i = 0; i < ap->nwaiting; i++) unjudged |= !ap->waiting[i].judged;
+    if (!unjudged) return;
+    check(ap, ng_tick(ap->ctx), "ng_tick");
+    for (int i = 0; i < ap->nwaiting; i++) {
+        waiting_req *w = &ap->waiting[i];
+        if (w->judged) continue;
+        w->judged = true;
+        klog_begin("waiting");
+        klog_uint("id", w->id);
+        klog_str("kind", ng_request_kind_name(w->kind));
+        klog_str("screen", w->screen ? route_name(route_of_id(ap, w->screen)) : NULL);
+        klog_num("since", w->since_ms);
+        klog_end();
+    }
+}
+
 static void on_outcome(void *user, ng_context *ctx, const ng_outcome *o) {
     app *ap = user;
     (void)ctx;
+    double waited = waiting_take(ap, o->request_id);
     klog_begin("outcome");
     klog_uint("id", o->request_id);
     klog_str("kind", ng_request_kind_name(o->kind));
@@ -449,10 +520,18 @@ static void on_outcome(void *user, ng_context *ctx, const ng_outcome *o) {
     klog_str("guard", o->guard_id);
     klog_uint("source", o->source);
     klog_str("message", o->message);
+    if (waited >= 0) klog_num("waited_ms", waited);
     klog_end();
+    char after[48] = "";
+    if (waited >= 0) snprintf(after, sizeof after, " after waiting %.1fs", waited / 1000.0);
     if (o->outcome == NG_OUTCOME_REFUSED || o->outcome == NG_OUTCOME_DROPPED)
-        add_verdict(ap, "%s %s %s %s  %s", ng_request_kind_name(o->kind), request_label(o->request_id),
-                    ng_outcome_name(o->outcome), ng_reason_name(o->reason), guard_or_core(o->guard_id));
+        add_verdict(ap, "%s %s %s %s%s  %s", ng_request_kind_name(o->kind), request_label(o->request_id),
+                    ng_outcome_name(o->outcome), ng_reason_name(o->reason), after, guard_or_core(o->guard_id));
+    else if (waited >= 0) {
+        add_verdict(ap, "%s %s %s%s", ng_request_kind_name(o->kind), request_label(o->request_id),
+                    ng_outcome_name(o->outcome), after);
+        ap->verdicts[0].applied = true;
+    }
     if (o->source == SRC_NETWORK_REPLY && ap->net_pending > 0) {
         ap->net_pending--;
         ap->dirty = true;
@@ -463,13 +542,21 @@ static void on_transition(void *user, ng_context *ctx, const ng_transition_event
     app *ap = user;
     (void)ctx;
     remember_stack(ap);
-    const char *flags[5];
+    /* Every flag: a transition cut short by quitting says "destroyed", so
+     * its did is not read as a completed one; an unknown bit is shown. */
+    static const struct { uint32_t bit; const char *name; } FLAGS[] = {
+        { NG_TRANSF_ANIMATED, "animated" },       { NG_TRANSF_INTERACTIVE, "interactive" },
+        { NG_TRANSF_INTERRUPTED, "interrupted" }, { NG_TRANSF_FORCED, "forced" },
+        { NG_TRANSF_TOUCH_DRIVEN, "touch-driven" }, { NG_TRANSF_DESTROYED, "destroyed" },
+    };
+    const char *flags[sizeof FLAGS / sizeof FLAGS[0] + 1];
     size_t nf = 0;
-    if (e->flags & NG_TRANSF_ANIMATED) flags[nf++] = "animated";
-    if (e->flags & NG_TRANSF_INTERACTIVE) flags[nf++] = "interactive";
-    if (e->flags & NG_TRANSF_INTERRUPTED) flags[nf++] = "interrupted";
-    if (e->flags & NG_TRANSF_FORCED) flags[nf++] = "forced";
-    if (e->flags & NG_TRANSF_TOUCH_DRIVEN) flags[nf++] = "touch-driven";
+    uint32_t known = 0;
+    for (size_t i = 0; i < sizeof FLAGS / sizeof FLAGS[0]; i++) {
+        known |= FLAGS[i].bit;
+        if (e->flags & FLAGS[i].bit) flags[nf++] = FLAGS[i].name;
+    }
+    if (e->flags & ~known) flags[nf++] = "unknown";
     klog_begin("transition");
     klog_str("track", ng_track_name(e->track));
     klog_str("phase", ng_phase_name(e->phase));
@@ -626,6 +713,8 @@ static ng_request_result submit(app *ap, const ng_request *rq) {
     ng_status st = ng_request_submit(ap->ctx, rq, &r);
     ap->submitting_source = 0;
     check(ap, st, "ng_request_submit");
+    if (st == NG_OK && r.status == NG_OUTCOME_DEFERRED)
+        waiting_add(ap, (waiting_req){ r.request_id, rq->kind, rq->from_screen, now_ms(), true });
     klog_begin("request");
     klog_uint("id", r.request_id);
     klog_str("kind", ng_request_kind_name(rq->kind));
@@ -721,8 +810,14 @@ static void *network_worker(void *arg) {
         rq.screen.route = "item";
         rq.screen.identity = "item";
         rq.from_screen = from_screen;
-        ng_status st = ng_sdl2_post(&ap->a, &rq, NULL);
+        double posted = now_ms();
+        uint64_t id = 0;
+        ng_status st = ng_sdl2_post(&ap->a, &rq, &id);
         if (st != NG_OK) fprintf(stderr, "sdl-kiosk: ng_sdl2_post: %s\n", ng_strstatus(st));
+        pthread_mutex_lock(&ap->net_mu);   /* handed to the main thread (waiting_judge) */
+        if (st == NG_OK && ap->net_ninbox < WAITING)
+            ap->net_inbox[ap->net_ninbox++] = (waiting_req){ id, NG_REQ_PUSH, from_screen, posted, false };
+        pthread_mutex_unlock(&ap->net_mu);
     }
     pthread_mutex_lock(&ap->net_mu);
     ap->net_live--;
@@ -1341,6 +1436,7 @@ int main(int argc, char **argv) {
                 handle_event(ap, &ev);
         }
         if (ap->quit) break;
+        waiting_judge(ap);
         idle_check(ap, now_ms());
         bool was_animating = animating(ap);
         step_anim(ap, now_ms());

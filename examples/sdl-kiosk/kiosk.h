@@ -99,10 +99,24 @@ typedef struct verdict_line {
     char text[128];
     int repeat;
     double t_ms;
+    bool applied;              /* a request applied after waiting: not drawn as a refusal */
 } verdict_line;
 #define VERDICTS 10
 
 typedef struct screen_rec { uint64_t id; int route; } screen_rec;
+
+/* A request whose outcome has not come although NavGuard has judged it once
+ * (the overlay's WAITING): a submit answered DEFERRED, or a post still
+ * undecided after the tick that evaluated it (a reply scoped to a screen a
+ * swipe is moving waits for the swipe to settle). */
+typedef struct waiting_req {
+    uint64_t id;
+    ng_request_kind kind;
+    uint64_t screen;           /* its from_screen, or 0 */
+    double since_ms;           /* submitted or posted */
+    bool judged;               /* false: posted, not yet seen by a tick */
+} waiting_req;
+#define WAITING 16
 
 /* The question NavGuard asked (on_question) while it is open: the dialog. */
 typedef struct dialog {
@@ -174,6 +188,14 @@ typedef struct app {
     bool net_quit;
     int net_live;              /* workers not yet finished (under net_mu) */
     int net_pending;           /* replies whose outcome has not arrived (main thread) */
+    waiting_req net_inbox[WAITING];   /* posted by the workers, not yet taken (under net_mu) */
+    int net_ninbox;
+    uint64_t decided[WAITING]; /* posted ids whose outcome came before they were taken */
+    int ndecided;
+
+    /* requests that waited (the overlay's WAITING, the log's waited_ms) */
+    waiting_req waiting[WAITING];
+    int nwaiting;
 
     int quantity;
 

@@ -4,9 +4,11 @@
 with xdotool like a person would, judged from its JSON log and its
 screenshots: double clicks and Back during a push, swipes released,
 held still and held 15 s, network replies applied, cancelling a held press,
-or refused as stale, and the "Leave checkout?" dialog on every path that
-leaves Checkout (Back, the Back key, a swipe, the idle timer), answered No
-then Yes.
+or refused as stale, replies that wait for a swipe (rolled back or
+finished) and what the log and the F1 panel say of them, a push cut short
+by quitting, and the "Leave checkout?" dialog on every path that leaves
+Checkout (Back, the Back key, a swipe, the idle timer), answered No then
+Yes. With F1 open, the kiosk's screenshot line lists the panel's text.
 
 Each scenario gets its own Xvfb (a free display derived from the pid) and its
 own kiosk process; both are always stopped. Standard library only.
@@ -618,6 +620,167 @@ def reply_stayed(k):
     return f"reply scoped to Menu #{net['from_screen']} applied, stack home,menu,item; {check_band(k.bmp, 'item')}"
 
 
+def overlay_at(k, name):
+    """A screenshot with the F1 panel open; the panel's lines as the kiosk
+    logged them with it (its "screenshot" line)."""
+    k.screenshot(name)
+    shot = k.of("screenshot")[-1]
+    expect("overlay" in shot, f"the screenshot line has no overlay text (F1 closed?): {shot}")
+    return shot["overlay"]
+
+
+def overlay_section(lines, heading):
+    """The lines under a heading of the panel, up to the next heading."""
+    out, inside = [], False
+    for ln in lines:
+        if not ln.startswith("  "):
+            inside = ln.startswith(heading)
+        elif inside:
+            out.append(ln.strip())
+    return out
+
+
+def swipe_end(k, rid):
+    return k.wait_for(lambda e: e["type"] == "transition" and e["track"] == "screen" and e["id"] == rid
+                      and e["phase"] in ("did", "cancelled"), 10, "the end of the swipe-back")
+
+
+def reply_in_completion(k, rid):
+    """The reply's outcome came inside the call that completed the swipe
+    (logged after the swipe's end, before its complete line): it waited.
+    Else the machine was too slow or too fast for the plan."""
+    will = k.of("transition", track="screen", phase="will", id=rid)[0]
+    end = swipe_end(k, rid)
+    out = reply_outcome(k)
+    done = k.wait_for(lambda e: e["type"] == "swipe" and e["event"] == "complete" and e["request"] == rid, 10,
+                      "the swipe's complete line")
+    if out["t"] < will["t"]:
+        raise Premise(f"the reply landed ({out['outcome']}) before the swipe back began")
+    if not (end["t"] <= out["t"] <= done["t"]):
+        raise Premise(f"the reply's outcome ({out['t']:.0f} ms) came outside the swipe's completion "
+                      f"({end['t']:.0f}-{done['t']:.0f} ms): it did not wait for the swipe")
+    return end, out, done
+
+
+def waiting_logged(k, out):
+    """The kiosk logged the reply as waiting, and its wait with its outcome."""
+    waits = [e for e in k.of("waiting") if e["id"] == out["id"]]
+    expect(waits, f"the reply {out['id']} waited for the swipe but no 'waiting' line says so")
+    expect(waits[0]["screen"] == "menu", f"the waiting reply is scoped to {waits[0]['screen']}, expected menu")
+    expect(out.get("waited_ms", 0) > 0, f"the reply's outcome line has no waited_ms: {out}")
+
+
+def reply_swipe_rollback(k):
+    """Network on Menu, then a swipe back held undecided while the reply
+    comes, dragged back and released (the recipe of issue 28): the reply
+    waits for the swipe, which rolls back, and is applied on the Menu it was
+    for. The F1 panel shows Menu on display during the swipe (Home only as
+    its prospect), the waiting push, and afterwards that it was applied
+    after waiting."""
+    network_reply(k)
+    t0 = time.monotonic()
+    k.drag_from_edge(320)                                # p = 0.40
+    rid = swipe_request(k)
+    t_drag = time.monotonic()
+    time.sleep(max(0.0, t0 + 1.35 - time.monotonic()))   # the reply (1 s) has come
+    held = overlay_at(k, "swipe-held")
+    time.sleep(max(0.0, t_drag + 1.4 - time.monotonic()))
+    for i in range(1, 7):                                # back to x = 200
+        k.move(320 - 120 * i / 6, EDGE[1])
+        time.sleep(0.02)
+    k.xdo("mouseup", 1)
+    end, out, done = reply_in_completion(k, rid)
+    k.wait_stack(["home", "menu", "item"])
+    k.wait_idle()
+    after = overlay_at(k, "after")
+    k.xdo("key", "F1")                                   # the panel closed: the band reads at exit
+    k.wait_for(lambda e: e["type"] == "verdict" and e["event"] == "key" and e["t"] > k.of("screenshot")[-1]["t"],
+               5, "the F1 key")
+    k.quit()
+    label = "#p" + str(out["id"] - 2 ** 52)
+    expect(end["phase"] == "cancelled", f"the swipe ended with {end['phase']}, expected cancelled (rolled back)")
+    expect(done["finish"] is False, f"the complete line of the rolled-back swipe: {done}")
+    expect(out["outcome"] == "applied", f"the reply for the Menu the swipe rolled back to was {out['outcome']} "
+                                        f"{out['reason']} by {out['guard']}, expected applied")
+    expect(k.final_stack() == ["home", "menu", "item"], f"final stack {k.final_stack()}, expected home,menu,item")
+    # The panel during the swipe: Menu still on display, the pop a prospect.
+    stack = overlay_section(held, "STACK")
+    expect(stack[:2] == ["home \u203a menu", "swipe back undecided: home if it finishes"],
+           f"the panel's STACK during the undecided swipe: {stack}")
+    waiting = overlay_section(held, "WAITING")
+    expect(any(ln.startswith(f"push {label} for menu") for ln in waiting),
+           f"the panel does not list the push {label} waiting for the swipe: {held}")
+    verdicts = overlay_section(after, "LAST VERDICTS")
+    expect(any(ln.split(" ", 1)[1].startswith(f"push {label} applied after waiting") for ln in verdicts),
+           f"the panel does not say the push {label} was applied after waiting: {verdicts}")
+    expect(not overlay_section(after, "WAITING"), "the panel still lists a waiting request")
+    waiting_logged(k, out)
+    return (f"reply {label} waited {out['waited_ms'] / 1000:.1f} s for the swipe, rolled back, applied, stack "
+            f"home,menu,item; panel: Menu on display during the swipe, the wait listed; {check_band(k.bmp, 'item')}")
+
+
+def reply_swipe_rollback_unguarded(k):
+    return reply_swipe_rollback(k)
+
+
+def reply_swipe_finish(k):
+    """Network on Menu, Next to Item, then a swipe back to Menu released to
+    finish while the reply (for Menu, the swipe's target) waits: the reply
+    is applied inside the completion, and the log's complete line still
+    says finish (the reply's push starts a new animation in that call)."""
+    net = network_reply(k)
+    t0 = time.monotonic()
+    k.click(NEXT)
+    k.wait_stack(["home", "menu", "item"])
+    k.wait_idle(quiet=0.1)
+    k.drag_from_edge(EDGE[0] + 0.7 * W)
+    rid = swipe_request(k)
+    time.sleep(max(0.0, t0 + 1.5 - time.monotonic()))    # the reply (1.2 s) has come
+    k.xdo("mouseup", 1)
+    end, out, done = reply_in_completion(k, rid)
+    k.wait_stack(["home", "menu", "item"], after=out["t"])
+    k.wait_idle()
+    k.quit()
+    rel = k.of("swipe", event="release", request=rid)
+    expect(rel and rel[0]["finish"], f"the swipe was released to cancel: {rel}")
+    expect(end["phase"] == "did", f"the swipe ended with {end['phase']}, expected did")
+    expect(done["finish"] is True and done["status"].startswith("NG_OK"),
+           f"the complete line of a swipe that finished says {done}")
+    expect(out["outcome"] == "applied", f"the reply for Menu, the swipe's target, was {out['outcome']} {out['reason']}")
+    pushes = k.of("transition", track="screen", phase="will", kind="push")
+    expect(pushes[-1]["id"] == out["id"] and pushes[-1]["from_route"] == "menu",
+           f"the reply's push: {pushes[-1]}")
+    expect(k.final_stack() == ["home", "menu", "item"], f"final stack {k.final_stack()}, expected home,menu,item")
+    waiting_logged(k, out)
+    return (f"released at p={rel[0]['progress']:.2f}: did, complete finish=true; the reply for Menu (#"
+            f"{net['from_screen']}) waited {out['waited_ms'] / 1000:.1f} s and pushed Item; "
+            f"{check_band(k.bmp, 'item')}")
+
+
+def quit_mid_push(k):
+    """Escape during a long push: the context's destruction ends the push,
+    and the log says so (flag "destroyed"), after the quit line: the push
+    does not read as completed."""
+    k.click(NEXT)
+    will = k.wait_for(lambda e: e["type"] == "transition" and e["track"] == "screen" and e["phase"] == "will"
+                      and e["kind"] == "push", 10, "the push's will")
+    k.quit()
+    rid = will["id"]
+    quit_t = k.of("quit")[0]["t"]
+    ends = [e for e in k.of("transition", track="screen", id=rid) if e["phase"] != "will"]
+    expect(len(ends) == 1, f"{len(ends)} ends of the push, expected 1")
+    if ends[0]["t"] < quit_t:
+        raise Premise("the push completed before the kiosk quit")
+    expect("destroyed" in ends[0]["flags"], f"the push cut short by quitting ended {ends[0]['phase']} "
+                                            f"with flags {ends[0]['flags']}: no 'destroyed'")
+    expect(not k.of("late_finish"), "a late finish was logged")
+    return f"push #{rid} ended {ends[0]['phase']} {'+'.join(ends[0]['flags'])} after quit"
+
+
+def quit_mid_push_unguarded(k):
+    return quit_mid_push(k)
+
+
 # The leave dialog: Checkout asks before any path leaves it. Each path is
 # answered No (Checkout stays), then Yes (Checkout leaves).
 CHECKOUT_STACK = ["home", "menu", "item", "checkout"]
@@ -762,6 +925,16 @@ SCENARIOS = [
      "Network on Menu, back to Home and on to a new Menu: the reply is stale"),
     ("reply_stayed", ["--stack", "home,menu", "--network-delay-ms", "600"], reply_stayed,
      "Network on Menu, the user stays: the reply is applied"),
+    ("reply_swipe_rollback", ["--stack", "home,menu", "--network-delay-ms", "1000", "--overlay"],
+     reply_swipe_rollback, "a reply during an undecided swipe that rolls back: applied; the panel shows it"),
+    ("reply_swipe_rollback_unguarded",
+     ["--unguarded", "--stack", "home,menu", "--network-delay-ms", "1000", "--overlay"],
+     reply_swipe_rollback_unguarded, "the same unguarded: the reply waits and is applied"),
+    ("reply_swipe_finish", ["--stack", "home,menu", "--network-delay-ms", "1200"], reply_swipe_finish,
+     "a reply for the target of a swipe released to finish: applied; complete says finish"),
+    ("quit_mid_push", ["--anim-ms", "4000"], quit_mid_push, "Escape during a push: its end says destroyed"),
+    ("quit_mid_push_unguarded", ["--unguarded", "--anim-ms", "4000"], quit_mid_push_unguarded,
+     "the same unguarded"),
     ("leave_back_button", ["--stack", ",".join(CHECKOUT_STACK)], leave_back_button,
      "Back on Checkout asks: No stays, Yes leaves; the dialog is modal"),
     ("leave_back_key", ["--stack", ",".join(CHECKOUT_STACK)], leave_back_key,

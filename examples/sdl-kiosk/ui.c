@@ -453,7 +453,16 @@ static void mask_text(uint32_t mask, char *buf, size_t cap) {
     if (!used) snprintf(buf, cap, "nothing");
 }
 
-typedef struct { app *ap; double y; bool dry; } pen;   /* dry: measure only */
+/* dry: measure only. lines: also keep each line drawn (the screenshot's
+ * log line lists the panel's text, so a test reads what it says). */
+#define OVERLAY_LINES 64
+typedef struct {
+    app *ap;
+    double y;
+    bool dry;
+    char (*lines)[320];
+    int nlines;
+} pen;
 
 /* One line of the panel; a line too wide is wrapped at a space, the rest
  * indented under its start. */
@@ -470,6 +479,8 @@ static void line(pen *p, int font, SDL_Color c, const char *fmt, ...) {
     char *rest = s;
     for (int part = 0; *rest && part < 3; part++) {
         if (p->y + 15 > PANEL_Y + PANEL_H - 26) return;
+        if (part == 0 && p->lines && p->nlines < OVERLAY_LINES)
+            snprintf(p->lines[p->nlines++], sizeof p->lines[0], "%s", s);
         char piece[320];
         size_t pad = part ? (size_t)indent : 0, len = strlen(rest);
         if (pad + len >= sizeof piece) len = sizeof piece - 1 - pad;
@@ -521,7 +532,24 @@ static void overlay_lines(pen *pp) {
             if (w < 0 || (size_t)w >= sizeof s - used) break;
             used += (size_t)w;
         }
+        /* A swipe back pops when it begins, and rolls back if it is
+         * cancelled: until it completes, the screen being swiped is still
+         * the one on display, and the pop only a prospect. */
+        ng_track_info st = NG_TRACK_INFO_INIT;
+        const anim *an = &ap->an;
+        bool swiping = ng_track_get(ap->ctx, NG_TRACK_SCREEN, &st) == NG_OK && st.swipe != NG_SWIPE_NONE &&
+                       an->kind == ANIM_SWIPE && an->request_id == st.request_id && an->from_route >= 0;
+        if (swiping) snprintf(s + used, sizeof s - used, "%s%s", n ? " \xE2\x80\xBA " : "", route_name(an->from_route));
         line(&p, FONT_MONO, C_MONO, "  %s", s);
+        if (swiping) {
+            const char *to = route_name(an->to_route);
+            if (st.swipe == NG_SWIPE_FINISHING)
+                line(&p, FONT_MONO, C_MONO2, "  swipe back finishing: %s when it settles", to);
+            else if (st.swipe == NG_SWIPE_CANCELLING)
+                line(&p, FONT_MONO, C_MONO2, "  swipe back rolling back: stays on %s", route_name(an->from_route));
+            else
+                line(&p, FONT_MONO, C_MONO2, "  swipe back undecided: %s if it finishes", to);
+        }
     }
 
     heading(&p, "TRACKS IN FLIGHT");
@@ -567,13 +595,32 @@ static void overlay_lines(pen *pp) {
         line(&p, FONT_MONO, C_MONO2, "  asked by %s", q.guard_id ? q.guard_id : "?");
     }
 
-    heading(&p, "LAST VERDICTS (dropped / refused, newest first)");
+    /* Requests judged once and still without an outcome: a reply waiting
+     * for a swipe to settle, a request a guard holds. */
+    if (ap->nwaiting > 0) {
+        int judged = 0;
+        for (int i = 0; i < ap->nwaiting; i++) judged += ap->waiting[i].judged;
+        if (judged > 0) {
+            heading(&p, "WAITING (no outcome yet)");
+            for (int i = 0; i < ap->nwaiting; i++) {
+                const waiting_req *w = &ap->waiting[i];
+                if (!w->judged) continue;
+                char scope[48] = "";
+                if (w->screen) snprintf(scope, sizeof scope, " for %s", route_name(route_of_id(ap, w->screen)));
+                line(&p, FONT_MONO, C_MONO, "  %s %s%s  since %.1fs", ng_request_kind_name(w->kind),
+                     request_label(w->id), scope, w->since_ms / 1000.0);
+            }
+        }
+    }
+
+    heading(&p, "LAST VERDICTS (dropped, refused, waited)");
     for (int i = 0; i < ap->nverdicts; i++) {
         const verdict_line *v = &ap->verdicts[i];
+        SDL_Color c = v->applied ? C_MONO : C_DROP;
         if (v->repeat > 1)
-            line(&p, FONT_MONO, C_DROP, "  %5.1fs %s \xC3\x97%d", v->t_ms / 1000.0, v->text, v->repeat);
+            line(&p, FONT_MONO, c, "  %5.1fs %s \xC3\x97%d", v->t_ms / 1000.0, v->text, v->repeat);
         else
-            line(&p, FONT_MONO, C_DROP, "  %5.1fs %s", v->t_ms / 1000.0, v->text);
+            line(&p, FONT_MONO, c, "  %5.1fs %s", v->t_ms / 1000.0, v->text);
     }
     if (ap->nverdicts == 0) line(&p, FONT_MONO, C_MONO2, "  none yet");
 
@@ -603,14 +650,14 @@ static void draw_overlay(app *ap) {
             if (live) draw_hit_area(ap, b, 0);
         }
     /* The panel is as tall as its lines, so the pages stay visible below. */
-    pen m = { ap, PANEL_Y + 8, true };
+    pen m = { ap, PANEL_Y + 8, true, NULL, 0 };
     overlay_lines(&m);
     double h = m.y - PANEL_Y + 30;
     if (h > PANEL_H) h = PANEL_H;
     fill_round(ap, PANEL_X, PANEL_Y, PANEL_W, h, 10, C_PANEL, 1.0);
     SDL_Rect clip = { PANEL_X, PANEL_Y, PANEL_W - 8, (int)h };
     SDL_RenderSetClipRect(ap->ren, &clip);
-    pen p = { ap, PANEL_Y + 8, false };
+    pen p = { ap, PANEL_Y + 8, false, NULL, 0 };
     overlay_lines(&p);
     SDL_RenderSetClipRect(ap->ren, NULL);
     text(ap, FONT_MONO, "F1 closes  \xC2\xB7  F12 screenshot", C_MONO2, PANEL_X + PANEL_W - 12, PANEL_Y + h - 22,
@@ -645,9 +692,15 @@ bool ui_screenshot(app *ap, const char *path) {
         ok = SDL_SaveBMP(s, path) == 0;
     }
     if (!ok) fprintf(stderr, "sdl-kiosk: screenshot %s: %s\n", path, SDL_GetError());
+    static char lines[OVERLAY_LINES][320];
+    const char *texts[OVERLAY_LINES];
+    pen m = { ap, PANEL_Y + 8, true, lines, 0 };
+    if (ap->overlay) overlay_lines(&m);
+    for (int i = 0; i < m.nlines; i++) texts[i] = lines[i];
     klog_begin("screenshot");
     klog_str("file", path);
     klog_bool("ok", ok);
+    if (ap->overlay) klog_strlist("overlay", texts, (size_t)m.nlines);
     klog_end();
     SDL_FreeSurface(s);
     return ok;
