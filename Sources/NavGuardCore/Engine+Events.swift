@@ -60,6 +60,11 @@ extension Engine {
             }
             // A touch withheld at began stays withheld for its whole life.
             let t = now
+            // Refused because of live touches: they are in the way (a still
+            // one is then worth a watchdog's attention; see ng_touch_info).
+            if v.verdict == NG_VERDICT_DROP && (v.reason == .exclusive || v.reason == .multiTouch) {
+                touches.refusedBecauseOf(target: target, sameView: v.reason == .multiTouch, at: t)
+            }
             touches.began(LiveTouch(id: e.touch_id, view: target,
                                     state: v.verdict == NG_VERDICT_DELIVER ? NG_TOUCH_STATE_DELIVERED : NG_TOUCH_STATE_WITHHELD,
                                     beganNs: t, lastNs: t))

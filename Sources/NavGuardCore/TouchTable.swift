@@ -13,6 +13,9 @@ struct LiveTouch {
     /// It moved after `lastNs`, in a call that had not read the clock: the
     /// move's instant is the engine's next clock reading (`stamp`).
     var unstamped = false
+    /// The latest began refused because of it (EXCLUSIVE, MULTI_TOUCH); 0:
+    /// never. What makes a still touch worth a watchdog's attention.
+    var inWayNs: Int64 = 0
 }
 
 public let maxLiveTouches = 64
@@ -87,6 +90,16 @@ struct TouchTable {
         var best: Int?
         for i in touches.indices where best == nil || touches[i].lastNs < touches[best!].lastNs { best = i }
         return best
+    }
+
+    /// A began on `target` was refused at `t` by the exclusive-touch rule
+    /// (`sameView` false: every delivered touch on another view can be the
+    /// cause) or the multiple-touch-off rule (`sameView`: those on its view).
+    mutating func refusedBecauseOf(target: UInt64, sameView: Bool, at t: Int64) {
+        for i in touches.indices where touches[i].state == NG_TOUCH_STATE_DELIVERED
+            && (touches[i].view == target) == sameView {
+            touches[i].inWayNs = max(t, 1)   // 0 says "never" (a manual clock starts at 0)
+        }
     }
 
     mutating func began(_ t: LiveTouch) {
@@ -180,6 +193,7 @@ struct TouchTable {
         info.view_id = t.view
         info.began_ns = t.beganNs
         info.last_ns = t.lastNs
+        info.in_way_ns = t.inWayNs
         return info
     }
 }

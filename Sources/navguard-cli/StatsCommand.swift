@@ -11,8 +11,9 @@ struct Stats: ParsableCommand {
         many machines) as `navguard timeline` does, and prints: per guard, \
         the requests it refused and dropped and the events it dropped, by \
         reason; per screen, the transitions to it, those stuck (never \
-        finished) or forced (by the watchdog or another guard), and its \
-        longest holds (while it was on top). --json prints the same as one \
+        finished) or forced (by the watchdog or another guard), the swipes \
+        back cancelled on it (rolled back: it stayed on top; by the user or \
+        a guard), and its longest holds (while it was on top). --json prints the same as one \
         JSON object, for a fleet's own dashboards. Exits 2 when a trace \
         cannot be read.
         """)

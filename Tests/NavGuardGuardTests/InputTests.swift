@@ -173,6 +173,29 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1).reason == .exclusive)
     }
 
+    @Test func aRefusedBeganMarksTheTouchesInItsWay() throws {
+        // ng_touch_info in_way_ns: MULTI_TOUCH blames the touches on its own
+        // view, EXCLUSIVE those on other views; a delivery or another drop
+        // blames nobody.
+        let e = try engine()
+        func inWay() -> [UInt64: Int64] {
+            Dictionary(uniqueKeysWithValues: (0..<e.touchCount).compactMap { e.touch(at: $0) }.map { ($0.touch_id, $0.in_way_ns) })
+        }
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 3).verdict == NG_VERDICT_DELIVER)
+        #expect(inWay() == [1: 0, 2: 0])
+        try e.advanceTime(5 * msNs)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 1).reason == .multiTouch)
+        #expect(inWay() == [1: 5 * msNs, 2: 0, 3: 0], "its own view's touch")
+        try e.advanceTime(5 * msNs)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 4, view: 2).reason == .exclusive)
+        #expect(inWay() == [1: 10 * msNs, 2: 10 * msNs, 3: 0, 4: 0], "the delivered touches on other views")
+        _ = try e.beginHold(label: nil, mask: UInt32(NG_MASK_TOUCH), maxDurationNs: 0)   // cancels 1 and 2
+        try e.advanceTime(5 * msNs)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 5, view: 1).reason == .ignoring)
+        #expect(inWay().values.allSatisfy { $0 == 0 }, "withheld touches are in nobody's way, and IGNORING blames none")
+    }
+
     @Test func unregisteredViewsHaveUIKitDefaults() throws {
         let e = try engine()
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 500).verdict == NG_VERDICT_DELIVER)

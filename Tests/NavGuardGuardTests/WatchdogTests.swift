@@ -9,6 +9,7 @@ import Testing
 private let watchdogID = "org.navguard.watchdog"
 
 private func watchdog(_ config: String = "{}") -> GuardSpec { GuardSpec(ngg_watchdog_descriptor(), config) }
+private func exclusiveTouch(_ config: String = "{}") -> GuardSpec { GuardSpec(ngg_exclusive_touch_descriptor(), config) }
 
 private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: UInt32 = 0) -> Request {
     Request.push(Screen(id: id, route: route), flags: animated ? animatedFlag : 0, source: source)
@@ -201,44 +202,101 @@ struct WatchdogTests {
 
     // MARK: touches
 
-    @Test func stuckTouchIsCancelled() throws {
-        let (e, rec) = try makeGuardEngine([watchdog()])
+    @Test func aFingerRestingOnAButtonIsLeftAlone() throws {
+        // A touch held still for a minute blocks nothing: it is not
+        // cancelled, nothing is reported, and its release is delivered.
+        let (e, rec) = try makeGuardEngine([watchdog(), exclusiveTouch()])
         try e.advanceTime(1000 * msNs)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 7, view: 3).verdict == NG_VERDICT_DELIVER)
+        #expect(e.nextDeadline() == Limits.noDeadline)
+        try advance(e, ms: 60_000)
+        #expect(rec.touchCancels.isEmpty && rec.reports.isEmpty && rec.logs.isEmpty)
+        // A touch on another (non-exclusive) view is not refused: still nothing.
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 8, view: 4).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 8, view: 4).verdict == NG_VERDICT_DELIVER)
+        try advance(e, ms: 60_000)
+        #expect(rec.touchCancels.isEmpty && rec.reports.isEmpty)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 7, view: 3).verdict == NG_VERDICT_DELIVER)
+    }
+
+    @Test func aStillTouchInTheWayIsCancelled() throws {
+        // Multiple touch off: a second finger on the same button is refused
+        // because of the first, which has been still since 1000 ms. At its
+        // limit (11000 ms) the first is cancelled, and the next touch works.
+        let (e, rec) = try makeGuardEngine([watchdog(), exclusiveTouch()])
+        try e.advanceTime(1000 * msNs)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 7, view: 3).verdict == NG_VERDICT_DELIVER)
+        try advance(e, ms: 3000)
+        let second = e.submitTestTouch(NG_TOUCH_BEGAN, id: 8, view: 3)
+        #expect(second.verdict == NG_VERDICT_DROP && second.reason == .multiTouch)
+        #expect(e.touch(at: 0)?.in_way_ns == 4000 * msNs)
+        e.submitTestTouch(NG_TOUCH_ENDED, id: 8, view: 3)
         #expect(e.nextDeadline() == 11_000 * msNs)
-        try advance(e, ms: 9999)
+        try advance(e, ms: 6999)
         #expect(rec.touchCancels.isEmpty)
         try advance(e, ms: 1)
-        #expect(rec.touchCancels.count == 1)
-        #expect(rec.touchCancels.first?.touch_id == 7 && rec.touchCancels.first?.view_id == 3)
+        #expect(rec.touchCancels.map(\.touch_id) == [7] && rec.reports.count == 1)
         let text = try #require(rec.reports.first?.text)
-        #expect(text.contains("  touch: 7 on view 3 live for 10000 ms, idle 10000 ms (limit 10000 ms): cancelled"))
-        #expect(text.contains("live touches (1):"))
-        #expect(text.contains("  touch 7 view 3 delivered age 10000 ms idle 10000 ms"))
+        #expect(text.contains("  touch: 7 on view 3 live for 10000 ms, idle 10000 ms (limit 10000 ms), in the way: a touch refused because of it at 4000 ms: cancelled"), "\(text)")
+        #expect(text.contains("  touch 7 view 3 delivered age 10000 ms idle 10000 ms in the way at 4000 ms"), "\(text)")
         #expect(text.contains("  t=1000 ms event touch began touch 7 view 3"))
         // The cancelled touch is retired: its end is dropped; no new deadline.
         #expect(e.nextDeadline() == Limits.noDeadline)
         let end = e.submitTestTouch(NG_TOUCH_ENDED, id: 7, view: 3)
         #expect(end.verdict == NG_VERDICT_DROP && end.reason == .cancelled)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 9, view: 3).verdict == NG_VERDICT_DELIVER)
         #expect(rec.touchCancels.count == 1)
     }
 
-    @Test func aTouchThatKeepsMovingIsAlive() throws {
-        // The limit counts from the touch's last event, not its began: a
-        // finger moving for 12 s is not a lost end.
-        let (e, rec) = try makeGuardEngine([watchdog()])
+    @Test func aTouchGettingInTheWayAfterItsLimitIsCancelledAtOnce() throws {
+        // Exclusive touch: still for 30 s and in nobody's way, then a tap on
+        // another view is refused because of it: it is cancelled at once.
+        let (e, rec) = try makeGuardEngine([watchdog(), exclusiveTouch(#"{"every_view_exclusive":true}"#)])
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 2).verdict == NG_VERDICT_DELIVER)
+        try advance(e, ms: 30_000)
+        #expect(rec.touchCancels.isEmpty && rec.reports.isEmpty)
+        let tap = e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 5)
+        #expect(tap.verdict == NG_VERDICT_DROP && tap.reason == .exclusive)
+        #expect(e.nextDeadline() == 10_000 * msNs, "overdue: the next tick")
+        try e.tick()
+        #expect(rec.touchCancels.map(\.touch_id) == [1] && rec.reports.count == 1)
+        #expect(rec.reports[0].text.contains("  touch: 1 on view 2 live for 30000 ms, idle 30000 ms (limit 10000 ms), in the way: a touch refused because of it at 30000 ms: cancelled"), "\(rec.reports[0].text)")
+        // The refused tap stays withheld; the next one is delivered.
+        e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 5)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 5).verdict == NG_VERDICT_DELIVER)
+    }
+
+    @Test func aTouchInTheWayThatMovesAgainIsAlive() throws {
+        // In the way while it was moving, then still: the refusal came
+        // before it came to rest, so its rest blocks nothing.
+        let (e, rec) = try makeGuardEngine([watchdog(), exclusiveTouch()])
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 4, view: 1).verdict == NG_VERDICT_DELIVER)
+        try advance(e, ms: 500)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 5, view: 1).reason == .multiTouch)
+        try advance(e, ms: 500)
+        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 4, view: 1).verdict == NG_VERDICT_DELIVER)
+        try advance(e, ms: 1)
+        #expect(e.nextDeadline() == Limits.noDeadline)
+        try advance(e, ms: 60_000)
+        #expect(rec.touchCancels.isEmpty && rec.reports.isEmpty)
+    }
+
+    @Test func theRestingLimitCancelsAnyStillTouch() throws {
+        // resting_touch_limit_ms (off by default): a toolkit that never
+        // reuses ids and can lose an end. A moving finger is still alive.
+        let (e, rec) = try makeGuardEngine([watchdog(#"{"resting_touch_limit_ms":20000}"#)])
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 4, view: 1).verdict == NG_VERDICT_DELIVER)
         for _ in 0..<12 {
             try advance(e, ms: 1000)
             #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 4, view: 1).verdict == NG_VERDICT_DELIVER)
         }
-        #expect(e.nextDeadline() == 22_000 * msNs, "10 s after its last move")
-        try advance(e, ms: 9999)
+        #expect(e.nextDeadline() == 32_000 * msNs, "20 s after its last move")
+        try advance(e, ms: 19_999)
         #expect(rec.touchCancels.isEmpty && rec.reports.isEmpty)
         try advance(e, ms: 1)
         #expect(rec.touchCancels.map(\.touch_id) == [4])
         let text = try #require(rec.reports.first?.text)
-        #expect(text.contains("  touch: 4 on view 1 live for 22000 ms, idle 10000 ms (limit 10000 ms): cancelled"), "\(text)")
+        #expect(text.contains("  touch: 4 on view 1 live for 32000 ms, idle 20000 ms (resting limit 20000 ms): cancelled"), "\(text)")
     }
 
     @Test func aGuardsHoldIsNamedByItsOwnerAndATiedHoldIsLeftToItsTransition() throws {
@@ -283,10 +341,11 @@ struct WatchdogTests {
     // MARK: rounds and deadlines
 
     @Test func oneReportPerRound() throws {
-        let (e, rec) = try makeGuardEngine([watchdog(#"{"transition_limit_ms":10000}"#)])
+        let (e, rec) = try makeGuardEngine([watchdog(#"{"transition_limit_ms":10000}"#), exclusiveTouch()])
         let r = e.submit(push(2, "detail"))
         let token = try e.beginHold(label: CStr("sync"), mask: UInt32(NG_MASK_KEY), maxDurationNs: 0)
         e.submitTestTouch(NG_TOUCH_BEGAN, id: 9, view: 4)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 10, view: 4).reason == .multiTouch)
         try advance(e, ms: 10_000)
         #expect(rec.reports.count == 1)
         let text = try #require(rec.reports.first?.text)
@@ -300,10 +359,11 @@ struct WatchdogTests {
     }
 
     @Test func nextDeadlineIsTheEarliestLimit() throws {
-        let (e, rec) = try makeGuardEngine([watchdog()])
+        let (e, rec) = try makeGuardEngine([watchdog(), exclusiveTouch()])
         _ = try e.beginHold(label: CStr("h"), mask: UInt32(NG_MASK_KEY), maxDurationNs: 0)   // due 10 s
         try e.advanceTime(3000 * msNs)
-        e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1)                                     // due 13 s
+        e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1)
+        e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1)                                     // in the way: due 13 s
         try e.advanceTime(2000 * msNs)
         _ = e.submit(push(2, "detail"))                                                        // due 7 s
         #expect(e.nextDeadline() == 7000 * msNs)

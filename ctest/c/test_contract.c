@@ -103,6 +103,9 @@ static void on_transition(void *u, ng_context *ctx, const ng_transition_event *e
     if (NG_HAS_FIELD(e, ng_transition_event, depth) && (e->flags & NG_TRANSF_DESTROYED)) h->destroyed_ends++;
 }
 
+/* The chain make() configures: NULL is the default chain. */
+static const char *g_chain = NULL;
+
 static ng_context *make(host *h, bool default_chain) {
     memset(h, 0, sizeof *h);
     ng_options o = NG_OPTIONS_INIT;
@@ -117,7 +120,7 @@ static ng_context *make(host *h, bool default_chain) {
     o.delegate.on_transition = on_transition;
     ng_context *ctx = NULL;
     MUST(ctx, ng_context_create(&o, &ctx));
-    if (default_chain) MUST(ctx, ng_chain_configure(ctx, NULL));
+    if (default_chain) MUST(ctx, ng_chain_configure(ctx, g_chain));
     ng_screen home = { 1, "home", NULL };
     MUST(ctx, ng_stack_set_root(ctx, &home));
     return ctx;
@@ -270,9 +273,14 @@ static void test_guard_wake(void) {
 
 static void test_deadline(void) {
     host h;
+    /* The watchdog's resting limit: any still touch is timed (by default
+     * only one in the way is: navguard.h, "A live touch"). */
+    g_chain = "{\"base\":\"default\",\"edits\":[{\"configure\":\"org.navguard.watchdog\","
+              "\"config\":{\"resting_touch_limit_ms\":10000}}]}";
     ng_context *ctx = make(&h, true);
+    g_chain = NULL;
     EXPECT(h.deadlines == 0, "nothing to arm yet (%d)", h.deadlines);
-    /* A touch: the watchdog's idle limit (10 s). */
+    /* A touch: the watchdog's resting limit (10 s). */
     touch(ctx, NG_TOUCH_BEGAN, 5);
     EXPECT(h.deadlines == 1 && h.deadline == 10000 * MS, "armed for the touch limit: %lld", (long long)h.deadline);
     /* A hold of 500 ms comes first. */

@@ -620,7 +620,7 @@ static void test_default_chain(void) {
         { "{\"base\":\"default\",\"edits\":[{\"remove\":\"org.navguard.throttle\",\"configure\":\"org.navguard.dedupe\"}]}", "exactly one of" },
         { "{\"base\":\"default\",\"edits\":[{\"insert\":{\"id\":\"org.navguard.throttle\"}}]}", "already in the chain" },
         { "{\"base\":\"default\",\"edits\":[{\"insert\":{\"id\":\"org.navguard.ffi-predicate\"},\"before\":\"org.navguard.dedupe\",\"after\":\"org.navguard.dedupe\"}]}", "both \"before\" and \"after\"" },
-        { "{\"base\":\"default\",\"edits\":[{\"configure\":\"org.navguard.watchdog\",\"config\":{\"transition_limit\":5}}]}", "unknown option \"transition_limit\"; valid keys: transition_limit_ms, hold_limit_ms, touch_limit_ms, drive_limit_ms, report" },
+        { "{\"base\":\"default\",\"edits\":[{\"configure\":\"org.navguard.watchdog\",\"config\":{\"transition_limit\":5}}]}", "unknown option \"transition_limit\"; valid keys: transition_limit_ms, hold_limit_ms, touch_limit_ms, drive_limit_ms, resting_touch_limit_ms, report" },
         { "{\"base\":\"default\",\"edits\":{}}", "\"edits\" must be a list" },
     };
     for (size_t k = 0; k < sizeof parse_errors / sizeof parse_errors[0]; k++) {

@@ -6,6 +6,7 @@
  *
  *   trace_host OUT.jsonl [--ring N] [--unfinished]
  *   trace_host OUT.jsonl --incident
+ *   trace_host OUT.jsonl --drive-limit
  *
  * The session: a push, a double tap refused and its touch dropped, a network
  * hold that drops a tap and a late posted reply refused, a finger-driven
@@ -18,9 +19,16 @@
  *
  * --incident records another session, a field incident as a kiosk's ring
  * would hold it: a mouse press (the mouse's touch id, all bits set) whose
- * release is lost and a "scanner" hold nobody ends, both ended by the
+ * release is lost, in the way of a finger on the same button (multiple
+ * touch off) at 2500 ms, and a "scanner" hold nobody ends, both ended by the
  * watchdog at the same tick; then 16 s of nothing; then a network reply
  * posted from another thread that waits 80 ms for the loop's tick.
+ *
+ * --drive-limit records a swipe back (#2, Menu -> Home) whose finger stops
+ * at 1200 ms and stays down: at 61200 ms the watchdog's drive limit (60 s)
+ * cancels the finger and rolls the swipe back, so the stack stays on Menu.
+ * The host goes on sending the finger's moves (7) and its release at 65 s:
+ * all 8 dropped (cancelled).
  *
  * `make docs` draws docs/timeline.svg from the session without --unfinished. */
 #include <navguard/navguard.h>
@@ -118,6 +126,10 @@ static int incident(const char *out) {
     touch(1000, UINT64_MAX, NG_TOUCH_BEGAN, 650, 530);
     uint64_t scanner;
     if ((st = ng_hold_begin(ctx, "scanner", NG_MASK_KEY, 0, &scanner)) != NG_OK) fail("ng_hold_begin", st);
+    /* A finger on Next is refused because of the still mouse press (multiple
+     * touch off): the press is in the way, so the watchdog's touch limit
+     * applies to it (a press that blocks nothing is left alone). */
+    tap(2500, 2, 650, 530);
     /* The watchdog ends both at 4000 ms; then nothing happens until 20 s. */
     idle_until(20000);
     ng_request reply = NG_REQUEST_INIT(NG_REQ_PUSH);
@@ -133,25 +145,67 @@ static int incident(const char *out) {
     return 0;
 }
 
+/* The --drive-limit session (see the top of this file). */
+static int drive_limit(const char *out) {
+    ng_options o = NG_OPTIONS_INIT;
+    o.clock = NG_CLOCK_MANUAL;
+    o.manual_start_ns = START;
+    ng_status st = ng_context_create(&o, &ctx);
+    if (st != NG_OK) fail("ng_context_create", st);
+    ng_record_options ro = NG_RECORD_OPTIONS_INIT;
+    ro.path = out;
+    if ((st = ng_record_start(ctx, &ro)) != NG_OK) fail("ng_record_start", st);
+    if ((st = ng_chain_configure(ctx, "{\"base\":\"default\"}")) != NG_OK) fail("ng_chain_configure", st);
+    enum { WINDOW = 1, NEXT = 2 };
+    view(WINDOW, 0, 0, 0, 800, 600);
+    view(NEXT, WINDOW, 600, 500, 150, 60);
+    ng_screen home = { 1, "home", NULL };
+    if ((st = ng_stack_set_root(ctx, &home)) != NG_OK) fail("ng_stack_set_root", st);
+    request(100, NG_REQ_PUSH, NEXT, 2, "menu");
+    finish(450);
+    /* A finger from the left edge drives a swipe back, then stops. */
+    touch(1000, 7, NG_TOUCH_BEGAN, 5, 300);
+    idle_until(1020);
+    ng_request back = NG_REQUEST_INIT(NG_REQ_INTERACTIVE_BACK);
+    ng_request_result res = NG_REQUEST_RESULT_INIT;
+    back.flags = NG_REQF_ANIMATED | NG_REQF_TOUCH_DRIVEN;
+    back.driving_touch = 7;
+    if ((st = ng_request_submit(ctx, &back, &res)) != NG_OK) fail("interactive back", st);
+    for (int i = 1; i <= 3; i++) {
+        touch(1020 + 60 * i, 7, NG_TOUCH_MOVED, 5 + 100 * i, 300);
+        ng_interactive_update(ctx, 0.13 * i);
+    }
+    /* Still from 1200 ms: the watchdog rolls the swipe back at 61200 ms. The
+     * host, whatever on_touch_cancel said, sends the finger's last moves and
+     * its release: NavGuard drops them (cancelled). */
+    for (int i = 1; i <= 7; i++) touch(62000 + 400 * i, 7, NG_TOUCH_MOVED, 305 + 5 * i, 300);
+    touch(65000, 7, NG_TOUCH_ENDED, 340, 300);
+    idle_until(65500);
+    ng_context_destroy(ctx);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *out = NULL;
     uint32_t ring = 0;
-    int unfinished = 0, incident_session = 0;
+    int unfinished = 0, incident_session = 0, drive_limit_session = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--ring") == 0 && i + 1 < argc) ring = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--unfinished") == 0) unfinished = 1;
         else if (strcmp(argv[i], "--incident") == 0) incident_session = 1;
+        else if (strcmp(argv[i], "--drive-limit") == 0) drive_limit_session = 1;
         else if (!out && argv[i][0] != '-') out = argv[i];
         else {
-            fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident\n");
+            fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident | OUT.jsonl --drive-limit\n");
             return 2;
         }
     }
     if (!out) {
-        fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident\n");
+        fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident | OUT.jsonl --drive-limit\n");
         return 2;
     }
     if (incident_session) return incident(out);
+    if (drive_limit_session) return drive_limit(out);
 
     ng_options o = NG_OPTIONS_INIT;
     o.clock = NG_CLOCK_MANUAL;

@@ -22,6 +22,11 @@ CASE is one of:
              "mouse", a posted id as #p1 (its args keep it whole), the 80 ms a
              posted reply waited for its tick, the 16 s of nothing folded;
              --from/--to draw a window of it
+  drivelimit trace_host --drive-limit: a swipe back whose finger stays still
+             past the watchdog's drive limit is cancelled and rolled back; the
+             timeline says so (CANCELLED, not FORCED, on the screen it stayed
+             on), the header counts the 8 events dropped after the cancel, and
+             `navguard stats` counts it as cancelled on menu, not forced on home
   fleet      several traces and dumps on one page, one lane each; one process
              each in the Chrome trace
   stats      `navguard stats` over the traces: the table and --json
@@ -430,6 +435,48 @@ def case_incident(args):
     check(p.returncode != 0, "--to before --from: refused")
 
 
+def case_drivelimit(args):
+    trace = record(args, "drive-limit.jsonl", "--drive-limit")
+    out = os.path.join(args.work, "drive-limit")
+    p = timeline(args, trace, out)
+    check(p.returncode == 0, "drivelimit: exit 0")
+    events = load_chrome(out + ".json")
+    check_events_wellformed(events, "drive-limit.json")
+    tid = {v: k for k, v in threads(events).items()}
+    # The recorded truth: the swipe's screen track ends CANCELLED, marked forced.
+    with open(trace, encoding="utf-8") as f:
+        phases = [r for r in map(json.loads, f) if r.get("k") == "cb" and r.get("fn") == "transition" and r.get("track") == "screen"]
+    check(any(r.get("phase") == "cancelled" and r.get("flags", 0) & 0x8 for r in phases),   # NG_TRANSF_FORCED
+          f"drive-limit.jsonl: the trace has the swipe cancelled by a guard: {phases}")
+    swipe = find(events, "X", tid.get("screen transitions"), r"^interactive-back #2 menu→home")
+    if check(len(swipe) == 1, f"drive-limit.json: one swipe span on the screen track: {swipe}"):
+        s = swipe[0]
+        check("FORCED" not in s["name"] and "(cancelled)" in s["name"]
+              and "CANCELLED by the watchdog after 60180 ms: rolled back, the stack stayed on menu" in s["name"],
+              f"drive-limit.json: the swipe is shown cancelled by the watchdog, on menu: {s['name']}")
+        check(s["args"].get("end") == "cancelled (forced)", f"drive-limit.json: its end: {s['args']}")
+        check(s["ts"] == 1_020_000 and s["dur"] == 60_180_000, f"drive-limit.json: 1020 ms to 61200 ms: {s['ts']}, {s['dur']}")
+    check(not find(events, "X", name=r"FORCED"), "drive-limit.json: nothing drawn as forced")
+    html, svg = check_page(out + ".html", [])
+    if svg is not None:
+        texts = svg_texts(svg)
+        headline = [t for t in texts if t.startswith("⚠ at ")]
+        check("⚠ at 61200 ms: the watchdog cancelled interactive-back #2 menu→home after 60180 ms, since 1020 ms: "
+              "rolled back, the stack stayed on menu" in headline, f"drive-limit.html: the headline tells what happened: {headline}")
+        check(not any("forced" in t or "to finish" in t for t in headline), f"drive-limit.html: no 'forced … to finish': {headline}")
+        sub = [t for t in texts if " touch " in t and "input event" in t]
+        check(len(sub) == 1 and "1 touch (0 dropped at began, 1 cancelled), 8 of 12 input events dropped" in sub[0],
+              f"drive-limit.html: the header counts the touch's 8 dropped events: {sub}")
+    p = run([args.cli, "stats", trace])
+    check(p.returncode == 0, "drivelimit stats: exit 0")
+    check(re.search(r"^menu +1 +0 +0 +1 ", p.stdout, re.M), "stats: menu: 1 transition (the push), 0 stuck, 0 forced, 1 cancelled")
+    check(not re.search(r"^home ", p.stdout, re.M), "stats: no row for home: the swipe never got there")
+    p = run([args.cli, "stats", trace, "--json"])
+    screens = {s["screen"]: s for s in json.loads(p.stdout)["screens"]} if p.returncode == 0 else {}
+    check(screens.get("menu", {}).get("cancelled") == 1 and screens.get("menu", {}).get("forced") == 0 and "home" not in screens,
+          f"stats --json: cancelled on menu, nothing forced: {screens}")
+
+
 def case_fleet(args):
     full = record(args, "kiosk-a.jsonl", "--unfinished")
     inc = record(args, "kiosk-b.jsonl", "--incident")
@@ -496,7 +543,7 @@ def main():
     ap.add_argument("--cli", required=True)
     ap.add_argument("--host", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("case", choices=["full", "ring", "truncated", "malformed", "incident", "fleet", "stats"])
+    ap.add_argument("case", choices=["full", "ring", "truncated", "malformed", "incident", "drivelimit", "fleet", "stats"])
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     for name in os.listdir(args.work):

@@ -474,6 +474,31 @@ def leave_dialog(k, unguarded):
             f"{final(k, ['home', 'menu', 'item'])}; {h.check_band(k.bmp, 'item')}")
 
 
+def button_held(k, unguarded):
+    """Home's Next held still 15 s, then released: a press, not a fault. The
+    watchdog leaves a still touch that blocks nothing alone: Next fires on
+    the release, nothing is cancelled, nothing is reported (as unguarded)."""
+    k.move(665, 532)                              # Home's Next (Main.qml: Big at 560,440 in the page, 210x64)
+    time.sleep(0.05)
+    k.xdo("mousedown", 1)
+    time.sleep(15.0)                              # still: no move, no other touch
+    k.xdo("mouseup", 1)
+    try:
+        k.wait_for(lambda e: e["type"] == "action" and e["button"] == "next", 10, "Next's action on the release")
+    except Failure as e:
+        reports = [r["text"].splitlines()[0] for r in k.of("report")]
+        raise Failure(f"the press was lost ({e}); touch cancels {k.of('touch_cancel')}, reports {reports}")
+    k.wait_stack(["home", "menu"])
+    k.wait_idle()
+    k.quit()
+    expect(not k.of("touch_cancel"), f"the resting press was cancelled: {k.of('touch_cancel')[:1]}")
+    reports = k.of("report")
+    expect(not reports, "a guard reported: " + (reports[0]["text"].splitlines() or [""])[0] if reports else "")
+    expect(len(k.of("action", button="next")) == 1, f"Next fired {len(k.of('action', button='next'))} times")
+    return (f"Next held still 15 s, then released: fired once, no cancel, no report; stack "
+            f"{final(k, ['home', 'menu'])}; {h.check_band(k.bmp, 'menu')}")
+
+
 def idle_cpu(k, unguarded):
     return h.idle_cpu(k)
 
@@ -499,6 +524,7 @@ SCENARIOS = [
      "a reply for the target of a swipe released to finish"),
     ("quit_mid_push", ["--stack", "home,menu", "--anim-ms", "4000"], quit_mid_push, "quitting during a push"),
     ("leave_dialog", ["--stack", "home,menu,item,checkout"], leave_dialog, "the leave dialog on Checkout"),
+    ("button_held", [], button_held, "Next held still 15 s, then released: it fires, nothing reported"),
     ("idle_cpu", [], idle_cpu, "idle: asleep, not a busy loop"),
 ]
 NO_UNGUARDED = {"idle_cpu"}

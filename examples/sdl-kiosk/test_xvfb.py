@@ -564,6 +564,31 @@ def swipe_long(k):
             f"completed, {moves} moves delivered, no cancel, no report; {check_band(k.bmp, 'home')}")
 
 
+def button_held(k):
+    """A finger resting on Next for 15 s, then lifted: a press, not a fault.
+    The watchdog leaves a still touch that blocks nothing alone: Next fires
+    on the release, nothing is cancelled, nothing is reported."""
+    k.move(*NEXT)
+    time.sleep(0.05)
+    k.xdo("mousedown", 1)
+    time.sleep(15.0)                              # still: no move, no other touch
+    k.xdo("mouseup", 1)
+    try:
+        k.wait_for(lambda e: e["type"] == "action" and e["button"] == "next", 10, "Next's action on the release")
+    except Failure as e:
+        reports = [r["text"].splitlines()[0] for r in k.of("report")]
+        raise Failure(f"the press was lost ({e}); touch cancels {k.of('touch_cancel')}, reports {reports}")
+    k.wait_stack(["home", "menu"])
+    k.wait_idle()
+    k.quit()
+    expect(not k.of("touch_cancel"), f"the resting press was cancelled: {k.of('touch_cancel')[:1]}")
+    reports = k.of("report")
+    expect(not reports, "a guard reported: " + (reports[0]["text"].splitlines() or [""])[0] if reports else "")
+    expect(len(k.of("action", button="next")) == 1, f"Next fired {len(k.of('action', button='next'))} times")
+    expect(k.final_stack() == ["home", "menu"], f"final stack {k.final_stack()}, expected home,menu")
+    return f"Next held still 15 s, then released: fired once, no cancel, no report; {check_band(k.bmp, 'menu')}"
+
+
 def network_reply(k):
     k.click(NETWORK)
     net = k.wait_for(lambda e: e["type"] == "network", 5, "the Network button's action")
@@ -921,6 +946,7 @@ SCENARIOS = [
      "press held on Back while a network push lands: cancelled"),
     ("swipe_long", ["--stack", "home,menu"], swipe_long,
      "edge swipe 15 s (moving 12 s, still 3 s), released at 60 %: completed, no watchdog"),
+    ("button_held", [], button_held, "Next held still 15 s, then released: it fires, nothing is reported"),
     ("reply_stale", ["--stack", "home,menu", "--network-delay-ms", "3000"], reply_stale,
      "Network on Menu, back to Home and on to a new Menu: the reply is stale"),
     ("reply_stayed", ["--stack", "home,menu", "--network-delay-ms", "600"], reply_stayed,

@@ -686,7 +686,24 @@ typedef struct ng_screen_info {
  *    sends them, are dropped (NG_REASON_CANCELLED) while NavGuard remembers
  *    it (the last 16 retired touches), NG_REASON_INVALID after that.
  * At most 64 touches are live; a began beyond that ends the touch that has
- * been idle longest first, as a lost end. */
+ * been idle longest first, as a lost end.
+ *
+ * A finger resting on a button is not a fault. A touch that is still (no
+ * event since its last_ns) is in the way only when it blocks something:
+ *  - another touch is refused because of it: a began dropped
+ *    NG_REASON_EXCLUSIVE while it is live on another view, or
+ *    NG_REASON_MULTI_TOUCH while it is live on the same view (in_way_ns
+ *    records the latest such refusal);
+ *  - a transition waits on it: it drives a swipe back (NG_SWIPE_DRIVEN),
+ *    which holds the stack, and any request waiting for the swipe.
+ * The watchdog (org.navguard.watchdog) acts on these and on nothing else: a
+ * touch still for touch_limit_ms that has been in the way since it came to
+ * rest (in_way_ns >= last_ns) is cancelled, at once when it gets in the way
+ * later than that; the touch driving a swipe is cancelled, and the swipe
+ * rolled back, after drive_limit_ms still. A still touch that blocks nothing
+ * is left alone and nothing is reported: it ends with its own end, a new
+ * began on its id, or the oldest-first rule above. (resting_touch_limit_ms,
+ * off by default, cancels any still touch: see docs/guards.md.) */
 struct ng_touch_info {
     uint32_t size;
     int32_t state;            /* NG_TOUCH_STATE_* */
@@ -700,6 +717,12 @@ struct ng_touch_info {
                                  no clock: it is dated by NavGuard's next
                                  reading (never before the move; at once on
                                  a manual clock) */
+    /* Since 0.4 (plugin ABI 1.3); written only when `size` covers it: */
+    int64_t in_way_ns;        /* the latest began refused because of it
+                                 (NG_REASON_EXCLUSIVE from another view,
+                                 NG_REASON_MULTI_TOUCH on its own view), by
+                                 any guard; 0: never (a refusal at instant 0
+                                 of a manual clock reads 1) */
 };
 #define NG_TOUCH_STATE_DELIVERED  0  /* began was delivered; still live */
 #define NG_TOUCH_STATE_WITHHELD   1  /* began was dropped; later phases dropped */
@@ -709,7 +732,7 @@ struct ng_touch_info {
     XX(NG_TOUCH_STATE_DELIVERED, "delivered") \
     XX(NG_TOUCH_STATE_WITHHELD,  "withheld") \
     XX(NG_TOUCH_STATE_CANCELLED, "cancelled")
-#define NG_TOUCH_INFO_INIT { sizeof(ng_touch_info), 0, 0u, 0u, 0, 0 }
+#define NG_TOUCH_INFO_INIT { sizeof(ng_touch_info), 0, 0u, 0u, 0, 0, 0 }
 
 /* A transition track in flight (ng_track_get; plugin.h track_get). */
 typedef struct ng_track_info {

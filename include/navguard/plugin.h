@@ -56,7 +56,7 @@ extern "C" {
  * ng_screen_info flags; a touch NavGuard cancels is retired at once (no
  * longer live: touch_get no longer lists NG_TOUCH_STATE_CANCELLED). 1.3
  * (NavGuard 0.4): the descriptor grew event_mask (the events on_event is
- * called for). */
+ * called for); ng_touch_info grew in_way_ns. */
 #define NG_PLUGIN_ABI_MAJOR 1
 #define NG_PLUGIN_ABI_MINOR 3
 #define NG_PLUGIN_ENTRY_SYMBOL "ng_plugin_entry"

@@ -15,9 +15,18 @@
  *    host). A hold tied to a transition (hold_begin_transition) is left to
  *    that transition's own limit: it ends with it, so one stuck transition
  *    gives one report;
- *  - a delivered live touch idle for touch_limit_ms (no event since: its
- *    end was lost; a finger that keeps moving is alive) is cancelled (the
- *    host gets on_touch_cancel);
+ *  - a delivered live touch still for touch_limit_ms (no event since; a
+ *    finger that keeps moving is alive) is cancelled (the host gets
+ *    on_touch_cancel) only when it is in the way: another touch was refused
+ *    because of it since it came to rest (ng_touch_info in_way_ns: a began
+ *    dropped EXCLUSIVE or MULTI_TOUCH). It is then cancelled at the limit,
+ *    or at once when it gets in the way later. A finger resting on a button
+ *    blocks nothing: it is left alone and nothing is reported (a lost end
+ *    ends with the next began on its id, navguard.h "A live touch");
+ *  - resting_touch_limit_ms (0, off, by default) cancels any delivered
+ *    touch still that long, in the way or not: for a toolkit that can lose
+ *    an end and never reuses a touch id, where the host would otherwise
+ *    show the control pressed until something touches it again;
  *  - the touch driving a swipe back is never cancelled for touch_limit_ms: a
  *    user may hold a swipe half way for a while. Only when it has been idle
  *    for drive_limit_ms (a minute by default) is it cancelled, and the swipe
@@ -31,8 +40,8 @@
  *
  * Config (declared below): transition_limit_ms (default 2000), hold_limit_ms
  * (default 10000), touch_limit_ms (default 10000), drive_limit_ms (default
- * 60000): integers in 0..86400000, 0 disables that check; report (bool,
- * default true).
+ * 60000), resting_touch_limit_ms (default 0): integers in 0..86400000, 0
+ * disables that check; report (bool, default true).
  *
  * A late completion by the host after a recovery is harmless: the core
  * answers NG_E_NOT_FOUND and fires no second callback. Nothing is allocated
@@ -51,18 +60,22 @@
 #define ROUND_HOLDS 256          /* holds ended per round (the rest next round) */
 #define ROUND_TOUCHES 64         /* touches cancelled per round */
 
-enum { LIM_TRANSITION, LIM_HOLD, LIM_TOUCH, LIM_DRIVE, LIM_COUNT };
+enum { LIM_TRANSITION, LIM_HOLD, LIM_TOUCH, LIM_DRIVE, LIM_REST, LIM_COUNT };
 static const char *const limit_keys[LIM_COUNT] = { "transition_limit_ms", "hold_limit_ms", "touch_limit_ms",
-                                                   "drive_limit_ms" };
+                                                   "drive_limit_ms", "resting_touch_limit_ms" };
 
 static const ng_option_decl options[] = {
     NG_OPTION_INT("transition_limit_ms", "2000", 0, MAX_LIMIT_MS,
                   "finish a transition (or complete a swipe nobody drives) after this long; 0: never"),
     NG_OPTION_INT("hold_limit_ms", "10000", 0, MAX_LIMIT_MS, "end a hold live this long; 0: never"),
     NG_OPTION_INT("touch_limit_ms", "10000", 0, MAX_LIMIT_MS,
-                  "cancel a touch idle this long (its end was lost); 0: never"),
+                  "cancel a touch still this long when it is in the way (another touch was refused because of it "
+                  "since it came to rest); a touch that blocks nothing is left alone; 0: never"),
     NG_OPTION_INT("drive_limit_ms", "60000", 0, MAX_LIMIT_MS,
                   "cancel the touch driving a swipe back, and roll the swipe back, when idle this long; 0: never"),
+    NG_OPTION_INT("resting_touch_limit_ms", "0", 0, MAX_LIMIT_MS,
+                  "cancel any touch still this long, in the way or not (a toolkit that loses ends and never "
+                  "reuses touch ids); 0: never"),
     NG_OPTION_BOOL("report", "true", "post a report after each recovery (false: a warning log line)"),
     NG_OPTION_END,
 };
@@ -145,11 +158,22 @@ static bool driving_touch(const ng_guard_host *h, uint64_t *id) {
     return true;
 }
 
-/* When a delivered touch is overdue: its idle limit, the driving touch's
- * own (much longer) one; NG_NO_DEADLINE when disabled. */
+/* A still touch is in the way when another touch was refused because of it
+ * since it came to rest (navguard.h, "A live touch"). */
+static bool in_way(const ng_touch_info *t) { return t->in_way_ns != 0 && t->in_way_ns >= touch_last(t); }
+
+/* When a delivered touch is overdue: the driving touch's own (long) limit;
+ * any other's idle limit when it is in the way, the resting limit when set;
+ * NG_NO_DEADLINE when none applies. */
 static int64_t touch_due(const watchdog *g, const ng_touch_info *t, bool driving) {
-    int64_t limit = g->limit_ns[driving ? LIM_DRIVE : LIM_TOUCH];
-    return limit > 0 ? add_sat(touch_last(t), limit) : NG_NO_DEADLINE;
+    if (driving) return g->limit_ns[LIM_DRIVE] > 0 ? add_sat(touch_last(t), g->limit_ns[LIM_DRIVE]) : NG_NO_DEADLINE;
+    int64_t d = NG_NO_DEADLINE;
+    if (g->limit_ns[LIM_TOUCH] > 0 && in_way(t)) d = add_sat(touch_last(t), g->limit_ns[LIM_TOUCH]);
+    if (g->limit_ns[LIM_REST] > 0) {
+        int64_t r = add_sat(touch_last(t), g->limit_ns[LIM_REST]);
+        if (r < d) d = r;
+    }
+    return d;
 }
 
 /* A hold the watchdog times: not one tied to a transition (that one ends
@@ -317,8 +341,10 @@ static void out_state(watchdog *g, int64_t now) {
     for (size_t i = 0; i < touches; i++) {
         ng_touch_info t;
         if (!get_touch(h, i, &t)) continue;
-        out(g, "  touch %" PRIu64 " view %" PRIu64 " %s age %" PRId64 " ms idle %" PRId64 " ms\n", t.touch_id,
+        out(g, "  touch %" PRIu64 " view %" PRIu64 " %s age %" PRId64 " ms idle %" PRId64 " ms", t.touch_id,
             t.view_id, touch_state_name(t.state), ms(now - t.began_ns), ms(now - touch_last(&t)));
+        if (t.in_way_ns) out(g, " in the way at %" PRId64 " ms", ms(t.in_way_ns));
+        out(g, "\n");
     }
 
     size_t deferred = h->deferred_count(h);
@@ -486,9 +512,19 @@ static void on_tick(void *inst, int64_t now) {
             ng_touch_info t;
             if (!get_touch(h, i, &t) || t.touch_id != touch_ids[k]) continue;
             bool driving = driven && t.touch_id == driver;
-            out(g, "  touch: %" PRIu64 " on view %" PRIu64 "%s live for %" PRId64 " ms, idle %" PRId64 " ms (limit %" PRId64
-                " ms): cancelled\n", t.touch_id, t.view_id, driving ? " (driving the swipe back)" : "",
-                ms(now - t.began_ns), ms(now - touch_last(&t)), ms(g->limit_ns[driving ? LIM_DRIVE : LIM_TOUCH]));
+            out(g, "  touch: %" PRIu64 " on view %" PRIu64 "%s live for %" PRId64 " ms, idle %" PRId64 " ms", t.touch_id,
+                t.view_id, driving ? " (driving the swipe back)" : "", ms(now - t.began_ns), ms(now - touch_last(&t)));
+            /* Which limit: the drive limit, the idle limit of a touch in the
+             * way (and when another touch was last refused because of it),
+             * or the resting limit. */
+            if (driving)
+                out(g, " (limit %" PRId64 " ms)", ms(g->limit_ns[LIM_DRIVE]));
+            else if (g->limit_ns[LIM_TOUCH] > 0 && in_way(&t) && now - touch_last(&t) >= g->limit_ns[LIM_TOUCH])
+                out(g, " (limit %" PRId64 " ms), in the way: a touch refused because of it at %" PRId64 " ms",
+                    ms(g->limit_ns[LIM_TOUCH]), ms(t.in_way_ns));
+            else
+                out(g, " (resting limit %" PRId64 " ms)", ms(g->limit_ns[LIM_REST]));
+            out(g, ": cancelled\n");
         }
     }
     out(g, "state found:\n");
@@ -531,7 +567,11 @@ static const ng_plugin_descriptor descriptor = {
     .id = "org.navguard.watchdog",
     .name = "watchdog",
     .version = NGG_VERSION,
-    .description = "Ends transitions, holds and touches that outlive their limits, and reports the state and recent history.",
+    .description = "Ends transitions, holds and touches that outlive their limits, and reports the state and recent history. "
+                   "A finger resting on a button is not a fault: a still touch is cancelled only when it is in the way "
+                   "(another touch was refused because of it since it came to rest: exclusive touch, multiple touch "
+                   "off; or it drives a swipe back, which holds the stack and the requests waiting on it); a still "
+                   "touch that blocks nothing is left alone and nothing is reported.",
     .create = create,
     .destroy = destroy,
     .on_event = on_event,

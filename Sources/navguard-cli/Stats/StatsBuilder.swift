@@ -44,6 +44,13 @@ enum StatsBuilder {
                     var row = guardRow(g)
                     row.eventsDropped[reason, default: 0] += 1
                     guards[g] = row
+                case "transition" where s.lane == .screen && s.cancelled:
+                    // A swipe rolled back: no transition to its destination;
+                    // counted on the screen it stayed on.
+                    let name = s.screen ?? "?"
+                    var row = screenRow(name)
+                    row.cancelled += 1
+                    screens[name] = row
                 case "transition" where s.lane == .screen:
                     let name = s.screen ?? "?"
                     var row = screenRow(name)

@@ -14,13 +14,14 @@ enum StatsFormat {
         }
         if m.guards.isEmpty { rows.append(["(none)", "", "", ""]) }
         out += grid(rows)
-        out += "\nper screen: transitions to it, stuck (never finished) or forced, and the longest holds while it was on top\n"
-        rows = [["screen", "transitions", "stuck", "forced", "longest holds"]]
+        out += "\nper screen: transitions to it, stuck (never finished) or forced, swipes back cancelled on it (rolled back: "
+            + "it stayed on top), and the longest holds while it was on top\n"
+        rows = [["screen", "transitions", "stuck", "forced", "cancelled", "longest holds"]]
         for s in m.screens {
-            rows.append([s.screen, String(s.transitions), String(s.stuck), String(s.forced),
+            rows.append([s.screen, String(s.transitions), String(s.stuck), String(s.forced), String(s.cancelled),
                          s.longestHolds.map { "\($0.label) \(TimelineFormat.ms($0.ns)) (\($0.end))" }.joined(separator: "; ")])
         }
-        if m.screens.isEmpty { rows.append(["(none)", "", "", "", ""]) }
+        if m.screens.isEmpty { rows.append(["(none)", "", "", "", "", ""]) }
         out += grid(rows)
         return out
     }
@@ -34,6 +35,7 @@ enum StatsFormat {
         let screens: [JSONValue] = m.screens.map { s in
             .object([("screen", .string(s.screen)), ("transitions", .integer(Int64(s.transitions))),
                      ("stuck", .integer(Int64(s.stuck))), ("forced", .integer(Int64(s.forced))),
+                     ("cancelled", .integer(Int64(s.cancelled))),
                      ("longest_holds", .array(s.longestHolds.map { h in
                          .object([("label", .string(h.label)), ("ms", .number(Double(h.ns) / 1e6)), ("end", .string(h.end)),
                                   ("file", .string(h.file))])

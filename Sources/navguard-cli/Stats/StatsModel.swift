@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// What `navguard stats` counts over a fleet's traces: per guard, what it
 /// refused and dropped and why; per screen, its transitions that were stuck
-/// (never finished) or forced, and its longest holds. Built by
+/// (never finished) or forced, the swipes back cancelled on it, and its
+/// longest holds. Built by
 /// StatsBuilder; written by StatsFormat as a table or JSON.
 struct StatsModel {
     struct GuardRow {
@@ -27,6 +28,9 @@ struct StatsModel {
         var transitions = 0
         var stuck = 0
         var forced = 0
+        /// Swipes back rolled back while it was on top (it stayed there),
+        /// by the user or by a guard.
+        var cancelled = 0
         /// The longest first, at most `StatsBuilder.holdsKept`.
         var longestHolds: [Hold] = []
     }

@@ -366,7 +366,19 @@ struct TimelineBuilder {
         span.screen = route(t.to)
         var byGuard = false
         var end = ending
-        if endFlags & Self.destroyedFlag != 0 {
+        if ending == "cancelled" {
+            // Rolled back: the stack stayed on the screen it came from, so
+            // it is shown and counted there, whoever cancelled it.
+            span.name += " (cancelled)"
+            span.short = "↩ " + route(t.from)
+            span.screen = route(t.from)
+            span.cancelled = true
+            if endFlags & Self.forced != 0 {
+                byGuard = true
+                span.mark = .warning
+                end += " (forced)"
+            }
+        } else if endFlags & Self.destroyedFlag != 0 {
             // Destroy ends what is in flight (NavGuard 0.3): the host never did.
             span.mark = .alarm
             span.flag = "NEVER FINISHED: still in flight when the context was destroyed, \(TimelineFormat.ms(now - (began ?? t.start))) after it began"
@@ -379,8 +391,6 @@ struct TimelineBuilder {
             span.mark = .warning
             span.flag = "interrupted by a newer request"
             end += " (interrupted)"
-        } else if ending == "cancelled" {
-            span.name += " (cancelled)"
         } else if ending != "did" {
             span.mark = .warning
             span.flag = ending
@@ -460,6 +470,8 @@ struct TimelineBuilder {
     private mutating func event(_ ev: ng_event, _ ret: TraceResult) {
         let dropped = ret.verdict == NG_VERDICT_DROP
         let reason = enumName(ret.reason, ng_reason_name)
+        model.events += 1
+        if dropped { model.eventsDropped += 1 }
         guard ev.type == NG_EVENT_TOUCH else {
             let type = enumName(ev.type, ng_event_type_name)
             model.hasInput = true
@@ -573,14 +585,18 @@ struct TimelineBuilder {
         var s = e.span
         let who = watchdogReports.contains(s.end) ? "the watchdog" : "a guard"
         s.endedBy = who
-        s.flag = (s.category == "hold" ? "RELEASED by \(who)" : "FORCED by \(who)")
-            + (e.lived.map { " after \(TimelineFormat.ms($0))" } ?? " (it began before the trace's first record)")
+        let lived = e.lived.map { " after \(TimelineFormat.ms($0))" } ?? " (it began before the trace's first record)"
+        // A swipe the guard rolled back did not finish: say where it stayed.
+        let stayed = s.cancelled ? ": rolled back, the stack stayed on \(s.screen ?? "?")" : ""
+        s.flag = (s.category == "hold" ? "RELEASED by \(who)" : s.cancelled ? "CANCELLED by \(who)" : "FORCED by \(who)") + lived + stayed
         if s.lane != .bar {
             let since = e.began.map { ", since \(TimelineFormat.ms($0 - model.originNs))" } ?? ""
             let held = e.lived.map { "after \(TimelineFormat.ms($0))" } ?? "(begun before the trace's first record)"
-            let what = s.category == "hold"
-                ? "released the hold \"\(s.name.hasPrefix("… ") ? String(s.name.dropFirst(2)) : s.name)\" \(held)\(since)"
-                : "forced \(s.name.hasPrefix("… ") ? String(s.name.dropFirst(2)) : s.name) to finish \(held)\(since)"
+            var name = s.name.hasPrefix("… ") ? String(s.name.dropFirst(2)) : s.name
+            if s.cancelled && name.hasSuffix(" (cancelled)") { name.removeLast(" (cancelled)".count) }
+            let what = s.category == "hold" ? "released the hold \"\(name)\" \(held)\(since)"
+                : s.cancelled ? "cancelled \(name) \(held)\(since)\(stayed)"
+                : "forced \(name) to finish \(held)\(since)"
             model.headline.append(.init(t: s.end, text: "\(who) \(what)"))
         }
         return s

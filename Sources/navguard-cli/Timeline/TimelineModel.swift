@@ -54,6 +54,9 @@ struct TimelineModel {
         var screen: String?
         /// Who ended it when a guard did ("the watchdog"), for the headline.
         var endedBy: String?
+        /// A swipe back rolled back (its phase CANCELLED): `screen` is the
+        /// screen it stayed on, not its destination.
+        var cancelled = false
     }
 
     struct Instant {
@@ -109,6 +112,10 @@ struct TimelineModel {
     var folds: [Fold] = []
     /// A crash dump: the signal's name.
     var crash: String?
+    /// Input events submitted in the trace, and those NavGuard dropped
+    /// (a touch's began, moves and end, other input).
+    var events = 0
+    var eventsDropped = 0
     var holdLanes = 1
     var touchLanes = 1
     var waitLanes = 0

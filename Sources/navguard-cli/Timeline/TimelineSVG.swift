@@ -113,9 +113,14 @@ struct TimelineSVG {
         let refused = requests.filter { $0.mark == .dropped }.count
         let start = ["create": "recorded from the context's creation", "mid-session": "recorded from mid-session",
                      "ring": "a ring dump"][model.start] ?? model.start
+        // Touches dropped at began, touches NavGuard cancelled, and every
+        // input event dropped (a cancelled touch's later moves and end too).
+        let cancelled = touches.filter { $0.phases.contains { $0.name == "cancelled by NavGuard" } }.count
         let sub = "\(start) · \(TimelineFormat.ms(model.duration)) · \(transitions) screen transition\(transitions == 1 ? "" : "s"), "
             + "\(holds) hold\(holds == 1 ? "" : "s"), \(touches.count) touch\(touches.count == 1 ? "" : "es") "
-            + "(\(touches.filter { $0.mark == .dropped }.count) dropped), \(requests.count) request outcome\(requests.count == 1 ? "" : "s") "
+            + "(\(touches.filter { $0.mark == .dropped }.count) dropped at began, \(cancelled) cancelled), "
+            + "\(model.eventsDropped) of \(model.events) input event\(model.events == 1 ? "" : "s") dropped, "
+            + "\(requests.count) request outcome\(requests.count == 1 ? "" : "s") "
             + "(\(refused) refused or dropped)"
         out += "<text class=\"sub\" x=\"10\" y=\"44\">\(TimelineFormat.xml(sub))</text>\n"
         var y = 44.0
