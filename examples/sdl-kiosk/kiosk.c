@@ -560,6 +560,7 @@ static void on_question(void *user, ng_context *ctx, const ng_question *q) {
     if (full) {
         d->request_id = q->request_id;
         d->kind = q->kind;
+        d->source = q->source;      /* a guard's request too (the idle return) */
         if (q->screen_id) d->route = route_of_id(ap, q->screen_id);
         if (q->deadline_ns != NG_NO_DEADLINE) {
             int64_t now = q->asked_ns;
