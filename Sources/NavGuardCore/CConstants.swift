@@ -55,6 +55,7 @@ public struct Reason: RawRepresentable, Hashable, Sendable {
     @inlinable public static var stale: Self { Self(rawValue: NG_REASON_STALE) }
     @inlinable public static var declined: Self { Self(rawValue: NG_REASON_DECLINED) }
     @inlinable public static var asking: Self { Self(rawValue: NG_REASON_ASKING) }
+    @inlinable public static var unanswered: Self { Self(rawValue: NG_REASON_UNANSWERED) }
 
     /// One of the header's reasons (below NG_REASON_COUNT).
     @inlinable public var isKnown: Bool { rawValue >= 0 && rawValue < NG_REASON_COUNT }

@@ -84,7 +84,7 @@ extension Screen {
     }
 }
 
-let knownRequestFlags = UInt32(NG_REQF_ANIMATED | NG_REQF_TIMED | NG_REQF_TOUCH_DRIVEN)
+let knownRequestFlags = UInt32(NG_REQF_ANIMATED | NG_REQF_TIMED | NG_REQF_TOUCH_DRIVEN | NG_REQF_UNATTENDED)
 let knownScreenFlags = UInt32(NG_SCREENF_KNOWN) | NG_SCREENF_USER_MASK
 
 /// Why screen flags are refused, or nil.

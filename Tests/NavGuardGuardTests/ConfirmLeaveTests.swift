@@ -109,19 +109,60 @@ struct ConfirmLeaveTests {
         e.destroy()
     }
 
-    @Test func noAnswerInTimeRefusesAndReports() throws {
-        let (e, rec) = try atCheckout(#"{"timeout_ms":5000}"#)
-        let back = e.submit(Request(kind: .back, flags: animatedFlag))
-        #expect(e.nextDeadline() == 5000 * msNs)
-        try e.advanceTime(5000 * msNs)
+    /// Issue 28, item 2: a person's Back that nobody answers stays on the
+    /// screen, dropped UNANSWERED (not declined: nobody said no), and files no
+    /// report unless nobody answering is configured a fault.
+    @Test func aPersonsRequestUnansweredIsDroppedUnansweredWithoutAReport() throws {
+        for reportIt in [false, true] {
+            let (e, rec) = try atCheckout(#"{"timeout_ms":5000,"report_unanswered":\#(reportIt)}"#)
+            let back = e.submit(Request(kind: .back, flags: animatedFlag))
+            #expect(e.nextDeadline() == 5000 * msNs)
+            #expect(rec.questions.first?.deadline == 5000 * msNs, "the question tells its deadline")
+            try e.advanceTime(5000 * msNs)
+            try e.tick()
+            let o = try #require(rec.outcome(of: back.requestID))
+            #expect(o.outcome == .dropped && o.reason == .unanswered)
+            #expect(o.message?.string == "no answer about leaving checkout within 5000 ms")
+            #expect(rec.questionEnds.map(\.answer) == [NG_ANSWER_TIMEOUT])
+            if reportIt {
+                let report = try #require(rec.reports.first)
+                #expect(report.guardID == "org.navguard.confirm-leave" && report.text.contains("the back (request \(back.requestID)) was dropped unanswered and checkout stays"))
+            } else {
+                #expect(rec.reports.isEmpty)
+            }
+            #expect(e.stackIDs == [1, 2, 3, 4])
+            e.destroy()
+        }
+    }
+
+    /// Issue 28, item 2: a request made with nobody present is asked with
+    /// the shorter unattended time limit and, unanswered, goes on: one log
+    /// line, no report.
+    @Test func anUnattendedRequestUnansweredGoesOnWithoutAReport() throws {
+        let (e, rec) = try atCheckout(#"{"timeout_ms":30000,"unattended_timeout_ms":10000}"#)
+        let home = e.submit(Request(kind: .popToRoot, flags: UInt32(NG_REQF_UNATTENDED)))
+        #expect(home.status == .deferred)
+        #expect(rec.questions.first?.deadline == 10000 * msNs)
+        try e.advanceTime(9999 * msNs)
         try e.tick()
-        let o = try #require(rec.outcome(of: back.requestID))
-        #expect(o.outcome == .dropped && o.reason == .declined)
-        #expect(o.message?.string == "no answer about leaving checkout within 5000 ms")
+        #expect(rec.outcome(of: home.requestID) == nil && e.stackIDs == [1, 2, 3, 4])
+        try e.advanceTime(1 * msNs)
+        try e.tick()
+        #expect(rec.outcome(of: home.requestID)?.outcome == .applied)
+        #expect(e.stackIDs == [1])
         #expect(rec.questionEnds.map(\.answer) == [NG_ANSWER_TIMEOUT])
-        let report = try #require(rec.reports.first)
-        #expect(report.guardID == "org.navguard.confirm-leave" && report.text.contains("the back (request \(back.requestID)) was refused and checkout stays"))
-        #expect(e.stackIDs == [1, 2, 3, 4])
+        #expect(rec.reports.isEmpty)
+        let lines = rec.logs.filter { $0.guardID == "org.navguard.confirm-leave" }
+        #expect(lines.count == 1 && lines[0].message.contains("the unattended pop-to-root (request \(home.requestID)) goes on"))
+        e.destroy()
+    }
+
+    /// Someone who answers still decides an unattended request.
+    @Test func anUnattendedRequestAnsweredNoStays() throws {
+        let (e, rec) = try atCheckout()
+        let home = e.submit(Request(kind: .popToRoot, flags: UInt32(NG_REQF_UNATTENDED)))
+        answer(e, rec, NG_ANSWER_NO)
+        #expect(rec.outcome(of: home.requestID)?.reason == .declined && e.stackIDs == [1, 2, 3, 4])
         e.destroy()
     }
 

@@ -31,13 +31,14 @@ final class GuardRecorder: EngineObserver {
     func engineTouchCancelled(_ touch: ng_touch_info) { touchCancels.append(touch) }
 
     /// Questions asked and how each ended; `onQuestion` answers like a host.
-    struct Question { var id: UInt64; var topic: String; var text: String?; var request: UInt64; var kind: Int32; var screen: UInt64 }
+    struct Question { var id: UInt64; var topic: String; var text: String?; var request: UInt64; var kind: Int32; var screen: UInt64
+                     var deadline: Int64 = 0 }
     var questions: [Question] = []
     var questionEnds: [(id: UInt64, answer: Int32)] = []
     var onQuestion: ((Question) -> Void)?
     func engineQuestion(_ q: ng_question) {
         let x = Question(id: q.question_id, topic: String(cString: q.topic), text: q.text.map { String(cString: $0) },
-                         request: q.request_id, kind: q.kind, screen: q.screen_id)
+                         request: q.request_id, kind: q.kind, screen: q.screen_id, deadline: q.deadline_ns)
         questions.append(x)
         onQuestion?(x)
     }

@@ -22,6 +22,7 @@ Window {
         stackView: stack
         initialRoute: kiosk.initialStack[0]
         guarded: !kiosk.unguarded
+        chainConfig: kiosk.chainConfig
         recordPath: kiosk.recordPath
         settleDuration: kiosk.animMs
         routes: ({ home: homePage, menu: menuPage, item: itemPage, checkout: checkoutPage })

@@ -13,7 +13,12 @@
  *
  * Usage: qt-kiosk [--unguarded] [--stack home,menu] [--anim-ms N]
  *                 [--network-delay-ms N] [--network-unscoped] [--log FILE]
- *                 [--record FILE] [--screenshot FILE.png|.bmp]
+ *                 [--record FILE] [--screenshot FILE.png|.bmp] [--idle-ms N]
+ * --idle-ms N: after N ms with no input the kiosk returns to Home (0, the
+ * default: never): the built-in guard org.navguard.idle-return added to the
+ * default chain with after_ms N (README, "kiosk"). On Checkout NavGuard asks
+ * first; nobody answering within confirm-leave's unattended timeout (10 s)
+ * goes Home all the same, and it does not ask again until someone came.
  * The network reply is scoped to the screen it was asked from (from_screen):
  * NavGuard drops it as stale once the user has left that screen, guarded or
  * not (a core rule). --network-unscoped leaves it unscoped, to show what a
@@ -82,11 +87,12 @@ class Kiosk : public QObject {
     Q_PROPERTY(QString recordPath MEMBER m_recordPath CONSTANT)
     Q_PROPERTY(int animMs MEMBER m_animMs CONSTANT)
     Q_PROPERTY(QStringList initialStack MEMBER m_stack CONSTANT)
+    Q_PROPERTY(QString chainConfig READ chainConfig CONSTANT)
 public:
     bool m_unguarded = false;
     bool m_networkScoped = true;
     QString m_recordPath, m_screenshotPath;
-    int m_animMs = 300, m_networkDelayMs = 2000;
+    int m_animMs = 300, m_networkDelayMs = 2000, m_idleMs = 0;
     QStringList m_stack{ QStringLiteral("home") };
     QQuickWindow *m_window = nullptr;
     Navigator *m_nav = nullptr;
@@ -94,6 +100,14 @@ public:
     bool m_ready = false;
 
     ~Kiosk() override { stopWorkers(); }
+
+    /* The Navigator's chain: "" (its default, or empty when unguarded), or
+     * with --idle-ms the default chain and the idle return. */
+    QString chainConfig() const {
+        if (m_unguarded || m_idleMs <= 0) return QString();
+        return QStringLiteral("{\"base\":\"default\",\"edits\":[{\"insert\":{\"id\":\"org.navguard.idle-return\","
+                              "\"config\":{\"after_ms\":%1,\"source\":903}}}]}").arg(m_idleMs);
+    }
 
     /* Log everything the navigator says, and every input verdict. */
     Q_INVOKABLE void attach(Navigator *nav, QQuickItem *stackView) {
@@ -201,6 +215,8 @@ public:
             logId("request", m.value("requestId"));
             logStr("kind", m.value("kind"));
             logStr("route", m.value("route"));
+            klog_uint("source", m.value("source").toUInt());
+            if (!m.value("timeoutMs").isNull()) klog_num("timeout_ms", m.value("timeoutMs").toDouble());
             klog_end();
         });
         connect(nav, &Navigator::questionEnded, this, [](const QVariantMap &m, const QString &answer) {
@@ -413,17 +429,21 @@ int main(int argc, char **argv) {
                                  QStringLiteral("file"));
     QCommandLineOption shotOpt(QStringLiteral("screenshot"), QStringLiteral("screenshot file (F12, SIGUSR1, exit)"),
                                QStringLiteral("file"));
-    cli.addOptions({ unguarded, stack, animMs, netMs, unscoped, logOpt, recordOpt, shotOpt });
+    QCommandLineOption idleMs(QStringLiteral("idle-ms"), QStringLiteral("return to Home after this long with no input (0: never)"),
+                              QStringLiteral("ms"), QStringLiteral("0"));
+    cli.addOptions({ unguarded, stack, animMs, netMs, unscoped, logOpt, recordOpt, shotOpt, idleMs });
     cli.process(app);
 
     Kiosk kiosk;
     kiosk.m_unguarded = cli.isSet(unguarded);
     kiosk.m_networkScoped = !cli.isSet(unscoped);
-    bool ok1 = false, ok2 = false;
+    bool ok1 = false, ok2 = false, ok3 = false;
     kiosk.m_animMs = cli.value(animMs).toInt(&ok1);
     kiosk.m_networkDelayMs = cli.value(netMs).toInt(&ok2);
-    if (!ok1 || !ok2 || kiosk.m_animMs < 0 || kiosk.m_networkDelayMs < 0) {
-        std::fprintf(stderr, "qt-kiosk: --anim-ms and --network-delay-ms take a number of milliseconds\n");
+    kiosk.m_idleMs = cli.value(idleMs).toInt(&ok3);
+    if (!ok1 || !ok2 || !ok3 || kiosk.m_animMs < 0 || kiosk.m_networkDelayMs < 0 || kiosk.m_idleMs < 0 ||
+        kiosk.m_idleMs > 86400000) {
+        std::fprintf(stderr, "qt-kiosk: --anim-ms, --network-delay-ms and --idle-ms take a number of milliseconds\n");
         return 2;
     }
     if (cli.isSet(stack)) kiosk.m_stack = cli.value(stack).split(',');

@@ -499,6 +499,30 @@ def button_held(k, unguarded):
             f"{final(k, ['home', 'menu'])}; {h.check_band(k.bmp, 'menu')}")
 
 
+def unattended_checkout(k, unguarded):
+    """Nobody at the kiosk (--idle-ms 1500): org.navguard.idle-return asks to
+    leave Checkout, nobody answers, confirm-leave's unattended timeout (10 s)
+    lets the return go on: Home, no report, no second question. Guarded only:
+    unguarded there is no chain, so no idle return and no question."""
+    q = k.wait_for(lambda e: e["type"] == "question", 10, "the idle return's question")
+    expect(q["source"] == 903 and q["kind"] == "pop-to-root" and q["guard"] == "org.navguard.confirm-leave",
+           f"the question did not come from the idle return: {q}")
+    expect(abs(q.get("timeout_ms", 0) - 10000) <= 1, f"asked with {q.get('timeout_ms')} ms, expected the unattended 10000")
+    end = k.wait_for(lambda e: e["type"] == "question_end" and e["id"] == q["id"], 15, "the question's end")
+    expect(end["answer"] == "timeout", f"the question ended {end['answer']}, expected timeout")
+    done = k.wait_for(lambda e: e["type"] == "outcome" and e["id"] == q["request"], 5, "the return's outcome")
+    expect(done["outcome"] == "applied", f"the unattended pop-to-root was {done['outcome']} {done['reason']}")
+    home = k.wait_stack(["home"])
+    time.sleep(3 * 1.5)               # three idle times at Home: nothing more happens
+    k.quit()
+    expect(len(k.of("question")) == 1, f"{len(k.of('question'))} questions, expected 1: the kiosk asked again")
+    expect(not k.of("report"), f"a guard reported: {k.of('report')[:1]}")
+    late = [e for e in k.of("outcome") if e["t"] > home["t"]]
+    expect(not late, f"requests after Home: {late[:2]}")
+    return (f"asked at {q['t'] / 1000:.1f} s, unanswered {(end['t'] - q['t']) / 1000:.1f} s, "
+            f"stack {final(k, ['home'])}; 1 question, no report")
+
+
 def idle_cpu(k, unguarded):
     return h.idle_cpu(k)
 
@@ -525,9 +549,11 @@ SCENARIOS = [
     ("quit_mid_push", ["--stack", "home,menu", "--anim-ms", "4000"], quit_mid_push, "quitting during a push"),
     ("leave_dialog", ["--stack", "home,menu,item,checkout"], leave_dialog, "the leave dialog on Checkout"),
     ("button_held", [], button_held, "Next held still 15 s, then released: it fires, nothing reported"),
+    ("unattended_checkout", ["--stack", "home,menu,item,checkout", "--idle-ms", "1500"], unattended_checkout,
+     "nobody at Checkout: idle, asked, unanswered, Home, no report, no second question"),
     ("idle_cpu", [], idle_cpu, "idle: asleep, not a busy loop"),
 ]
-NO_UNGUARDED = {"idle_cpu"}
+NO_UNGUARDED = {"idle_cpu", "unattended_checkout"}
 # Guarded traces that must diverge when replayed against the empty chain.
 DIVERGE_UNGUARDED = {"back_during_push", "escape_twice"}
 

@@ -22,7 +22,10 @@
  * context's creation to its destruction) for `navguard replay FILE`.
  * --idle-ms N: after N ms with no input (mouse, finger, key) the kiosk pops
  * to the root, animated, as kiosks return to their attract screen (0, the
- * default: never). On Checkout NavGuard asks first, as for Back.
+ * default: never): the built-in guard org.navguard.idle-return, added to the
+ * chain with after_ms N. On Checkout NavGuard asks first, as for Back;
+ * nobody answering within confirm-leave's unattended timeout (10 s) goes
+ * Home all the same, and the kiosk does not ask again until someone uses it.
  * Keys: F1 overlay, F12 screenshot (to --screenshot, else ./sdl-kiosk.bmp),
  *       Backspace hardware back, Escape quit. SIGUSR1 is F12; SIGTERM/SIGINT quit.
  */
@@ -644,6 +647,7 @@ static void on_question(void *user, ng_context *ctx, const ng_question *q) {
     if (full) {
         d->request_id = q->request_id;
         d->kind = q->kind;
+        d->source = q->source;      /* a guard's request too (the idle return) */
         if (q->screen_id) d->route = route_of_id(ap, q->screen_id);
         if (q->deadline_ns != NG_NO_DEADLINE) {
             int64_t now = q->asked_ns;
@@ -666,8 +670,7 @@ static void on_question(void *user, ng_context *ctx, const ng_question *q) {
     dialog_open(ap);
 }
 
-/* The question ended: answered, timed out or withdrawn. Close the dialog;
- * the idle timer counts again from here. */
+/* The question ended: answered, timed out or withdrawn. Close the dialog. */
 static void on_question_end(void *user, ng_context *ctx, const ng_question *q, ng_answer answer) {
     app *ap = user;
     (void)ctx;
@@ -677,7 +680,6 @@ static void on_question_end(void *user, ng_context *ctx, const ng_question *q, n
     klog_num("open_ms", ap->q.open && ap->q.id == q->question_id ? now_ms() - ap->q.asked_ms : 0.0);
     klog_end();
     if (ap->q.open && ap->q.id == q->question_id) dialog_close(ap);
-    ap->last_input_ms = now_ms();
 }
 
 static void swipe_release(app *ap, double x, double t_ms, bool cancelled);
@@ -1027,29 +1029,6 @@ static void handle_touch(app *ap, const ng_event *e, const ng_event_result *r) {
     }
 }
 
-/* The idle timer (--idle-ms): when it fires, or -1 while it is off (at the
- * root; while a question is open, the dialog waits for a person). */
-static double idle_due(app *ap) {
-    if (ap->idle_ms <= 0 || ap->q.open || stack_count(ap) < 2) return -1;
-    return ap->last_input_ms + ap->idle_ms;
-}
-
-/* No input for --idle-ms: back to the root, animated, as kiosks return to
- * their attract screen. On a screen that asks before it is left, NavGuard
- * asks first. A transition in flight counts as activity. */
-static void idle_check(app *ap, double now) {
-    double due = idle_due(ap);
-    if (due < 0 || now < due) return;
-    ap->last_input_ms = now;
-    bool busy = false;
-    check(ap, ng_transition_in_flight(ap->ctx, NG_TRACK_SCREEN, &busy, NULL), "ng_transition_in_flight");
-    if (busy || ap->an.kind != ANIM_NONE) return;
-    klog_begin("idle");
-    klog_int("idle_ms", ap->idle_ms);
-    klog_end();
-    simple_request(ap, NG_REQ_POP_TO_ROOT, SRC_IDLE);
-}
-
 /* F12 and SIGUSR1 write --screenshot, or ./sdl-kiosk.bmp without it. */
 static void request_screenshot(app *ap) {
     ap->screenshot_pending = true;
@@ -1095,20 +1074,7 @@ static void handle_input(app *ap, const SDL_Event *ev, const ng_sdl2_input *in) 
         simple_request(ap, NG_REQ_BACK, SRC_BACK_KEY);
 }
 
-/* What counts as a person at the kiosk, for the idle timer. */
-static bool is_input(const SDL_Event *ev) {
-    switch (ev->type) {
-    case SDL_MOUSEMOTION: case SDL_MOUSEBUTTONDOWN: case SDL_MOUSEBUTTONUP: case SDL_MOUSEWHEEL:
-    case SDL_FINGERDOWN: case SDL_FINGERMOTION: case SDL_FINGERUP:
-    case SDL_KEYDOWN: case SDL_KEYUP: case SDL_CONTROLLERBUTTONDOWN: case SDL_CONTROLLERBUTTONUP:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static void handle_event(app *ap, const SDL_Event *ev) {
-    if (is_input(ev)) ap->last_input_ms = now_ms();
     /* An event that ends touches (focus loss) gives one cancel per call
      * (in.more), each handled as a touch like any other. */
     ng_sdl2_input in;
@@ -1351,9 +1317,14 @@ int main(int argc, char **argv) {
         }
     }
     if (!ap->unguarded) {
-        st = ng_chain_configure(ap->ctx, NULL);
+        /* --idle-ms: the default chain and the idle return (README, "kiosk"). */
+        char chain[256];
+        snprintf(chain, sizeof chain,
+                 "{\"base\":\"default\",\"edits\":[{\"insert\":{\"id\":\"org.navguard.idle-return\","
+                 "\"config\":{\"after_ms\":%d,\"source\":%u}}}]}", ap->idle_ms, SRC_IDLE);
+        st = ng_chain_configure(ap->ctx, ap->idle_ms > 0 ? chain : NULL);
         if (st != NG_OK) {
-            fprintf(stderr, "sdl-kiosk: ng_chain_configure(ctx, NULL): %s\n  %s\n  plugin dir: %s\n", ng_strstatus(st),
+            fprintf(stderr, "sdl-kiosk: ng_chain_configure: %s\n  %s\n  plugin dir: %s\n", ng_strstatus(st),
                     ng_errmsg(ap->ctx), ng_plugin_dir());
             return 1;
         }
@@ -1405,7 +1376,6 @@ int main(int argc, char **argv) {
     klog_int("idle_ms", ap->idle_ms);
     klog_end();
     dialog_layout(ap);
-    ap->last_input_ms = now_ms();
 
     /* The loop: asleep in ng_sdl2_wait_event when nothing moves; while an
      * animation runs, woken for each frame of a fixed 60 Hz schedule. */
@@ -1424,11 +1394,6 @@ int main(int argc, char **argv) {
         } else if (!ap->ready) {
             timeout = 20;
         }
-        double idle = idle_due(ap);
-        if (idle >= 0) {
-            int ms = idle <= now ? 0 : (int)ceil(idle - now);
-            if (timeout < 0 || ms < timeout) timeout = ms;
-        }
         SDL_Event ev;
         if (ng_sdl2_wait_event(&ap->a, &ev, timeout) == 1) {
             handle_event(ap, &ev);
@@ -1437,7 +1402,6 @@ int main(int argc, char **argv) {
         }
         if (ap->quit) break;
         waiting_judge(ap);
-        idle_check(ap, now_ms());
         bool was_animating = animating(ap);
         step_anim(ap, now_ms());
         now = now_ms();

@@ -199,9 +199,8 @@ typedef struct app {
 
     int quantity;
 
-    /* the question's dialog, and the idle timer */
+    /* the question's dialog */
     dialog q;
-    double last_input_ms;
 
     /* overlay */
     verdict_line verdicts[VERDICTS];

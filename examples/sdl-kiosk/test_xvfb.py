@@ -836,8 +836,7 @@ def ask(k, path, after_id):
                            5, "the swipe's begin line")
         expect(begin["status"] == "refused", f"the swipe on Checkout was {begin['status']}, expected refused (asking)")
     if path == "idle":
-        idle = [e for e in k.of("idle") if e["t"] <= q["t"]]
-        expect(idle and q["source"] == SRC_IDLE, f"the question did not come from the idle timer: {q}")
+        expect(q["source"] == SRC_IDLE, f"the question did not come from the idle return: {q}")
     return q
 
 
@@ -925,6 +924,29 @@ def leave_idle(k):
     return leave(k, "idle")
 
 
+def unattended_checkout(k):
+    """Nobody at the kiosk: org.navguard.idle-return asks to leave Checkout
+    after --idle-ms, nobody answers, confirm-leave's unattended timeout (10 s)
+    lets the return go on: Home, no report, and no second question."""
+    q = k.wait_for(lambda e: e["type"] == "question", 10, "the idle return's question")
+    expect(q["source"] == SRC_IDLE and q["kind"] == "pop-to-root" and q["guard"] == CONFIRM,
+           f"the question did not come from the idle return: {q}")
+    expect(abs(q.get("timeout_ms", 0) - 10000) <= 1, f"asked with {q.get('timeout_ms')} ms, expected the unattended 10000")
+    end = k.wait_for(lambda e: e["type"] == "question_end" and e["id"] == q["id"], 15, "the question's end")
+    expect(end["answer"] == "timeout", f"the question ended {end['answer']}, expected timeout (nobody answered)")
+    done = k.wait_for(lambda e: e["type"] == "outcome" and e["id"] == q["request"], 5, "the return's outcome")
+    expect(done["outcome"] == "applied", f"the unattended pop-to-root was {done['outcome']} {done['reason']}")
+    home = k.wait_stack(["home"])
+    time.sleep(3 * 1.5)               # three idle times at Home: nothing more happens
+    k.quit()
+    expect(len(k.of("question")) == 1, f"{len(k.of('question'))} questions, expected 1: the kiosk asked again")
+    expect(not k.of("report"), f"a guard reported: {k.of('report')[:1]}")
+    late = [e for e in k.of("outcome") if e["t"] > home["t"]]
+    expect(not late, f"requests after Home: {late[:2]}")
+    return (f"asked at {q['t'] / 1000:.1f} s, unanswered for {(end['t'] - q['t']) / 1000:.1f} s, "
+            f"home; 1 question, no report")
+
+
 def idle_cpu(k):
     time.sleep(0.5)
     c0, t0 = k.cpu_seconds(), time.monotonic()
@@ -969,6 +991,8 @@ SCENARIOS = [
      "a swipe on Checkout does not start and asks: No stays, Yes goes back"),
     ("leave_idle", ["--stack", ",".join(CHECKOUT_STACK), "--idle-ms", "1500"], leave_idle,
      "the idle timer's pop-to-root on Checkout asks: No stays, Yes goes Home"),
+    ("unattended_checkout", ["--stack", ",".join(CHECKOUT_STACK), "--idle-ms", "1500"], unattended_checkout,
+     "nobody at Checkout: idle, asked, unanswered, Home after 10 s, no report, no second question"),
     ("double_click_unguarded", ["--unguarded"], double_click_unguarded, "the same double click unguarded: two pushes"),
     ("idle_cpu", [], idle_cpu, "idle: asleep, not a busy loop"),
 ]

@@ -210,6 +210,11 @@ typedef int32_t ng_request_kind;
                                     after `duration_ns` (0: context default) */
 #define NG_REQF_TOUCH_DRIVEN 0x4u /* INTERACTIVE_BACK only: `driving_touch` names
                                     the touch that drives the gesture (0.2) */
+#define NG_REQF_UNATTENDED 0x8u  /* made with nobody present (an idle timer, a
+                                    remote command, a scheduled reset): a
+                                    question about it that goes unanswered lets
+                                    it go on instead of refusing it (0.4; what
+                                    the asking guard does, e.g. confirm-leave) */
 
 /* Immediate status / final outcome of a request. */
 typedef int32_t ng_outcome_kind;
@@ -255,11 +260,17 @@ typedef int32_t ng_reason;
                                     the user has left), or the stack changed while
                                     the host was asked about it (see "Questions
                                     to the host") */
-#define NG_REASON_DECLINED   17  /* the host answered no to a question about it,
-                                    or did not answer in time (see the message) */
+#define NG_REASON_DECLINED   17  /* the host answered no to a question about it
+                                    (before 0.4 also: did not answer in time) */
 #define NG_REASON_ASKING     18  /* the host is being asked first (a question is
                                     open; a swipe does not start while it is) */
-#define NG_REASON_COUNT      19
+/* Since 0.4: */
+#define NG_REASON_UNANSWERED 19  /* the host was asked about it and nobody
+                                    answered in time (NG_ANSWER_TIMEOUT): a
+                                    person's request stays unapplied; an
+                                    NG_REQF_UNATTENDED one may go on instead
+                                    (the asker's rule, e.g. confirm-leave) */
+#define NG_REASON_COUNT      20
 #define NG_REASON_MAP(XX) \
     XX(NG_REASON_NONE,        "none") \
     XX(NG_REASON_BUSY,        "busy") \
@@ -279,7 +290,8 @@ typedef int32_t ng_reason;
     XX(NG_REASON_CANCELLED,   "cancelled") \
     XX(NG_REASON_STALE,       "stale") \
     XX(NG_REASON_DECLINED,    "declined") \
-    XX(NG_REASON_ASKING,      "asking")
+    XX(NG_REASON_ASKING,      "asking") \
+    XX(NG_REASON_UNANSWERED,  "unanswered")
 /* ng_request_kind_name, ng_reason_name, ng_outcome_name and the other name
  * functions are declared with the name tables' section, below. */
 
@@ -524,7 +536,10 @@ typedef struct ng_hold_info {
  * later with ng_question_answer, from its own code, any time. One question
  * is open per context at a time. Every question ends exactly once, through
  * on_question_end: with the host's answer (YES, NO), TIMEOUT when the
- * asker's time limit passed first (the held request is then refused), or
+ * asker's time limit passed first (ng_question.deadline_ns: a dialog can
+ * count down to it; what becomes of the held request is the asker's rule:
+ * confirm-leave drops a person's, NG_REASON_UNANSWERED, and lets an
+ * NG_REQF_UNATTENDED one go on), or
  * WITHDRAWN (the asker withdrew it, the stack changed, or the context is
  * being destroyed). The host closes its dialog there.
  *

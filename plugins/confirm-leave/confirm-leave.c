@@ -8,8 +8,13 @@
  * guard let through. Such a request is deferred and the host is asked (a
  * question, topic org.navguard.confirm-leave, text "Leave <route>?"): yes
  * applies it (the chain evaluates it again), no refuses it
- * (NG_REASON_DECLINED), no answer within timeout_ms refuses it too and posts
- * a report. A swipe back (interactive back) on a marked screen does not
+ * (NG_REASON_DECLINED). Nobody answering is not a person saying no: a
+ * person's request unanswered within timeout_ms is dropped
+ * NG_REASON_UNANSWERED (the screen stays; a report only with
+ * report_unanswered, for a kiosk where someone must always answer), and a
+ * request made with nobody present (NG_REQF_UNATTENDED: an idle return, a
+ * remote reset) is asked with unattended_timeout_ms and, unanswered, goes on:
+ * one log line, no report. A swipe back (interactive back) on a marked screen does not
  * start: the finger would be long gone by the answer. It is refused
  * NG_REASON_ASKING and the host is asked as for Back; yes makes an animated
  * Back on the swipe's behalf (request_submit). While the question is open, a
@@ -35,11 +40,14 @@ NGG_NAME_FUNCTION(kind_name, NG_REQUEST_KIND_MAP)
 typedef struct {
     const ng_guard_host *host;
     int64_t timeout_ns;
+    int64_t unattended_timeout_ns;
+    bool report_unanswered;
     size_t limit;
     /* the open question, and what it holds */
     uint64_t question;          /* 0: none open */
     uint64_t held;              /* the deferred request asked about (0: a swipe) */
     ng_request_kind held_kind;
+    bool held_unattended;       /* held carries NG_REQF_UNATTENDED */
     uint32_t swipe_source;      /* the refused swipe's source, for its Back */
     char route[64];             /* the screen asked about, for messages */
     /* requests that wait for the answer, oldest first */
@@ -53,7 +61,11 @@ typedef struct {
 
 static const ng_option_decl options[] = {
     NG_OPTION_INT("timeout_ms", "30000", 0, 86400000,
-                  "refuse the held request when the host has not answered after this long; 0: wait for ever"),
+                  "drop a person's held request (NG_REASON_UNANSWERED) when the host has not answered after this long; 0: wait for ever"),
+    NG_OPTION_INT("unattended_timeout_ms", "10000", 0, 86400000,
+                  "apply a held NG_REQF_UNATTENDED request (an idle return) when the host has not answered after this long; 0: wait for ever"),
+    NG_OPTION_BOOL("report_unanswered", "false",
+                   "post a report when a person's request is dropped unanswered (nobody answering is a fault here)"),
     NG_OPTION_INT("limit", "8", 1, MAX_WAITING, "requests kept waiting while a question is open"),
     NG_OPTION_END,
 };
@@ -68,6 +80,8 @@ static void *create(const ng_guard_host *host, const char *config) {
     if (!g) return NULL;
     g->host = host;
     g->timeout_ns = ngg_int(host, "timeout_ms") * NGG_MS;
+    g->unattended_timeout_ns = ngg_int(host, "unattended_timeout_ms") * NGG_MS;
+    g->report_unanswered = ngg_bool(host, "report_unanswered");
     g->limit = (size_t)ngg_int(host, "limit");
     return g;
 }
@@ -161,12 +175,15 @@ static ng_vote on_request(void *inst, const ng_guard_request *r, ng_verdict *v) 
     q.kind = r->kind;
     q.source = r->source;
     q.screen_id = s.id;
-    q.timeout_ns = g->timeout_ns;
+    /* A swipe is a person's finger, whatever its flags. */
+    bool unattended = (r->flags & NG_REQF_UNATTENDED) && r->kind != NG_REQ_INTERACTIVE_BACK;
+    q.timeout_ns = unattended ? g->unattended_timeout_ns : g->timeout_ns;
     uint64_t id = 0;
     if (h->ask(h, &q, &id) != NG_OK)           /* another guard's question is open */
         return refuse(v, NG_REASON_ASKING, "another question to the host is open");
     g->question = id;
     g->held_kind = r->kind;
+    g->held_unattended = unattended;
     if (r->kind == NG_REQ_INTERACTIVE_BACK) {
         g->held = 0;
         g->swipe_source = r->source;
@@ -186,8 +203,15 @@ static void on_answer(void *inst, const ng_question *q, ng_answer answer) {
     const ng_guard_host *h = g->host;
     if (q->question_id != g->question) return;
     g->question = 0;
-    char msg[200];
-    if (answer == NG_ANSWER_YES) {
+    char msg[256];
+    if (answer == NG_ANSWER_TIMEOUT && g->held_unattended && g->held != 0) {
+        /* Nobody is there: the unattended request goes on, as if answered yes. */
+        snprintf(msg, sizeof msg, "no answer about leaving %s within %" PRId64 " ms; the unattended %s (request %" PRIu64 ") goes on",
+                 g->route, (int64_t)(g->unattended_timeout_ns / NGG_MS), kind_name(g->held_kind), g->held);
+        h->log(h, NG_LOG_INFO, msg);
+        approve(g, g->held);
+        h->deferred_apply(h, g->held);
+    } else if (answer == NG_ANSWER_YES) {
         if (g->held != 0) {
             approve(g, g->held);
             h->deferred_apply(h, g->held);
@@ -207,16 +231,18 @@ static void on_answer(void *inst, const ng_question *q, ng_answer answer) {
                      (int64_t)(g->timeout_ns / NGG_MS));
         else
             snprintf(msg, sizeof msg, "the question about leaving %s was withdrawn", g->route);
-        if (g->held != 0) h->deferred_drop(h, g->held, NG_REASON_DECLINED, msg);
-        if (answer == NG_ANSWER_TIMEOUT) {
-            char report[400];
+        if (g->held != 0)
+            h->deferred_drop(h, g->held, answer == NG_ANSWER_TIMEOUT ? NG_REASON_UNANSWERED : NG_REASON_DECLINED, msg);
+        if (answer == NG_ANSWER_TIMEOUT && g->report_unanswered) {
+            char report[512];
             snprintf(report, sizeof report,
-                     "confirm-leave: %s; the %s (request %" PRIu64 ") was refused and %s stays\n", msg,
+                     "confirm-leave: %s; the %s (request %" PRIu64 ") was dropped unanswered and %s stays\n", msg,
                      kind_name(g->held_kind), q->request_id, g->route);
             h->report(h, report);
         }
     }
     g->held = 0;
+    g->held_unattended = false;
     /* What waited for the answer goes on, in order. */
     uint64_t ids[MAX_WAITING];
     size_t n = g->nwaiting;
@@ -239,7 +265,7 @@ static const ng_plugin_descriptor descriptor = {
     .name = "confirm-leave",
     .version = NGG_VERSION,
     .description = "Asks the host before any request removes a screen marked NG_SCREENF_CONFIRM_LEAVE; "
-                   "no or no answer refuses it.",
+                   "no refuses it; unanswered, a person's request is dropped and an unattended one goes on.",
     .create = create,
     .destroy = destroy,
     .on_request = on_request,
