@@ -50,7 +50,11 @@ func isContinuous(_ e: ng_event) -> Bool {
 
 @c @implementation
 public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_event>?, _ out: UnsafeMutablePointer<ng_event_result>?) -> ng_status {
-    withContext(ctx, record: .event, deadline: false) { box throws(EngineError) in
+    // A local function, not a closure, so that it can be written into
+    // withContext's body (a closure this size was called, with a frame of
+    // its own, on every event).
+    @inline(__always)
+    func submit(_ box: ContextBox) throws(EngineError) {
         do throws(EngineError) {
             guard let event else { throw .null("event") }
             if let out { try box.checkSize(out.pointee.size, NG_EVENT_RESULT_MIN_SIZE, "ng_event_result") }
@@ -68,6 +72,7 @@ public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_eve
             throw error
         }
     }
+    return withContext(ctx, record: .event, deadline: false, submit)
 }
 
 /// An event of another size than ours, or one dated before the previous
