@@ -109,7 +109,8 @@ private func refused(_ out: UnsafeMutablePointer<ng_event_result>?) {
 
 /// Record, route and answer one accepted event. Written into the common
 /// case's body (`@_transparent`: the call and its frame cost as much as the
-/// rest); the recorder's part and a short `out` are out of line.
+/// rest); the recorder's arguments and a short `out` are out of line (its
+/// result, a few stores into the call's frame, is not).
 @_transparent
 private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: UnsafeMutablePointer<ng_event_result>?) {
     // The recorder is looked up once (it cannot start or stop meanwhile).
@@ -137,7 +138,7 @@ private func recordEventArgs(_ rec: Unmanaged<Recorder>, _ event: UnsafePointer<
     rec._withUnsafeGuaranteedRef { $0.args(continuous: isContinuous(event.pointee)) { EventCall.encode(&$0, event.pointee) } }
 }
 
-@inline(never)
+@inline(__always)
 private func recordEventResult(_ rec: Unmanaged<Recorder>, _ v: EventVerdict) {
     rec._withUnsafeGuaranteedRef { $0.result(.event(verdict: v.verdict, reason: v.reason.rawValue, view: v.target, guardID: v.guardID)) }
 }
