@@ -28,7 +28,9 @@
 #                        (e.g. BASE=v0.3.0, BASE="v0.2.0 v0.3.0", BASE=v0.2.0..:
 #                        it and every release tag since), this build's
 #                        beside each revision's, built in build-base/<commit>/;
-#                        rows more than 10 % worse flagged
+#                        rows more than 10 % worse flagged; BENCH_FLAGS for
+#                        tools/bench-compare.py (e.g. BENCH_FLAGS="--bench
+#                        navguard_bench --rows 'push.finish|ng_tick'")
 #   make docs            rewrite docs/guards.md from the built-in guards' declared
 #                        options (a ctest fails when it is out of date), and
 #                        docs/timeline.svg and docs/timeline-incident.svg (navguard
@@ -405,6 +407,7 @@ BASE_DIR     ?= build-base
 BASE         ?=
 BENCH_ROUNDS ?= 2
 BENCH_NICE   ?= 10
+BENCH_FLAGS  ?=
 # $(call bench_build,DIR): build in DIR (a Ninja tree) what the benchmarks
 # run: every executable in bench/ and every plugin in lib/navguard/plugins/
 # (the default chain), by their paths, which name the same things in every
@@ -420,7 +423,7 @@ ifeq ($(strip $(BASE)),)
 	$(CMAKE) -S . -B $(ORDINARY_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
 	  -DNAVGUARD_SWIFT_EMBEDDED=OFF -DNAVGUARD_BUILD_CLI=OFF
 	$(CMAKE) --build $(ORDINARY_DIR)
-	python3 tools/bench-compare.py --rounds $(BENCH_ROUNDS) \
+	python3 tools/bench-compare.py --rounds $(BENCH_ROUNDS) $(BENCH_FLAGS) \
 	  ordinary="$(ORDINARY_DIR)/bench" embedded="$(BUILD_DIR)/bench"
 else
 	$(MAKE) --no-print-directory configure
@@ -454,7 +457,7 @@ else
 	  $(call bench_build,$$dir/build); \
 	  builds="$$builds $$label=$$dir/build/bench"; \
 	done; \
-	python3 tools/bench-compare.py --rounds $(BENCH_ROUNDS) $$builds this="$(BUILD_DIR)/bench"
+	python3 tools/bench-compare.py --rounds $(BENCH_ROUNDS) $(BENCH_FLAGS) $$builds this="$(BUILD_DIR)/bench"
 endif
 
 # FUZZ_TARGET=fuzz_api (default): the harness (fuzz/api/) runs call

@@ -3,6 +3,7 @@
 """Builds' benchmarks side by side (`make bench-compare`).
 
     bench-compare.py [--rounds N] [--worse PCT] [--floor NAME]
+                     [--bench NAME[,NAME...]] [--rows REGEX]
                      LABEL=BENCH_DIR [LABEL=BENCH_DIR ...] LABEL=BENCH_DIR
 
 The last build is the one judged; each one before it is a reference (an
@@ -21,6 +22,11 @@ table, matched by name across builds):
   * "-" for a build without the row, the note saying which builds have it.
 
 Then the allocations per operation of each build, and the rows flagged.
+
+--bench runs only the benchmark executables named (navguard_bench is run
+too when a ratio to its floor is wanted: always, here); --rows shows and
+judges only the figures whose name matches REGEX (re.search; the floor row
+is always shown): more rounds of a few rows in the same minutes.
 Exits 0 whatever the figures: the machine's load makes a time a poor
 assertion (issue 27); a missing or failing benchmark executable exits 1.
 Standard library only (Debian 12's python3).
@@ -91,12 +97,18 @@ def run(path):
     return parse(out.stdout)
 
 
-def collect(builds, rounds, log=sys.stderr):
-    """Run every benchmark of every build, alternately, `rounds` times.
+def collect(builds, rounds, log=sys.stderr, only=None):
+    """Run every benchmark of every build (or those in `only`, with
+    navguard_bench for its floor), alternately, `rounds` times.
     Returns {bench: [per build: ({key: lowest median}, {key: shown name},
     allocs) or None when that build lacks the benchmark]}."""
     have = [executables(d) for _, d in builds]
     names = sorted(set().union(*have))
+    if only is not None:
+        unknown = sorted(set(only) - set(names))
+        if unknown:
+            sys.exit(f"bench-compare: --bench: no benchmark {', '.join(unknown)} in any directory")
+        names = [n for n in names if n in only or n == FLOOR_BENCH]
     if not names:
         sys.exit("bench-compare: no benchmark executable in any directory")
     results = {}
@@ -143,8 +155,10 @@ def fmt_floor(v):
     return f"x{v:.2f}" if v < 10 else f"x{v:.1f}"
 
 
-def report(builds, results, rounds, worse_pct=10.0, floor_name=DEFAULT_FLOOR, out=sys.stdout):
-    """Print the tables; return the flagged rows as (bench, row, ref, ratio)."""
+def report(builds, results, rounds, worse_pct=10.0, floor_name=DEFAULT_FLOOR, out=sys.stdout, rows=None):
+    """Print the tables (only the rows whose name matches `rows`, a
+    compiled pattern, and the floor); return the flagged rows as (bench,
+    row, ref, ratio)."""
     labels = [lb for lb, _ in builds]
     new, refs = labels[-1], labels[:-1]
     limit = 1.0 + worse_pct / 100.0
@@ -172,6 +186,8 @@ def report(builds, results, rounds, worse_pct=10.0, floor_name=DEFAULT_FLOOR, ou
                   f" '!' more than {worse_pct:g} %\n")
         if missing:
             out.write(f"   (no {name} in {', '.join(missing)})\n")
+        if rows is not None:
+            order = [kf for kf in order if kf == fkey or rows.search(shown[kf])]
         width = max([44] + [len(shown[kf]) for kf in order])
         head = f"{'figure':<{width}}" + "".join(f" {lb + ' ' + 'xfloor':>{cell}}" for lb in labels)
         head += "".join(f" {new + '/' + r:>{rcell}}" for r in refs) + "  note"
@@ -225,7 +241,7 @@ def report(builds, results, rounds, worse_pct=10.0, floor_name=DEFAULT_FLOOR, ou
 
 
 def main(argv):
-    rounds, worse, floor_name = 2, 10.0, DEFAULT_FLOOR
+    rounds, worse, floor_name, only, rows = 2, 10.0, DEFAULT_FLOOR, None, None
     while argv and argv[0].startswith("--"):
         if len(argv) < 2:
             sys.exit(__doc__)
@@ -236,6 +252,13 @@ def main(argv):
             worse = float(val)
         elif opt == "--floor":
             floor_name = val
+        elif opt == "--bench":
+            only = [n for n in val.split(",") if n]
+        elif opt == "--rows":
+            try:
+                rows = re.compile(val)
+            except re.error as e:
+                sys.exit(f"bench-compare: --rows: {e}")
         else:
             sys.exit(f"bench-compare: unknown option {opt}\n{__doc__}")
     if len(argv) < 2 or not all("=" in a for a in argv) or rounds < 1:
@@ -244,7 +267,7 @@ def main(argv):
     labels = [lb for lb, _ in builds]
     if len(set(labels)) != len(labels):
         sys.exit(f"bench-compare: two builds share a label: {' '.join(labels)}")
-    report(builds, collect(builds, rounds), rounds, worse, floor_name)
+    report(builds, collect(builds, rounds, only=only), rounds, worse, floor_name, rows=rows)
 
 
 if __name__ == "__main__":

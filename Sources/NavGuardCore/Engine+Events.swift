@@ -34,7 +34,7 @@ extension Engine {
             if e.flags & UInt32(NG_EVF_HAS_TARGET) != 0 { target = e.target_view }
             else if e.type == NG_EVENT_HOVER { target = views.hitTest(Point(x: e.x, y: e.y)) ?? 0 }
             if blocked { return .ignoring(target, by: holds.blocking(typeBit)) }
-            return vote(ev, target: target, flags: 0)
+            return vote(ev, ng_event_want(e.type, e.phase), target: target, flags: 0)
         }
         switch TouchPhase(rawValue: e.phase) {
         case .began:
@@ -54,7 +54,7 @@ extension Engine {
             if blocked {
                 v = .ignoring(target, by: holds.blocking(typeBit))
             } else {
-                v = vote(ev, target: target, flags: 0)
+                v = vote(ev, ng_event_want(NG_EVENT_TOUCH, NG_TOUCH_BEGAN), target: target, flags: 0)
                 // A guard's hold begun inside this very vote blocks this touch too.
                 if v.verdict == NG_VERDICT_DELIVER && holds.mask & typeBit != 0 { v = .ignoring(target, by: holds.blocking(typeBit)) }
             }
@@ -78,14 +78,14 @@ extension Engine {
             // The finger driving a swipe back is followed through the
             // transition's own hold.
             if blocked && transitions.swipe?.isDriving(t.id) != true { return .ignoring(t.view, by: holds.blocking(typeBit)) }
-            return vote(ev, target: t.view, flags: 0)
+            return vote(ev, ng_event_want(NG_EVENT_TOUCH, NG_TOUCH_MOVED), target: t.view, flags: 0)
         default: // ended, cancelled
             guard let i = touches.index(of: e.touch_id) else { return unknownTouch(e.touch_id, ended: true) }
             let t = touches.remove(at: i)
             if t.state == NG_TOUCH_STATE_WITHHELD { return .drop(.withheld, t.view) }
             if transitions.swipe?.isDriving(t.id) == true { transitions.swipe!.touchEnded(at: now) }
             // A delivered touch always gets its end, at the view it began on.
-            _ = vote(ev, target: t.view, flags: UInt32(NG_GEVF_FINAL))
+            _ = vote(ev, ng_event_want(NG_EVENT_TOUCH, e.phase), target: t.view, flags: UInt32(NG_GEVF_FINAL))
             return .deliver(t.view)
         }
     }
@@ -111,18 +111,22 @@ extension Engine {
         }
     }
 
-    /// Walk the event hooks of the guards that asked for this event
-    /// (GuardChain's tables by NG_WANT_* bit); the first drop wins.
+    /// Walk the event hooks of the guards that asked for this event: `want`,
+    /// its NG_WANT_* bit (GuardChain's tables by bit; each route passes
+    /// ng_event_want of what it knows, a constant for a touch's began and
+    /// moved); the first drop wins.
     @inline(__always)
-    func vote(_ ev: UnsafePointer<ng_event>, target: UInt64, flags: UInt32) -> EventVerdict {
-        let (hooks, count) = chain.eventHooks(for: ng_event_want(ev.pointee.type, ev.pointee.phase))
+    func vote(_ ev: UnsafePointer<ng_event>, _ want: UInt32, target: UInt64, flags: UInt32) -> EventVerdict {
+        let (hooks, count) = chain.eventHooks(for: want)
         if count == 0 { return .deliver(target) }
         return walkEventHooks(hooks, count, ev, target: target, flags: flags)
     }
 
-    /// Out of line: an event no guard asked for passes with no frame for the
-    /// structs the hooks are given.
-    @inline(never)
+    /// In line: a separate function cost a call, its own frame and a copy of
+    /// the verdict through memory for every event a guard asked for, more
+    /// than the frame it saves one nobody asked for (submitEvent's frame is
+    /// laid out for every route anyway).
+    @inline(__always)
     func walkEventHooks(_ hooks: UnsafeMutablePointer<HookEntry>, _ count: Int, _ ev: UnsafePointer<ng_event>,
                         target: UInt64, flags: UInt32) -> EventVerdict {
         var g = ng_guard_event()

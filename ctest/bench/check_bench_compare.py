@@ -155,6 +155,21 @@ def main(tool):
         check(rc == 0 and r is not None and "!" not in r and "no row of new more than 30 % worse" in out,
               "--worse 30: 25 % worse is not flagged", str(r) + "\n" + out + err)
 
+        # --bench and --rows: only the benchmarks named (and navguard_bench,
+        # for the floor), only the rows matching (and the floor).
+        open(log, "w").close()
+        rc, out, err = run(tool, ["--rounds", "1", "--bench", "bench_adapter", "--rows", r"slower|adapter",
+                                  f"old={old}", f"new={new}"])
+        with open(log) as f:
+            ran = sorted({line.split()[1] for line in f.read().splitlines()})
+        check(rc == 0 and ran == ["bench_adapter", "navguard_bench"], f"--bench: the one named and navguard_bench run: {ran}",
+              out + err)
+        check(row(out, "(ii) slower") is not None and row(out, floor) is not None and row(out, "(i) steady") is None
+              and row(out, "(a) through the adapter") is not None,
+              "--rows: the matching rows and the floor, no other", out)
+        rc, out, err = run(tool, ["--rounds", "1", "--bench", "nothing_such", f"old={old}", f"new={new}"])
+        check(rc != 0 and "no benchmark nothing_such" in err, "--bench naming no benchmark: an error", err)
+
         # Three builds: the last judged against each of the others.
         mid = os.path.join(tmp, "mid")
         fake(mid, "navguard_bench", "mid", log, [(floor, 10.0, ""), ("(i)   steady", 80.0, ""),

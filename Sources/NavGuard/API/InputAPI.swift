@@ -7,19 +7,37 @@ import NavGuardCore
 
 let knownEventFlags = UInt32(NG_EVF_HAS_TARGET)
 
-/// Check an event the host filled; nil when it is well-formed.
-@inline(__always)
-func eventProblem(_ e: ng_event) -> String? {
-    guard e.type >= 0 && e.type < NG_EVENT_TYPE_COUNT else { return "event type \(e.type) is out of range" }
-    if e.type == NG_EVENT_TOUCH && !TouchPhase(rawValue: e.phase).isKnown {
-        return "touch phase \(e.phase) is out of range"
+/// What is wrong with an event the host filled; nil when it is well-formed.
+/// A code, not text: the checks stay in the event path, the words
+/// (`message`) out of it.
+enum EventProblem {
+    case type, phase, flags, targetFlag, point, timestamp
+
+    @inline(__always)
+    static func of(_ e: ng_event) -> EventProblem? {
+        guard e.type >= 0 && e.type < NG_EVENT_TYPE_COUNT else { return .type }
+        if e.type == NG_EVENT_TOUCH && !TouchPhase(rawValue: e.phase).isKnown { return .phase }
+        if e.flags & ~knownEventFlags != 0 { return .flags }
+        if e.flags & knownEventFlags != 0 && e.target_view == 0 { return .targetFlag }
+        // Infinite as much as NaN: a point at infinity is no place a host can act on.
+        if !e.x.isFinite || !e.y.isFinite { return .point }
+        if e.timestamp_ns < 0 { return .timestamp }
+        return nil
     }
-    if e.flags & ~knownEventFlags != 0 { return "unknown event flags" }
-    if e.flags & knownEventFlags != 0 && e.target_view == 0 { return "NG_EVF_HAS_TARGET with target_view 0" }
-    // Infinite as much as NaN: a point at infinity is no place a host can act on.
-    if !e.x.isFinite || !e.y.isFinite { return "event point (\(e.x), \(e.y)) is not finite" }
-    if e.timestamp_ns < 0 { return "negative timestamp_ns \(e.timestamp_ns)" }
-    return nil
+
+    @inline(never)
+    func error(_ e: ng_event) -> EngineError {
+        let text: String
+        switch self {
+        case .type: text = "event type \(e.type) is out of range"
+        case .phase: text = "touch phase \(e.phase) is out of range"
+        case .flags: text = "unknown event flags"
+        case .targetFlag: text = "NG_EVF_HAS_TARGET with target_view 0"
+        case .point: text = "event point (\(e.x), \(e.y)) is not finite"
+        case .timestamp: text = "negative timestamp_ns \(e.timestamp_ns)"
+        }
+        return EngineError(NG_E_RANGE, text)
+    }
 }
 
 /// Continuous input (moved touches, hover, scroll, motion) makes no
@@ -32,14 +50,18 @@ func isContinuous(_ e: ng_event) -> Bool {
 
 @c @implementation
 public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_event>?, _ out: UnsafeMutablePointer<ng_event_result>?) -> ng_status {
-    withContext(ctx, record: .event, deadline: false) { box throws(EngineError) in
+    // A local function, not a closure, so that it can be written into
+    // withContext's body (a closure this size was called, with a frame of
+    // its own, on every event).
+    @inline(__always)
+    func submit(_ box: ContextBox) throws(EngineError) {
         do throws(EngineError) {
             guard let event else { throw .null("event") }
             if let out { try box.checkSize(out.pointee.size, NG_EVENT_RESULT_MIN_SIZE, "ng_event_result") }
             let ts = event.pointee.timestamp_ns
             if _fastPath(Int(event.pointee.size) == MemoryLayout<ng_event>.size && (ts == 0 || ts >= box.lastEventNs)) {
                 // The common case: the host's event is used in place, no copy.
-                if let p = eventProblem(event.pointee) { throw EngineError(NG_E_RANGE, p) }
+                if let p = EventProblem.of(event.pointee) { throw p.error(event.pointee) }
                 if ts != 0 { box.lastEventNs = ts }
                 route(box, event, out)
             } else {
@@ -50,6 +72,7 @@ public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_eve
             throw error
         }
     }
+    return withContext(ctx, record: .event, deadline: false, submit)
 }
 
 /// An event of another size than ours, or one dated before the previous
@@ -64,7 +87,7 @@ private func routeCopy(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ ou
     var e = ng_event()
     _ = copySized(event, into: &e)
     e.size = UInt32(MemoryLayout<ng_event>.size)
-    if let p = eventProblem(e) { throw EngineError(NG_E_RANGE, p) }
+    if let p = EventProblem.of(e) { throw p.error(e) }
     // Two input sources' clocks may disagree: time never goes back.
     if e.timestamp_ns != 0 {
         e.timestamp_ns = max(e.timestamp_ns, box.lastEventNs)
@@ -86,7 +109,8 @@ private func refused(_ out: UnsafeMutablePointer<ng_event_result>?) {
 
 /// Record, route and answer one accepted event. Written into the common
 /// case's body (`@_transparent`: the call and its frame cost as much as the
-/// rest); the recorder's part and a short `out` are out of line.
+/// rest); the recorder's arguments and a short `out` are out of line (its
+/// result, a few stores into the call's frame, is not).
 @_transparent
 private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: UnsafeMutablePointer<ng_event_result>?) {
     // The recorder is looked up once (it cannot start or stop meanwhile).
@@ -114,7 +138,7 @@ private func recordEventArgs(_ rec: Unmanaged<Recorder>, _ event: UnsafePointer<
     rec._withUnsafeGuaranteedRef { $0.args(continuous: isContinuous(event.pointee)) { EventCall.encode(&$0, event.pointee) } }
 }
 
-@inline(never)
+@inline(__always)
 private func recordEventResult(_ rec: Unmanaged<Recorder>, _ v: EventVerdict) {
     rec._withUnsafeGuaranteedRef { $0.result(.event(verdict: v.verdict, reason: v.reason.rawValue, view: v.target, guardID: v.guardID)) }
 }

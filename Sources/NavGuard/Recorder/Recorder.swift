@@ -297,12 +297,14 @@ final class Recorder {
 
     @inline(__always)
     private func commit(_ start: Int, _ end: Int, _ kind: RecordKind, _ code: UInt8, _ flags: UInt16) {
-        let size = (end - start + 7) & ~7
+        // Offsets within the buffer (at most 64 MiB): wrapping arithmetic,
+        // no overflow checks on every record.
+        let size = (end &- start &+ 7) & ~7
         seq &+= 1
-        RecordHeader(size: UInt32(size), kind: kind.rawValue, code: code, flags: flags, seq: seq).store(to: base + start)
+        RecordHeader(size: UInt32(truncatingIfNeeded: size), kind: kind.rawValue, code: code, flags: flags, seq: seq).store(to: base + start)
         lastStart = start
         lastEnd = end
-        tail = start + size
+        tail = start &+ size
         used &+= size
         bytesSinceFull &+= size
         recordsSinceCheckpoint &+= 1
@@ -320,17 +322,18 @@ final class Recorder {
         body(&w)
         guard !w.overflow else { return false }
         let end = w.p - base
-        let size = (end - start + 7) & ~7
+        let size = (end &- start &+ 7) & ~7
         // The new end first, then the header saying so: a crash dump in
         // between reads the call without its ret, never a torn record.
-        used &+= start + size - tail
-        bytesSinceFull &+= start + size - tail
-        tail = start + size
+        let grown = start &+ size &- tail
+        used &+= grown
+        bytesSinceFull &+= grown
+        tail = start &+ size
         lastEnd = end
         ngc_ring_set_tail(ring, UInt64(tail))
         let p = base + start
         let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
-        let h = RecordHeader(size: UInt32(size), kind: UInt8(truncatingIfNeeded: word >> 32), code: UInt8(truncatingIfNeeded: word >> 40),
+        let h = RecordHeader(size: UInt32(truncatingIfNeeded: size), kind: UInt8(truncatingIfNeeded: word >> 32), code: UInt8(truncatingIfNeeded: word >> 40),
                              flags: UInt16(truncatingIfNeeded: word >> 48) | RecordFlags.hasRet, seq: 0)
         ngc_store_word(p, h.word.littleEndian)
         return true
