@@ -30,6 +30,8 @@ public final class Engine {
     let chain = GuardChain()
     /// Counts its own changes (a moved touch is none).
     var touches = TouchTable()
+    /// Keys and buttons held (PressTable); counts its own changes.
+    var presses = PressTable()
     var questions = QuestionDesk() { didSet { partsVersion &+= 1 } }
     /// Changes to the parts above (`stateVersion`).
     var partsVersion: UInt64 = 0
@@ -71,7 +73,7 @@ public final class Engine {
     /// stack, transitions, holds, deferred requests, the open question, or
     /// which touches are live and how (not where they are: a moved touch
     /// changes nothing here). Views change only by the host's own calls.
-    public var stateVersion: UInt64 { partsVersion &+ touches.version }
+    public var stateVersion: UInt64 { partsVersion &+ touches.version &+ presses.version }
     /// Host-table calls are served only on the owner thread.
     public var ownerCheck = OwnerCheck.always
     /// A guard's worker thread wakes the host's loop through it (any thread).
@@ -318,6 +320,8 @@ public final class Engine {
             observer?.engineLog(severity: sev, guardID: gid, message: msg)
         case .touchCancelled(let t):
             observer?.engineTouchCancelled(t)
+        case .pressCancelled(let p):
+            observer?.enginePressCancelled(p)
         case .questionAsked(let q):
             observer?.engineQuestion(q.cValue)
         case .questionEnded(let q, let answer):
@@ -347,8 +351,9 @@ public final class Engine {
         repeat {
             while !holds.isEmpty { removeHold(at: holds.count - 1, reason: NG_HOLD_RELEASED) }
             cancelTouches(0)
+            cancelPresses(mask: UInt32(NG_MASK_ALL), cause: .destroyed)
             drain()   // queued requests are dropped by evaluate() while destroying
-        } while !holds.isEmpty || touches.anyDelivered
+        } while !holds.isEmpty || touches.anyDelivered || presses.anyDelivered
         destroyGuards()
         observer = nil
     }
