@@ -99,16 +99,16 @@ final class PressLedger: EngineObserver {
 
     @Test func holdsBlockDownsAndCancelPressesOfTheirTypes() throws {
         let (e, l) = engine()
-        press(e, NG_KEY_DOWN, 'w', type: NG_EVENT_KEY)
+        press(e, NG_KEY_DOWN, 119, type: NG_EVENT_KEY)
         press(e, NG_KEY_DOWN, A)
         let tok = try e.beginHold(label: nil, mask: UInt32(NG_MASK_KEY), maxDurationNs: 0)
         #expect(l.causes == [NG_PRESS_HOLD] && l.cancels.first?.type == NG_EVENT_KEY)
-        let blocked = press(e, NG_KEY_DOWN, 's', type: NG_EVENT_KEY)
+        let blocked = press(e, NG_KEY_DOWN, 115, type: NG_EVENT_KEY)
         #expect(blocked.reason == .ignoring && blocked.holdToken == tok)
         #expect(press(e, NG_KEY_UP, A).verdict == NG_VERDICT_DELIVER)
         try e.endHold(tok)
-        #expect(press(e, NG_KEY_UP, 's', type: NG_EVENT_KEY).reason == .withheld)
-        #expect(press(e, NG_KEY_UP, 'w', type: NG_EVENT_KEY).reason == .cancelled)
+        #expect(press(e, NG_KEY_UP, 115, type: NG_EVENT_KEY).reason == .withheld)
+        #expect(press(e, NG_KEY_UP, 119, type: NG_EVENT_KEY).reason == .cancelled)
         #expect(e.pressCount == 0)
     }
 
