@@ -679,7 +679,9 @@ typedef struct ng_screen_info {
 #define NG_KEY_UP      1
 #define NG_KEY_REPEAT  2   /* auto-repeat of a key held down */
 #define NG_KEY_DEVICE_REMOVED 3 /* device `touch_id` of this event's type is
-                                   gone: its held presses end (ng_device_removed) */
+                                   gone: its held presses end (ng_device_removed).
+                                   No guard votes on it and no hold blocks it;
+                                   its verdict is DELIVER, target 0 */
 #define NG_KEY_PHASE_MAP(XX) \
     XX(NG_KEY_DOWN,   "down") \
     XX(NG_KEY_UP,     "up") \
@@ -871,9 +873,11 @@ typedef struct ng_hold_view {
 typedef struct ng_event {
     uint32_t size;
     ng_event_type type;
-    int32_t phase;            /* touch: NG_TOUCH_*; others: host-defined subtype */
+    int32_t phase;            /* touch: NG_TOUCH_*; key, remote: NG_KEY_*;
+                                 others: host-defined subtype */
     uint32_t flags;           /* NG_EVF_* */
-    uint64_t touch_id;        /* touch: the finger; others: 0 or a device id */
+    uint64_t touch_id;        /* touch: the finger; others: 0 or a device id
+                                 (a key's or button's press is per device) */
     int64_t timestamp_ns;     /* when it happened, on the context's clock
                                  (ng_now), or 0: not known. Passed to guards
                                  and traces; NavGuard's own timing uses
@@ -1691,9 +1695,11 @@ NG_API const char *ng_verdict_name(ng_verdict_kind verdict);
 NG_API const char *ng_shape_kind_name(ng_shape_kind kind);
 NG_API const char *ng_key_phase_name(int32_t phase);
 NG_API const char *ng_answer_name(ng_answer answer);
-/* Since 0.4: NG_BUTTON_MAP ("A", "dpad-up"; a code outside it: "unknown")
- * and NG_PRESS_CAUSE_MAP. */
+/* [any-thread] A controller button's name from NG_BUTTON_MAP ("A",
+ * "dpad-up"; a code outside it: "unknown"), as above. Since 0.4. */
 NG_API const char *ng_button_name(int64_t code);
+/* [any-thread] An NG_PRESS_* cause's name from NG_PRESS_CAUSE_MAP, as
+ * above. Since 0.4. */
 NG_API const char *ng_press_cause_name(int32_t cause);
 
 /* ------------------------------------------------------------------------ */
