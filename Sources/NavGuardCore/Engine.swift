@@ -8,8 +8,8 @@ import CNavGuard
 ///   `stack` (ScreenStack), `transitions` (Transitions, with the Swipe),
 ///   `holds` (HoldSet), `deferred` (DeferredRequests), `run` (RunQueue:
 ///   run-to-completion and re-entrancy), `chain` (GuardChain: slots and hook
-///   tables), `touches` (TouchTable), `questions` (QuestionDesk) and
-///   `views` (ViewTree).
+///   tables), `touches` (TouchTable), `presses` (PressTable), `questions`
+///   (QuestionDesk) and `views` (ViewTree).
 /// What crosses parts lives here and in the extensions named for a concern
 /// (Requests, Transitions, HoldSet, EventRouting, GuardChain, HostTable):
 /// every guard action goes through `act`, every queued piece of work through
@@ -30,7 +30,7 @@ public final class Engine {
     let chain = GuardChain()
     /// Counts its own changes (a moved touch is none).
     var touches = TouchTable()
-    /// Keys and buttons held (PressTable); counts its own changes.
+    /// Keys and buttons held (PressTable).
     var presses = PressTable()
     var questions = QuestionDesk() { didSet { partsVersion &+= 1 } }
     /// Changes to the parts above (`stateVersion`).
@@ -73,7 +73,9 @@ public final class Engine {
     /// stack, transitions, holds, deferred requests, the open question, or
     /// which touches are live and how (not where they are: a moved touch
     /// changes nothing here). Views change only by the host's own calls.
-    public var stateVersion: UInt64 { partsVersion &+ touches.version &+ presses.version }
+    /// Presses are not in it: checkpoints do not show them yet (a press
+    /// would only write a checkpoint equal to the last).
+    public var stateVersion: UInt64 { partsVersion &+ touches.version }
     /// Host-table calls are served only on the owner thread.
     public var ownerCheck = OwnerCheck.always
     /// A guard's worker thread wakes the host's loop through it (any thread).

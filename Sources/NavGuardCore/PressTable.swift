@@ -56,8 +56,6 @@ struct PressTable {
     private(set) var presses: [LivePress] = []
     private var downInProgress: (type: Int32, device: UInt64, code: Int64)?
     private(set) var downCancelled = false
-    /// Counts changes to which presses are known and their states.
-    private(set) var version: UInt64 = 0
 
     init() { presses.reserveCapacity(maxLivePresses) }
 
@@ -87,14 +85,12 @@ struct PressTable {
     mutating func down(_ p: LivePress) {
         assert(index(p.type, p.device, p.code) == nil && !isFull)
         presses.append(p)
-        version &+= 1
     }
 
     /// Its up arrived (or it is forgotten): it leaves the table.
     @discardableResult
     mutating func remove(at i: Int) -> LivePress {
-        version &+= 1
-        return presses.remove(at: i)
+        presses.remove(at: i)
     }
 
     /// Cancel a delivered press: it becomes CANCELLED, and the notice for
@@ -102,7 +98,6 @@ struct PressTable {
     /// notice: its down is dropped instead).
     mutating func cancel(at i: Int, cause: PressCause) -> ng_press_info? {
         assert(presses[i].state == .delivered)
-        version &+= 1
         presses[i].state = .cancelled
         if let d = downInProgress, presses[i].isKey(d.type, d.device, d.code) {
             downCancelled = true
