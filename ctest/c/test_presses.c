@@ -12,14 +12,18 @@
  *  - a key-masked hold drops downs and cancels held keys (NG_PRESS_HOLD);
  *  - destroy cancels held presses; a full table ends the oldest;
  *  - a delegate from a 0.3 header (no on_press_cancel) still gets the drops;
+ *  - a recorded session with presses, a transition and a removed controller
+ *    replays identically (ng_device_removed is recorded as its event);
  *  - button names.
  */
+#define _POSIX_C_SOURCE 200809L   /* mkstemp */
 #include <navguard/navguard.h>
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -223,6 +227,53 @@ static void old_delegate(void) {
     EXPECT(g_old_called == 0, "no callback beyond the delegate's size");
 }
 
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
+    fclose(f);
+    if (b) { b[n] = 0; *len = (size_t)n; }
+    return b;
+}
+
+static void replays_identically(void) {
+    char path[] = "/tmp/navguard-presses-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) { fprintf(stderr, "FATAL: mkstemp\n"); exit(1); }
+    close(fd);
+    host h;
+    ng_context *ctx = game(&h, 1);
+    ng_record_options ro = NG_RECORD_OPTIONS_INIT;
+    ro.path = path;
+    MUST(ctx, ng_record_start(ctx, &ro));
+    button(ctx, NG_KEY_DOWN, PAD1, NG_BUTTON_A);
+    push(ctx, 2, "menu", 1);
+    button(ctx, NG_KEY_REPEAT, PAD1, NG_BUTTON_A);
+    MUST(ctx, ng_clock_advance(ctx, 400 * MS));
+    MUST(ctx, ng_tick(ctx));
+    button(ctx, NG_KEY_UP, PAD1, NG_BUTTON_A);
+    button(ctx, NG_KEY_DOWN, PAD2, NG_BUTTON_B);
+    MUST(ctx, ng_device_removed(ctx, NG_EVENT_REMOTE, PAD2));
+    button(ctx, NG_KEY_DOWN, PAD1, NG_BUTTON_START);
+    MUST(ctx, ng_context_destroy(ctx));
+    EXPECT(h.cancels == 3, "transition, removal, destroy: %d cancels", h.cancels);
+    size_t len = 0;
+    char *trace = read_file(path, &len);
+    unlink(path);
+    EXPECT(trace != NULL, "the trace was written");
+    if (!trace) return;
+    ng_replay_result res = NG_REPLAY_RESULT_INIT;
+    ng_status st = ng_replay(trace, len, NULL, &res);
+    EXPECT(st == NG_OK && res.identical && res.calls >= 8, "replay: %s, identical %d, %llu calls\n%s",
+           ng_strstatus(st), res.identical, (unsigned long long)res.calls, res.report ? res.report : "");
+    ng_free(res.report);
+    free(trace);
+}
+
 int main(void) {
     one_end_each();
     controller_removed();
@@ -230,6 +281,7 @@ int main(void) {
     holds();
     full_table();
     old_delegate();
+    replays_identically();
     EXPECT(strcmp(ng_button_name(NG_BUTTON_B), "B") == 0 && strcmp(ng_button_name(NG_BUTTON_DPAD_UP), "dpad-up") == 0,
            "button names");
     if (g_failures) {
