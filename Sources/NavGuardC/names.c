@@ -35,6 +35,8 @@ NG_NAME_FUNCTION(ng_verdict_name, ng_verdict_kind, NG_VERDICT_MAP)
 NG_NAME_FUNCTION(ng_shape_kind_name, ng_shape_kind, NG_SHAPE_KIND_MAP)
 NG_NAME_FUNCTION(ng_key_phase_name, int32_t, NG_KEY_PHASE_MAP)
 NG_NAME_FUNCTION(ng_answer_name, ng_answer, NG_ANSWER_MAP)
+NG_NAME_FUNCTION(ng_button_name, int64_t, NG_BUTTON_MAP)
+NG_NAME_FUNCTION(ng_press_cause_name, int32_t, NG_PRESS_CAUSE_MAP)
 
 /* Private (navguard_c.h): the NG_WANT_* bits' names, for the tool. */
 const char *ngc_want_name(uint32_t bit) {

@@ -16,10 +16,15 @@ extension Engine {
             let began = ev.pointee.type == NG_EVENT_TOUCH && TouchPhase(rawValue: ev.pointee.phase) == .began
                 && v.verdict == NG_VERDICT_DELIVER && run.depth == 0
             if began { touches.startDeciding(ev.pointee.touch_id) }
+            // The same for a key's or button's down (Engine+Presses.swift).
+            let down = Self.isPressPhase(ev.pointee) && ev.pointee.phase == NG_KEY_DOWN
+                && v.verdict == NG_VERDICT_DELIVER && run.depth == 0
+            if down { presses.startDeciding(ev.pointee.type, ev.pointee.touch_id, ev.pointee.code) }
             drain()
             // Cancelled by what its own began set off: the host never saw it
             // begin, so it is dropped, with no on_touch_cancel.
             if began && touches.endDeciding() { v = .drop(.cancelled, v.target) }
+            if down && presses.endDeciding() { v = .drop(.cancelled, v.target) }
         }
         return v
     }
@@ -33,6 +38,7 @@ extension Engine {
             var target: UInt64 = 0
             if e.flags & UInt32(NG_EVF_HAS_TARGET) != 0 { target = e.target_view }
             else if e.type == NG_EVENT_HOVER { target = views.hitTest(Point(x: e.x, y: e.y)) ?? 0 }
+            if e.type == NG_EVENT_KEY || e.type == NG_EVENT_REMOTE { return routePress(ev, target: target, typeBit: typeBit) }
             if blocked { return .ignoring(target, by: holds.blocking(typeBit)) }
             return vote(ev, ng_event_want(e.type, e.phase), target: target, flags: 0)
         }

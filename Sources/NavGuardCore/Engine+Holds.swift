@@ -30,6 +30,8 @@ extension Engine {
         // its cancel now, so no control stays highlighted waiting for a
         // release the host will never deliver.
         if h.mask & UInt32(NG_MASK_TOUCH) != 0 { cancelTouches(0) }
+        // So do the keys and buttons of the types it blocks.
+        cancelPressesForHold(mask: h.mask)
         drain()
         return h.token
     }

@@ -218,6 +218,8 @@ extension Engine {
         // The screen on display stays: nothing to show (UIKit runs no
         // transition for setViewControllers with the same top either).
         if r.kind == .replaceStack && to == from { return }
+        // Keys and buttons held from the old screen must not act on the new.
+        cancelPressesForTransition()
         let t = now
         var track = TrackInFlight(requestID: r.id, kind: r.kind, flags: 0, beganNs: t, deadlineNs: Limits.noDeadline,
                           fromID: from, toID: to, depth: UInt32(stack.count))

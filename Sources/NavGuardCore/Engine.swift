@@ -8,8 +8,8 @@ import CNavGuard
 ///   `stack` (ScreenStack), `transitions` (Transitions, with the Swipe),
 ///   `holds` (HoldSet), `deferred` (DeferredRequests), `run` (RunQueue:
 ///   run-to-completion and re-entrancy), `chain` (GuardChain: slots and hook
-///   tables), `touches` (TouchTable), `questions` (QuestionDesk) and
-///   `views` (ViewTree).
+///   tables), `touches` (TouchTable), `presses` (PressTable), `questions`
+///   (QuestionDesk) and `views` (ViewTree).
 /// What crosses parts lives here and in the extensions named for a concern
 /// (Requests, Transitions, HoldSet, EventRouting, GuardChain, HostTable):
 /// every guard action goes through `act`, every queued piece of work through
@@ -30,6 +30,8 @@ public final class Engine {
     let chain = GuardChain()
     /// Counts its own changes (a moved touch is none).
     var touches = TouchTable()
+    /// Keys and buttons held (PressTable).
+    var presses = PressTable()
     var questions = QuestionDesk() { didSet { partsVersion &+= 1 } }
     /// Changes to the parts above (`stateVersion`).
     var partsVersion: UInt64 = 0
@@ -71,6 +73,8 @@ public final class Engine {
     /// stack, transitions, holds, deferred requests, the open question, or
     /// which touches are live and how (not where they are: a moved touch
     /// changes nothing here). Views change only by the host's own calls.
+    /// Presses are not in it: checkpoints do not show them yet (a press
+    /// would only write a checkpoint equal to the last).
     public var stateVersion: UInt64 { partsVersion &+ touches.version }
     /// Host-table calls are served only on the owner thread.
     public var ownerCheck = OwnerCheck.always
@@ -318,6 +322,8 @@ public final class Engine {
             observer?.engineLog(severity: sev, guardID: gid, message: msg)
         case .touchCancelled(let t):
             observer?.engineTouchCancelled(t)
+        case .pressCancelled(let p):
+            observer?.enginePressCancelled(p)
         case .questionAsked(let q):
             observer?.engineQuestion(q.cValue)
         case .questionEnded(let q, let answer):
@@ -347,8 +353,9 @@ public final class Engine {
         repeat {
             while !holds.isEmpty { removeHold(at: holds.count - 1, reason: NG_HOLD_RELEASED) }
             cancelTouches(0)
+            cancelPresses(mask: UInt32(NG_MASK_ALL), cause: .destroyed)
             drain()   // queued requests are dropped by evaluate() while destroying
-        } while !holds.isEmpty || touches.anyDelivered
+        } while !holds.isEmpty || touches.anyDelivered || presses.anyDelivered
         destroyGuards()
         observer = nil
     }

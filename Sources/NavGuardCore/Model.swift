@@ -166,6 +166,7 @@ public protocol EngineObserver: AnyObject {
     func engineTouchCancelled(_ touch: ng_touch_info)
     func engineQuestion(_ question: ng_question)
     func engineQuestionEnded(_ question: ng_question, answer: Int32)
+    func enginePressCancelled(_ press: ng_press_info)
 }
 
 public extension EngineObserver {
@@ -176,6 +177,7 @@ public extension EngineObserver {
     func engineTouchCancelled(_ touch: ng_touch_info) {}
     func engineQuestion(_ question: ng_question) {}
     func engineQuestionEnded(_ question: ng_question, answer: Int32) {}
+    func enginePressCancelled(_ press: ng_press_info) {}
 }
 
 /// An error from an engine operation: an NG_E_* status and a message.

@@ -12,6 +12,7 @@ enum Note {
     case report(guardID: UnsafePointer<CChar>?, text: CStr)
     case log(guardID: UnsafePointer<CChar>?, severity: Int32, message: CStr)
     case touchCancelled(ng_touch_info)
+    case pressCancelled(ng_press_info)
     case questionAsked(Question)
     case questionEnded(Question, answer: Int32)
 }

@@ -40,6 +40,7 @@ static uint32_t use_init_macros(void) {
     ng_event_result event_result = NG_EVENT_RESULT_INIT;
     ng_view view = NG_VIEW_INIT;
     ng_touch_info touch = NG_TOUCH_INFO_INIT;
+    ng_press_info press = NG_PRESS_INFO_INIT;
     ng_track_info track = NG_TRACK_INFO_INIT;
     ng_hold_view hold = NG_HOLD_VIEW_INIT;
     ng_record_options record = NG_RECORD_OPTIONS_INIT;
@@ -50,7 +51,7 @@ static uint32_t use_init_macros(void) {
     ng_question question = NG_QUESTION_INIT;
     ng_question_spec question_spec = NG_QUESTION_SPEC_INIT;
     return request.size + result.size + options.size + options.delegate.size +
-           event.size + event_result.size + view.size + touch.size + track.size + hold.size +
+           event.size + event_result.size + view.size + touch.size + press.size + track.size + hold.size +
            record.size + replay.size + replayed.size + screen.size + guard_request.size +
            question.size + question_spec.size;
 }

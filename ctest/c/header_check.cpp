@@ -55,6 +55,7 @@ static uint32_t use_init_macros() {
     ng_event_result event_result = NG_EVENT_RESULT_INIT;
     ng_view view = NG_VIEW_INIT;
     ng_touch_info touch = NG_TOUCH_INFO_INIT;
+    ng_press_info press = NG_PRESS_INFO_INIT;
     ng_track_info track = NG_TRACK_INFO_INIT;
     ng_hold_view hold = NG_HOLD_VIEW_INIT;
     ng_record_options record = NG_RECORD_OPTIONS_INIT;
@@ -66,7 +67,7 @@ static uint32_t use_init_macros() {
     ng_question_spec question_spec = NG_QUESTION_SPEC_INIT;
     const ng_request braced[] = { NG_REQUEST_INIT(NG_REQ_POP), NG_REQUEST_INIT(NG_REQ_BACK) };
     return request.size + result.size + options.size + options.delegate.size +
-           event.size + event_result.size + view.size + braced[1].size + touch.size + track.size + hold.size +
+           event.size + event_result.size + view.size + braced[1].size + touch.size + press.size + track.size + hold.size +
            record.size + replay.size + replayed.size + screen.size + guard_request.size +
            question.size + question_spec.size;
 }

@@ -61,6 +61,19 @@ int main(void) {
     TABLE(NG_TOUCH_STATE_MAP, ng_touch_state_name, -1);
     TABLE(NG_VERDICT_MAP, ng_verdict_name, -1);
     TABLE(NG_SHAPE_KIND_MAP, ng_shape_kind_name, -1);
+    TABLE(NG_KEY_PHASE_MAP, ng_key_phase_name, -1);
+    TABLE(NG_PRESS_CAUSE_MAP, ng_press_cause_name, -1);
+    TABLE(NG_BUTTON_MAP, (name_fn)0, -1);
+    {   /* ng_button_name takes a code (int64_t): the same checks by hand. */
+        static const row buttons[] = { NG_BUTTON_MAP(ROW) };
+        int n = (int)(sizeof buttons / sizeof buttons[0]);
+        for (int i = 0; i < n; i++)
+            EXPECT(strcmp(ng_button_name(buttons[i].value), buttons[i].name) == 0, "button %d named \"%s\"",
+                   buttons[i].value, ng_button_name(buttons[i].value));
+        EXPECT(strcmp(ng_button_name(n), "unknown") == 0 && strcmp(ng_button_name(-1), "unknown") == 0 &&
+               strcmp(ng_button_name((int64_t)1 << 40), "unknown") == 0, "buttons outside the table are unknown");
+        EXPECT(strcmp(ng_button_name(NG_BUTTON_B), "B") == 0, "B is B");
+    }
     TABLE(NG_VOTE_MAP, (name_fn)0, -1);
     TABLE(NG_STATUS_MAP, (name_fn)0, NG_STATUS_COUNT);
 

@@ -403,6 +403,7 @@ typedef int32_t ng_event_type;
 /* ------------------------------------------------------------------------ */
 typedef struct ng_context ng_context;
 typedef struct ng_touch_info ng_touch_info;
+typedef struct ng_press_info ng_press_info;
 
 /* A screen as given by the host. `route` is required; `identity` (for
  * dedupe) may be NULL, which means "the route". */
@@ -638,6 +639,17 @@ typedef struct ng_delegate {
      * earlier). The time may be earlier than the work needs (a tick then
      * finds nothing due and the next deadline follows); it is never later. */
     void (*on_deadline)(void *user, ng_context *ctx, int64_t deadline_ns);
+
+    /* --- Since 0.4 --- */
+    /* A delivered key or button press, still held, was cancelled by NavGuard
+     * (a transition started, a hold began, its device was removed, its
+     * release was lost, or the context is being destroyed; press->cause says
+     * which). Forget the press: un-highlight, and do not act on its release.
+     * Its later repeats and its up are dropped (NG_REASON_CANCELLED) anyway,
+     * so a host without this callback (an older delegate) acts on nothing it
+     * should not; this one lets it undo what the down started. Exactly once
+     * per press, and never after its up was delivered. See "Presses". */
+    void (*on_press_cancel)(void *user, ng_context *ctx, const ng_press_info *press);
 } ng_delegate;
 
 /* Context options. Zero-filled fields take defaults. */
@@ -649,7 +661,7 @@ typedef struct ng_options {
     ng_delegate delegate;
 } ng_options;
 #define NG_OPTIONS_INIT { sizeof(ng_options), NG_CLOCK_MONOTONIC, 0, 0, \
-    { sizeof(ng_delegate), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL } }
+    { sizeof(ng_delegate), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL } }
 
 /* A screen read back from the stack. Strings stay valid until the stack
  * changes or the context is destroyed. */
@@ -675,14 +687,58 @@ typedef struct ng_screen_info {
     XX(NG_TOUCH_CANCELLED, "cancelled")
 
 /* Key and remote-button phases (ng_event.phase for NG_EVENT_KEY and
- * NG_EVENT_REMOTE; code is the host's key code). Since 0.3. */
+ * NG_EVENT_REMOTE; code is the host's key code, or for a game controller its
+ * NG_BUTTON_*; touch_id is the device). Since 0.3; DEVICE_REMOVED since 0.4.
+ * See "Presses" below for the life NavGuard gives them. */
 #define NG_KEY_DOWN    0
 #define NG_KEY_UP      1
 #define NG_KEY_REPEAT  2   /* auto-repeat of a key held down */
+#define NG_KEY_DEVICE_REMOVED 3 /* device `touch_id` of this event's type is
+                                   gone: its held presses end (ng_device_removed).
+                                   No guard votes on it and no hold blocks it;
+                                   its verdict is DELIVER, target 0 */
 #define NG_KEY_PHASE_MAP(XX) \
     XX(NG_KEY_DOWN,   "down") \
     XX(NG_KEY_UP,     "up") \
-    XX(NG_KEY_REPEAT, "repeat")
+    XX(NG_KEY_REPEAT, "repeat") \
+    XX(NG_KEY_DEVICE_REMOVED, "device-removed")
+
+/* Standard game-controller buttons (ng_event.code of NG_EVENT_REMOTE), in
+ * SDL's positional layout: the values are SDL_GameControllerButton's, so the
+ * SDL2 adapter's `code` is already one. A is the bottom face button (Cross on
+ * a PlayStation pad, B on a Nintendo one), B the right, X the left, Y the top.
+ * Since 0.4. ng_button_name gives "A", "B", "dpad-up"... */
+#define NG_BUTTON_A               0
+#define NG_BUTTON_B               1
+#define NG_BUTTON_X               2
+#define NG_BUTTON_Y               3
+#define NG_BUTTON_BACK            4   /* Select, View, Share */
+#define NG_BUTTON_GUIDE           5   /* Home, PS, Xbox */
+#define NG_BUTTON_START           6   /* Start, Menu, Options */
+#define NG_BUTTON_LEFT_STICK      7   /* the left stick pressed in */
+#define NG_BUTTON_RIGHT_STICK     8
+#define NG_BUTTON_LEFT_SHOULDER   9
+#define NG_BUTTON_RIGHT_SHOULDER  10
+#define NG_BUTTON_DPAD_UP         11
+#define NG_BUTTON_DPAD_DOWN       12
+#define NG_BUTTON_DPAD_LEFT       13
+#define NG_BUTTON_DPAD_RIGHT      14
+#define NG_BUTTON_MAP(XX) \
+    XX(NG_BUTTON_A,              "A") \
+    XX(NG_BUTTON_B,              "B") \
+    XX(NG_BUTTON_X,              "X") \
+    XX(NG_BUTTON_Y,              "Y") \
+    XX(NG_BUTTON_BACK,           "back") \
+    XX(NG_BUTTON_GUIDE,          "guide") \
+    XX(NG_BUTTON_START,          "start") \
+    XX(NG_BUTTON_LEFT_STICK,     "left-stick") \
+    XX(NG_BUTTON_RIGHT_STICK,    "right-stick") \
+    XX(NG_BUTTON_LEFT_SHOULDER,  "left-shoulder") \
+    XX(NG_BUTTON_RIGHT_SHOULDER, "right-shoulder") \
+    XX(NG_BUTTON_DPAD_UP,        "dpad-up") \
+    XX(NG_BUTTON_DPAD_DOWN,      "dpad-down") \
+    XX(NG_BUTTON_DPAD_LEFT,      "dpad-left") \
+    XX(NG_BUTTON_DPAD_RIGHT,     "dpad-right")
 
 /* Event flags. */
 #define NG_EVF_HAS_TARGET   0x1u  /* the host hit-tested: `target_view` is set */
@@ -749,6 +805,70 @@ struct ng_touch_info {
     XX(NG_TOUCH_STATE_CANCELLED, "cancelled")
 #define NG_TOUCH_INFO_INIT { sizeof(ng_touch_info), 0, 0u, 0u, 0, 0, 0 }
 
+/* Presses (since 0.4). A key or controller button held down is a press, as
+ * a finger is a touch: NG_EVENT_KEY and NG_EVENT_REMOTE events with the
+ * NG_KEY_* phases, one press per (type, device = touch_id, code). The rules:
+ *  - A press gets exactly one end: its up, or one cancel (on_press_cancel).
+ *    The up of a delivered press is delivered whatever the votes and holds
+ *    (as a touch's end), to the down's target_view.
+ *  - A down on a (type, device, code) still down means its up was lost: the
+ *    old press ends first (on_press_cancel, cause NG_PRESS_LOST, when it was
+ *    delivered), then the down is evaluated as a new press.
+ *  - A down dropped (by a hold or a guard) makes a withheld press: its
+ *    repeats and up are dropped (NG_REASON_WITHHELD). The host never saw it
+ *    begin, so it never sees it end.
+ *  - When a transition starts (any applied request that changes the top
+ *    screen, animated or not), every delivered press is cancelled (cause
+ *    NG_PRESS_TRANSITION): it went down on the old screen, so its release
+ *    must not act on the new one. A press cancelled this way, or any other,
+ *    stays known until its up: its repeats and its up are dropped
+ *    (NG_REASON_CANCELLED). So a key held through a transition repeats
+ *    nothing on the new screen until it is pressed again (a new down).
+ *  - A hold whose mask has NG_MASK_KEY (NG_MASK_REMOTE) drops key (remote)
+ *    downs as it drops touches' begans (NG_REASON_IGNORING: withheld
+ *    presses), and cancels the delivered key (remote) presses when it begins
+ *    (cause NG_PRESS_HOLD).
+ *  - A device that is gone (a controller unplugged) ends its presses:
+ *    ng_device_removed (or an event with phase NG_KEY_DEVICE_REMOVED) cancels
+ *    its delivered presses (cause NG_PRESS_DEVICE_REMOVED) and forgets the
+ *    rest.
+ *  - A down whose own evaluation starts a transition (a guard's request)
+ *    is dropped (NG_REASON_CANCELLED), with no on_press_cancel: the host
+ *    never saw it.
+ *  - ng_context_destroy cancels delivered presses (NG_PRESS_DESTROYED).
+ *  - An up or repeat NavGuard knows no press for (the key was down before
+ *    the context existed, or its press was pushed out, below) is voted and
+ *    delivered as any event, as before 0.4.
+ * At most 64 presses are known at once, in a table the context owns (no
+ * allocation per press). A down beyond that first ends the oldest press that
+ * is not delivered (withheld or cancelled: forgotten, its later up then
+ * passes as unknown), else the oldest delivered one, as a lost up. Other
+ * phases of NG_EVENT_KEY and NG_EVENT_REMOTE are no press: voted and
+ * delivered as before. */
+struct ng_press_info {
+    uint32_t size;
+    ng_event_type type;       /* NG_EVENT_KEY or NG_EVENT_REMOTE */
+    uint64_t device;          /* the down's touch_id */
+    int64_t code;             /* the down's code (NG_BUTTON_* for a controller) */
+    uint64_t view_id;         /* the down's target_view (0: none) */
+    uint64_t screen_id;       /* the top screen when it went down (0: none) */
+    int64_t down_ns;          /* when its down was submitted (ng_now) */
+    int32_t cause;            /* NG_PRESS_*: why NavGuard ended it */
+};
+#define NG_PRESS_LOST            0  /* a new down for it: its up was lost
+                                       (or more than 64 presses) */
+#define NG_PRESS_TRANSITION      1  /* a transition started while it was held */
+#define NG_PRESS_HOLD            2  /* a hold blocking its type began */
+#define NG_PRESS_DEVICE_REMOVED  3  /* ng_device_removed */
+#define NG_PRESS_DESTROYED       4  /* ng_context_destroy */
+#define NG_PRESS_CAUSE_MAP(XX) \
+    XX(NG_PRESS_LOST,           "lost") \
+    XX(NG_PRESS_TRANSITION,     "transition") \
+    XX(NG_PRESS_HOLD,           "hold") \
+    XX(NG_PRESS_DEVICE_REMOVED, "device-removed") \
+    XX(NG_PRESS_DESTROYED,      "destroyed")
+#define NG_PRESS_INFO_INIT { sizeof(ng_press_info), 0, 0u, 0, 0u, 0u, 0, 0 }
+
 /* A transition track in flight (ng_track_get; plugin.h track_get). */
 typedef struct ng_track_info {
     uint32_t size;
@@ -791,9 +911,11 @@ typedef struct ng_hold_view {
 typedef struct ng_event {
     uint32_t size;
     ng_event_type type;
-    int32_t phase;            /* touch: NG_TOUCH_*; others: host-defined subtype */
+    int32_t phase;            /* touch: NG_TOUCH_*; key, remote: NG_KEY_*;
+                                 others: host-defined subtype */
     uint32_t flags;           /* NG_EVF_* */
-    uint64_t touch_id;        /* touch: the finger; others: 0 or a device id */
+    uint64_t touch_id;        /* touch: the finger; others: 0 or a device id
+                                 (a key's or button's press is per device) */
     int64_t timestamp_ns;     /* when it happened, on the context's clock
                                  (ng_now), or 0: not known. Passed to guards
                                  and traces; NavGuard's own timing uses
@@ -1165,6 +1287,7 @@ typedef struct ng_event_result {
  * delivered and then cancelled: its began gets DROP with NG_REASON_IGNORING
  * or NG_REASON_CANCELLED (guard_id NULL), it is withheld (its later phases
  * are dropped, NG_REASON_WITHHELD) and no on_touch_cancel fires for it.
+ * Keys and controller buttons have the same kind of life ("Presses").
  * `out` may be NULL (the verdict is then not reported); when given, its
  * `size` must be set (NG_EVENT_RESULT_INIT).
  * Allocates nothing in steady state. Returns NG_OK (see out->verdict),
@@ -1249,6 +1372,18 @@ NG_API ng_status ng_touch_count(ng_context *ctx, size_t *out_count);
  * NG_E_THREAD. */
 NG_API ng_status ng_touch_get(ng_context *ctx, size_t index, ng_touch_info *out);
 
+/* [owner, callback-safe] A device is gone (a controller unplugged, a keyboard removed): the
+ * toolkit will send no up for the keys or buttons it holds. Its presses of
+ * events of `type` (NG_EVENT_KEY or NG_EVENT_REMOTE: device ids of the two
+ * may overlap, as SDL's keyboard 0 and first controller 0 do) end: delivered
+ * ones get on_press_cancel (cause NG_PRESS_DEVICE_REMOVED), withheld and
+ * cancelled ones are forgotten. Nothing else is told (no guard votes). The
+ * same as submitting an ng_event of that type with phase
+ * NG_KEY_DEVICE_REMOVED and touch_id `device`, which is how the flight
+ * recorder keeps it. Since 0.4. Returns NG_OK (also when the device held
+ * nothing), NG_E_HANDLE, NG_E_RANGE (another type), NG_E_THREAD. */
+NG_API ng_status ng_device_removed(ng_context *ctx, ng_event_type type, uint64_t device);
+
 /* ------------------------------------------------------------------------ */
 /* Writing an adapter. An adapter turns a toolkit's input into ng_event,     */
 /* submits it and hands the toolkit only what NavGuard delivers; the rules  */
@@ -1288,7 +1423,12 @@ NG_API ng_status ng_touch_get(ng_context *ctx, size_t index, ng_touch_info *out)
  *    background), the adapter submits NG_TOUCH_CANCELLED for each live
  *    touch; a began for a live id means the old touch's end was lost.
  *  - Cancels: on_touch_cancel is routed to the widget holding the touch,
- *    which must forget the press (no click on release).
+ *    which must forget the press (no click on release); on_press_cancel
+ *    likewise for a key or button press.
+ *  - Presses: keys and controller buttons are submitted with NG_KEY_DOWN,
+ *    NG_KEY_UP and NG_KEY_REPEAT, the device in touch_id, a controller's
+ *    button as its NG_BUTTON_* in code; a device that goes away
+ *    (SDL_CONTROLLERDEVICEREMOVED) is told with ng_device_removed.
  *  - Time: ng_event.timestamp_ns is in the context's clock (ng_now) or 0
  *    when the toolkit's clock is another; never a time after ng_now.
  *  - Threads: events are submitted on the context's owner thread; requests
@@ -1593,6 +1733,12 @@ NG_API const char *ng_verdict_name(ng_verdict_kind verdict);
 NG_API const char *ng_shape_kind_name(ng_shape_kind kind);
 NG_API const char *ng_key_phase_name(int32_t phase);
 NG_API const char *ng_answer_name(ng_answer answer);
+/* [any-thread] A controller button's name from NG_BUTTON_MAP ("A",
+ * "dpad-up"; a code outside it: "unknown"), as above. Since 0.4. */
+NG_API const char *ng_button_name(int64_t code);
+/* [any-thread] An NG_PRESS_* cause's name from NG_PRESS_CAUSE_MAP, as
+ * above. Since 0.4. */
+NG_API const char *ng_press_cause_name(int32_t cause);
 
 /* ------------------------------------------------------------------------ */
 /* Frozen minimum sizes (bytes) of the size-prefixed structs                 */

@@ -82,6 +82,16 @@ final class DelegateBridge: EngineObserver {
         f(delegate.user, handle, &t)
     }
 
+    /// Not in the flight recording yet: the trace format has no press
+    /// callback (replay re-derives it from the recorded events).
+    func enginePressCancelled(_ press: ng_press_info) {
+        // A delegate from an older header was copied by its size: the
+        // field is NULL.
+        guard let f = delegate.on_press_cancel else { return }
+        var p = press
+        f(delegate.user, handle, &p)
+    }
+
     func engineQuestion(_ q: ng_question) {
         recording { r in r.callback(.question) { TraceQuestion.encode(&$0, q) } }
         guard let f = delegate.on_question else { return }
