@@ -23,14 +23,14 @@ extension Engine {
         let blocked = holds.mask & typeBit != 0
         guard Self.isPressPhase(e) else {
             if blocked { return .ignoring(target, by: holds.blocking(typeBit)) }
-            return vote(ev, target: target, flags: 0)
+            return vote(ev, ng_event_want(e.type, e.phase), target: target, flags: 0)
         }
         if e.phase == NG_KEY_DOWN { return pressDown(ev, target: target, typeBit: typeBit) }
         guard let i = presses.index(e.type, e.touch_id, e.code) else {
             // No down seen (held before the context, or pushed out of a full
             // table): an event as any other, as before presses were tracked.
             if blocked { return .ignoring(target, by: holds.blocking(typeBit)) }
-            return vote(ev, target: target, flags: 0)
+            return vote(ev, ng_event_want(e.type, e.phase), target: target, flags: 0)
         }
         let p = presses[i]
         switch p.state {
@@ -44,13 +44,13 @@ extension Engine {
             if e.phase == NG_KEY_UP {
                 presses.remove(at: i)
                 // A delivered press always gets its up, at its down's target.
-                _ = vote(ev, target: p.view, flags: UInt32(NG_GEVF_FINAL))
+                _ = vote(ev, ng_event_want(e.type, e.phase), target: p.view, flags: UInt32(NG_GEVF_FINAL))
                 return .deliver(p.view)
             }
             // A hold blocking this type cancelled the press when it began;
             // one begun since (inside a vote) blocks the repeat too.
             if blocked { return .ignoring(p.view, by: holds.blocking(typeBit)) }
-            return vote(ev, target: p.view, flags: 0)
+            return vote(ev, ng_event_want(e.type, e.phase), target: p.view, flags: 0)
         }
     }
 
@@ -64,7 +64,7 @@ extension Engine {
         if holds.mask & typeBit != 0 {
             v = .ignoring(target, by: holds.blocking(typeBit))
         } else {
-            v = vote(ev, target: target, flags: 0)
+            v = vote(ev, ng_event_want(e.type, e.phase), target: target, flags: 0)
             // A guard's hold begun inside this very vote blocks this press too.
             if v.verdict == NG_VERDICT_DELIVER && holds.mask & typeBit != 0 { v = .ignoring(target, by: holds.blocking(typeBit)) }
         }
