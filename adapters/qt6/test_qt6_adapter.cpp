@@ -19,7 +19,16 @@
  *    (finished and cancelled), a host's hold expiring on time through the
  *    deadline timer alone, a stale reply dropped and a scoped one applied,
  *    the leave confirmation (Back answered no, a swipe answered yes,
- *    popToRoot, setConfirmLeave), the same app unguarded.
+ *    popToRoot, setConfirmLeave), the same app unguarded;
+ *  - the swipe's page below posed from StackView's popEnter (a full slide
+ *    and a host's 30 % slide with a fade) mid-swipe, while settling, after a
+ *    cancel and after the pop;
+ *  - backKeys: Start -> Menu -> Latte, the header's Back (it takes the
+ *    focus), then Escape pops; one Back per held key; Backspace in a text
+ *    field edits it; a Shortcut and a focused Dialog take Escape first;
+ *    backKeys [] gives keys back to the page;
+ *  - Navigator::find and currentScreenId from C++ (a worker's scoped post),
+ *    screen ids up to 2^53 exact in QML, anything else refused.
  * Every check runs; failures are counted and listed (QTest's QCOMPARE stops a
  * test function at the first one, so checks use CHECK instead).
  */
