@@ -301,8 +301,7 @@ class Navigator : public QObject, public QQmlParserStatus {
      * active focus is in a Popup (a Dialog, a Menu; give it focus: true)
      * the keys are the popup's: Escape closes one whose closePolicy has
      * CloseOnEscape, no Back. A key NavGuard dropped (an input hold) sends
-     * nothing. At the root the Back is refused, and
-     * the key is still consumed. */
+     * nothing. At the root the Back is refused and the key still consumed. */
     Q_PROPERTY(QVariantList backKeys READ backKeys WRITE setBackKeys NOTIFY backKeysChanged)
     Q_PROPERTY(bool ready READ ready NOTIFY readyChanged)
     Q_PROPERTY(int depth READ depth NOTIFY stackChanged)
@@ -342,8 +341,8 @@ public:
     Q_INVOKABLE QString error() const { return m_error; }
 
     /* --- C++ API --- */
-    /* [owner] The Navigator created by QML in `engine` (any engine: nullptr)
-     * whose objectName is `objectName`; with objectName empty, the engine's
+    /* [owner] The Navigator created by QML in `engine` (nullptr: in any
+     * engine, or made in C++) whose objectName is `objectName`; with objectName empty, the engine's
      * only Navigator (nullptr when it has several: give them objectNames).
      * Call it after the QML loaded (e.g. after QQmlApplicationEngine::load);
      * nullptr when there is none. The pointer is the QML object's: it lives
