@@ -9,6 +9,7 @@
 
 #include <QtCore/QCoreApplication>
 #include <QtCore/QMetaObject>
+#include <QtCore/QMetaProperty>
 #include <QtCore/QSet>
 #include <QtCore/QVarLengthArray>
 #include <QtCore/QVariantAnimation>
@@ -24,10 +25,12 @@
 #include <QtQml/QQmlComponent>
 #include <QtQml/QQmlContext>
 #include <QtQml/QQmlEngine>
+#include <QtQml/QQmlListReference>
 #include <QtQml/qqml.h>
 #include <QtQuick/QQuickItem>
 #include <QtQuick/QQuickWindow>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -62,6 +65,20 @@ QString statusName(ng_status st) {
 #undef NAVGUARD_QT6_STATUS_NAME
     default: return QStringLiteral("unknown");
     }
+}
+
+/* A screen id from JavaScript (a number): an integer in 1..2^53, else 0
+ * (a fraction, a negative number, NaN or infinity would make the cast to
+ * an integer undefined; above 2^53 numbers skip integers). */
+uint64_t jsId(double v) {
+    if (!(v >= 1 && v <= static_cast<double>(kMaxScreenId)) || v != std::floor(v)) return 0;
+    return static_cast<uint64_t>(v);
+}
+
+/* Every Navigator alive (GUI thread), for Navigator::find. */
+QVector<Navigator *> &navigators() {
+    static QVector<Navigator *> all;
+    return all;
 }
 
 bool isMouseDevice(const QPointingDevice *dev) {
@@ -337,7 +354,8 @@ bool InputFilter::onKey(QEvent *event) {
     if (event->type() == QEvent::KeyRelease && ke->isAutoRepeat()) {
         /* X11's auto-repeat: a release before each repeat. It follows the
          * key's last verdict. */
-        return ke->key() == m_lastKey && !m_lastKeyDelivered;
+        if (ke->key() == m_lastKey && !m_lastKeyDelivered) return true;
+        return m_keyHook && m_keyHook(ke);
     }
     ng_event e = NG_EVENT_INIT(NG_EVENT_KEY);
     e.phase = event->type() == QEvent::KeyRelease ? NG_KEY_UP : ke->isAutoRepeat() ? NG_KEY_REPEAT : NG_KEY_DOWN;
@@ -346,7 +364,8 @@ bool InputFilter::onKey(QEvent *event) {
     bool deliver = submit(e, r);
     m_lastKey = ke->key();
     m_lastKeyDelivered = deliver;
-    return !deliver;
+    if (!deliver) return true;
+    return m_keyHook && m_keyHook(ke);
 }
 
 bool InputFilter::onWheel(QEvent *event) {
@@ -492,13 +511,16 @@ void InputFilter::cancelInQt(const QPointingDevice *device, int point, QPointF s
 /* Navigator                                                                */
 /* ======================================================================== */
 
-Navigator::Navigator(QObject *parent) : QObject(parent) {
+Navigator::Navigator(QObject *parent)
+    : QObject(parent), m_backKeys{ Qt::Key_Escape, Qt::Key_Back, Qt::Key_Backspace } {
+    navigators().append(this);
     m_deadline.setSingleShot(true);
     m_deadline.setTimerType(Qt::PreciseTimer);
     connect(&m_deadline, &QTimer::timeout, this, &Navigator::tick);
 }
 
 Navigator::~Navigator() {
+    navigators().removeOne(this);
     m_destroying = true;
     if (m_settle) m_settle->stop();
     if (m_filter) m_filter->attach(nullptr);
@@ -572,6 +594,36 @@ void Navigator::setSettleDuration(int ms) {
     m_settleMs = ms < 0 ? 0 : ms;
     Q_EMIT settleDurationChanged();
 }
+QVariantList Navigator::backKeys() const {
+    QVariantList keys;
+    for (int k : m_backKeys) keys << k;
+    return keys;
+}
+void Navigator::setBackKeys(const QVariantList &keys) {
+    QVector<int> list;
+    for (const QVariant &v : keys) {
+        bool ok = false;
+        int k = v.toInt(&ok);
+        if (ok && k != 0) list << k;
+        else qWarning("NavGuard: Navigator.backKeys: %s is not a key code", qPrintable(v.toString()));
+    }
+    if (list == m_backKeys) return;
+    m_backKeys = list;
+    Q_EMIT backKeysChanged();
+}
+
+/* --- lookup from C++ ------------------------------------------------------------ */
+
+Navigator *Navigator::find(QQmlEngine *engine, const QString &objectName) {
+    Navigator *found = nullptr;
+    for (Navigator *nav : std::as_const(navigators())) {
+        if (engine && qmlEngine(nav) != engine) continue;
+        if (!objectName.isEmpty() && nav->objectName() != objectName) continue;
+        if (found) return nullptr; /* several: the caller must name one */
+        found = nav;
+    }
+    return found;
+}
 
 void Navigator::componentComplete() { create(); }
 
@@ -634,6 +686,7 @@ ng_status Navigator::create() {
     if (st != NG_OK) return fail(st, "ng_stack_set_root");
 
     m_filter = new InputFilter(m_ctx, this);
+    m_filter->setKeyHook([this](QKeyEvent *e) { return backKey(e); });
     if (m_stackView) m_filter->attach(m_stackView->window());
     reconcile(false);
     ensureEdge();
@@ -650,24 +703,35 @@ void Navigator::rememberScreen(uint64_t id, const QString &route, const QVariant
 }
 
 QString Navigator::routeOf(double screenId) const {
+    uint64_t id = jsId(screenId);
+    if (!id) return QString();
     QMutexLocker lock(&m_screensMu);
-    auto it = m_screens.constFind(static_cast<uint64_t>(screenId));
+    auto it = m_screens.constFind(id);
     return it == m_screens.constEnd() ? QString() : it->route;
 }
 
-void Navigator::applyOptions(ng_request &rq, const QVariantMap &options) const {
+bool Navigator::applyOptions(ng_request &rq, const QVariantMap &options) {
     rq.flags = options.value(QStringLiteral("animated"), true).toBool() ? NG_REQF_ANIMATED : 0u;
     rq.source = options.value(QStringLiteral("source"), 0).toUInt();
-    if (options.value(QStringLiteral("scoped")).toBool())
-        rq.from_screen = static_cast<uint64_t>(currentScreen());
-    else
-        rq.from_screen = static_cast<uint64_t>(options.value(QStringLiteral("fromScreen"), 0).toDouble());
+    if (options.value(QStringLiteral("scoped")).toBool()) {
+        rq.from_screen = currentScreenId();
+    } else if (options.contains(QStringLiteral("fromScreen"))) {
+        QVariant v = options.value(QStringLiteral("fromScreen"));
+        rq.from_screen = jsId(v.toDouble());
+        if (!rq.from_screen && !(v.isNull() || v.toDouble() == 0)) {
+            m_error = QStringLiteral("Navigator: fromScreen %1 is not a screen id (an integer in 1..2^53)")
+                          .arg(v.toString());
+            qWarning("NavGuard: %s", qPrintable(m_error));
+            return false;
+        }
+    }
     if (rq.kind == NG_REQ_PUSH && options.value(QStringLiteral("confirmLeave")).toBool())
         rq.screen_flags |= NG_SCREENF_CONFIRM_LEAVE;
+    return true;
 }
 
 double Navigator::request(ng_request rq, const QVariantMap &options, const QVariantMap &properties) {
-    applyOptions(rq, options);
+    if (!applyOptions(rq, options)) return 0;
     QByteArray route, identity;
     if (rq.kind == NG_REQ_PUSH) {
         route = rq.screen.route ? QByteArray(rq.screen.route) : QByteArray();
@@ -682,6 +746,16 @@ double Navigator::request(ng_request rq, const QVariantMap &options, const QVari
 double Navigator::submit(ng_request rq, const QVariantMap &properties) {
     if (!m_ctx) {
         m_error = QStringLiteral("Navigator: no context yet (create() or componentComplete)");
+        return 0;
+    }
+    /* Every id must come back exact from QML (a double). */
+    bool idsOk = rq.from_screen <= kMaxScreenId && rq.target_id <= kMaxScreenId &&
+                 (rq.kind != NG_REQ_PUSH || rq.screen.id <= kMaxScreenId);
+    for (size_t i = 0; rq.kind == NG_REQ_REPLACE_STACK && rq.screens && i < rq.screen_count; i++)
+        idsOk &= rq.screens[i].id <= kMaxScreenId;
+    if (!idsOk) {
+        m_error = QStringLiteral("Navigator.submit: a screen id above 2^53 (QML could not read it exactly)");
+        qWarning("NavGuard: %s", qPrintable(m_error));
         return 0;
     }
     if (rq.kind == NG_REQ_PUSH) {
@@ -785,13 +859,18 @@ double Navigator::popToRoot(const QVariantMap &options) {
 }
 double Navigator::popTo(double screenId, const QVariantMap &options) {
     ng_request rq = NG_REQUEST_INIT(NG_REQ_POP_TO);
-    rq.target_id = static_cast<uint64_t>(screenId);
+    rq.target_id = jsId(screenId);
+    if (!rq.target_id) {
+        m_error = QStringLiteral("Navigator.popTo: %1 is not a screen id (an integer in 1..2^53)").arg(screenId);
+        qWarning("NavGuard: %s", qPrintable(m_error));
+        return 0;
+    }
     return request(rq, options);
 }
 
 double Navigator::replaceStack(const QVariantList &screens, const QVariantMap &options) {
     ng_request rq = NG_REQUEST_INIT(NG_REQ_REPLACE_STACK);
-    applyOptions(rq, options);
+    if (!applyOptions(rq, options)) return 0;
     QVector<ng_screen> list;
     QVector<QByteArray> strings;
     strings.reserve(screens.size() * 2);
@@ -819,6 +898,7 @@ double Navigator::replaceStack(const QVariantList &screens, const QVariantMap &o
 ng_status Navigator::post(const PostRequest &p, uint64_t *out_id) {
     ng_context *ctx = m_ctx;
     if (!ctx) return NG_E_STATE;
+    if (p.fromScreen > kMaxScreenId) return NG_E_RANGE; /* not a screen id QML could read */
     ng_request rq = NG_REQUEST_INIT(p.kind);
     rq.flags = p.animated ? NG_REQF_ANIMATED : 0u;
     rq.source = p.source;
@@ -847,7 +927,9 @@ ng_status Navigator::post(const PostRequest &p, uint64_t *out_id) {
 
 bool Navigator::answer(double questionId, bool yes) {
     if (!m_ctx) return false;
-    ng_status st = ng_question_answer(m_ctx, static_cast<uint64_t>(questionId), yes ? NG_ANSWER_YES : NG_ANSWER_NO);
+    /* Question ids are below 2^53 like request ids; anything else is none. */
+    uint64_t id = jsId(questionId);
+    ng_status st = id ? ng_question_answer(m_ctx, id, yes ? NG_ANSWER_YES : NG_ANSWER_NO) : NG_E_NOT_FOUND;
     /* NG_E_NOT_FOUND: it timed out or was withdrawn meanwhile (harmless). */
     if (st == NG_E_NOT_FOUND) {
         m_error = QStringLiteral("Navigator.answer: question %1 is no longer open").arg(questionId);
@@ -859,7 +941,11 @@ bool Navigator::answer(double questionId, bool yes) {
 
 bool Navigator::setConfirmLeave(double screenId, bool on) {
     if (!m_ctx) return false;
-    uint64_t id = static_cast<uint64_t>(screenId);
+    uint64_t id = jsId(screenId);
+    if (!id) {
+        m_error = QStringLiteral("Navigator.setConfirmLeave: %1 is not a screen id (an integer in 1..2^53)").arg(screenId);
+        return false;
+    }
     uint32_t flags = 0;
     size_t n = 0;
     ng_stack_count(m_ctx, &n);
@@ -1057,10 +1143,12 @@ QVector<uint64_t> Navigator::navStack() const {
 
 int Navigator::depth() const { return navStack().size(); }
 
-double Navigator::currentScreen() const {
+uint64_t Navigator::currentScreenId() const {
     QVector<uint64_t> s = navStack();
-    return s.isEmpty() ? 0.0 : static_cast<double>(s.last());
+    return s.isEmpty() ? 0 : s.last();
 }
+
+double Navigator::currentScreen() const { return static_cast<double>(currentScreenId()); }
 
 QString Navigator::currentRoute() const { return routeOf(currentScreen()); }
 
@@ -1091,6 +1179,19 @@ void Navigator::flush() {
     Pending last = m_pending.last();
     m_pending.clear();
     reconcile(last.animated);
+    if (!m_swipeDone.isEmpty() || m_swipeDoneTop) {
+        /* A finished swipe's pages, once StackView popped (see swipeEnd). */
+        QVector<SwipeTrack> tracks = std::move(m_swipeDone);
+        m_swipeDone.clear();
+        for (const SwipeTrack &t : tracks) {
+            if (!t.item) continue;
+            if (t.item == m_swipeDoneBelow) t.item->setProperty(t.property.constData(), t.to);
+            else if (t.item == m_swipeDoneTop) t.item->setProperty(t.property.constData(), t.saved);
+        }
+        if (m_swipeDoneTop) m_swipeDoneTop->setX(0);
+        m_swipeDoneTop = nullptr;
+        m_swipeDoneBelow = nullptr;
+    }
     QMetaObject::invokeMethod(this, &Navigator::finishIfSettled, Qt::QueuedConnection);
 }
 
@@ -1231,6 +1332,115 @@ Item {
 }
 )QML";
 
+/* The class `cls` of `o`'s chain reads its own property `name`: a
+ * NumberAnimation's `from` reads 0 when unset, its PropertyAnimation base's
+ * an invalid QVariant. */
+static QVariant baseProperty(QObject *o, const char *cls, const char *name) {
+    for (const QMetaObject *mo = o->metaObject(); mo; mo = mo->superClass()) {
+        if (qstrcmp(mo->className(), cls) != 0) continue;
+        int i = mo->indexOfProperty(name);
+        return i >= 0 ? mo->property(i).read(o) : QVariant();
+    }
+    return o->property(name);
+}
+
+/* An animation's length in ms (a group's: its children's, in sequence or
+ * side by side), to share a sequence's progress among its parts. */
+static int animationMs(QObject *a) {
+    if (!a) return 0;
+    if (a->inherits("QQuickAnimationGroup")) {
+        bool sequence = a->inherits("QQuickSequentialAnimation");
+        qmlExecuteDeferred(a);
+        QQmlListReference kids(a, "animations");
+        int ms = 0;
+        for (qsizetype i = 0; i < kids.count(); i++) {
+            int k = animationMs(kids.at(i));
+            ms = sequence ? ms + k : std::max(ms, k);
+        }
+        return ms;
+    }
+    return std::max(0, a->property("duration").toInt());
+}
+
+/* The numeric properties `animation` (a transition, a group or one
+ * animation) moves on `item`, as tracks over [begin, end] of the pop. */
+void Navigator::collectTracks(QObject *animation, QQuickItem *item, bool skipX, qreal begin, qreal end) {
+    if (!animation || !item) return;
+    if (animation->inherits("QQuickTransition") || animation->inherits("QQuickAnimationGroup")) {
+        /* A Transition's animations are made when it first runs (Qt defers
+         * them): make them now. */
+        qmlExecuteDeferred(animation);
+        bool sequence = animation->inherits("QQuickSequentialAnimation");
+        QQmlListReference kids(animation, "animations");
+        int total = sequence ? animationMs(animation) : 0;
+        qreal at = begin;
+        for (qsizetype i = 0; i < kids.count(); i++) {
+            QObject *kid = kids.at(i);
+            if (!sequence) {
+                collectTracks(kid, item, skipX, begin, end);
+                continue;
+            }
+            qreal share = total > 0 ? (end - begin) * animationMs(kid) / total : 0;
+            collectTracks(kid, item, skipX, at, at + share);
+            at += share;
+        }
+        return;
+    }
+    /* An animation of something else than the page does not pose it. */
+    QObject *target = animation->property("target").value<QObject *>();
+    if (target && target != item) return;
+    QStringList properties;
+    QVariant from;
+    if (animation->inherits("QQuickXAnimator")) properties << QStringLiteral("x");
+    else if (animation->inherits("QQuickYAnimator")) properties << QStringLiteral("y");
+    else if (animation->inherits("QQuickOpacityAnimator")) properties << QStringLiteral("opacity");
+    else if (animation->inherits("QQuickScaleAnimator")) properties << QStringLiteral("scale");
+    else if (animation->inherits("QQuickRotationAnimator")) properties << QStringLiteral("rotation");
+    if (!properties.isEmpty()) {
+        from = animation->property("from");
+    } else if (animation->inherits("QQuickPropertyAnimation")) {
+        QString names = animation->property("property").toString() + QLatin1Char(',') +
+                        animation->property("properties").toString();
+        for (const QString &n : names.split(QLatin1Char(','), Qt::SkipEmptyParts))
+            if (!n.trimmed().isEmpty()) properties << n.trimmed();
+        from = baseProperty(animation, "QQuickPropertyAnimation", "from");
+    } else {
+        return;
+    }
+    QVariant to = animation->inherits("QQuickPropertyAnimation")
+                      ? baseProperty(animation, "QQuickPropertyAnimation", "to")
+                      : animation->property("to");
+    if (!to.isValid()) return;
+    for (const QString &name : std::as_const(properties)) {
+        if (skipX && name == QLatin1String("x")) continue;
+        QByteArray prop = name.toUtf8();
+        bool ok = false;
+        qreal now = item->property(prop.constData()).toReal(&ok);
+        if (!ok) continue;
+        bool fromOk = false;
+        qreal f = from.isValid() ? from.toReal(&fromOk) : now;
+        if (from.isValid() && !fromOk) continue;
+        /* A property two animations move keeps its value from before both. */
+        qreal saved = now;
+        for (const SwipeTrack &t : std::as_const(m_swipe.tracks))
+            if (t.item == item && t.property == prop) saved = t.saved;
+        m_swipe.tracks.append(SwipeTrack{ item, prop, f, to.toReal(), saved, begin, end });
+    }
+}
+
+/* The pages at the swipe's progress: the top page at the finger, every
+ * track at its share of the pop. */
+void Navigator::swipePose() {
+    qreal w = m_stackView ? m_stackView->width() : 0;
+    qreal p = w > 0 ? std::clamp(m_swipe.offset / w, 0.0, 1.0) : 0;
+    if (m_swipe.top) m_swipe.top->setX(m_swipe.offset);
+    for (const SwipeTrack &t : std::as_const(m_swipe.tracks)) {
+        if (!t.item) continue;
+        qreal q = t.end > t.begin ? std::clamp((p - t.begin) / (t.end - t.begin), 0.0, 1.0) : (p >= t.end ? 1.0 : 0.0);
+        t.item->setProperty(t.property.constData(), t.from + (t.to - t.from) * q);
+    }
+}
+
 void Navigator::ensureEdge() {
     if (m_edge || !m_stackView) return;
     QQmlEngine *engine = qmlEngine(m_stackView);
@@ -1294,7 +1504,7 @@ void Navigator::edgeMoved(double x) {
     m_swipe.sampleX[k] = x;
     m_swipe.samples++;
     m_swipe.offset = std::clamp(x - m_swipe.x0, 0.0, w);
-    if (m_swipe.top) m_swipe.top->setX(m_swipe.offset);
+    swipePose();
     if (w > 0) ng_interactive_update(m_ctx, m_swipe.offset / w);
 }
 
@@ -1362,6 +1572,13 @@ void Navigator::swipeWill(const ng_transition_event *e) {
             m_swipe.below->stackBefore(m_swipe.top);
         m_swipe.below->setVisible(true);
     }
+    /* The pages posed as StackView's pop would pose them (see the header). */
+    m_swipe.tracks.clear();
+    if (m_stackView && m_swipe.below)
+        collectTracks(m_stackView->property("popEnter").value<QObject *>(), m_swipe.below, false, 0, 1);
+    if (m_stackView && m_swipe.top)
+        collectTracks(m_stackView->property("popExit").value<QObject *>(), m_swipe.top, true, 0, 1);
+    swipePose();
     Q_EMIT swipingChanged();
     if (!m_swipe.dragging) {
         /* An interactive back nobody drives (applied after a deferral):
@@ -1409,7 +1626,7 @@ void Navigator::swipeSettle() {
         m_settle = new QVariantAnimation(this);
         connect(m_settle, &QVariantAnimation::valueChanged, this, [this](const QVariant &v) {
             m_swipe.offset = v.toReal();
-            if (m_swipe.top) m_swipe.top->setX(m_swipe.offset);
+            swipePose();
         });
         connect(m_settle, &QVariantAnimation::finished, this, [this] {
             if (!m_swipe.active || !m_ctx) return;
@@ -1438,16 +1655,52 @@ void Navigator::swipeEnd(bool finished) {
     if (!m_swipe.active) return;
     if (m_settle) m_settle->stop();
     QPointer<QQuickItem> top = m_swipe.top, below = m_swipe.below;
+    QVector<SwipeTrack> tracks = std::move(m_swipe.tracks);
     m_swipe = Swipe{};
     if (finished) {
-        /* StackView pops the page (scheduled, no transition); it may keep
-         * the item (a page pushed as an item): put it back in place then. */
-        if (top) QMetaObject::invokeMethod(this, [top] { if (top) top->setX(0); }, Qt::QueuedConnection);
+        /* The page below ends where the pop leaves it (the settle ends
+         * there too; a swipe ended otherwise jumps there). StackView pops
+         * the top (scheduled, no transition); flush() then poses the pages
+         * again: that pop sets a PropertyAnimation's `from` on the entering
+         * page (Qt 6.4), and the top page, which StackView may keep (a page
+         * pushed as an item), gets its own values back. */
+        for (const SwipeTrack &t : tracks)
+            if (t.item && t.item == below) t.item->setProperty(t.property.constData(), t.to);
+        m_swipeDone = tracks;
+        m_swipeDoneTop = top;
+        m_swipeDoneBelow = below;
     } else {
+        /* Every page gets its own values back. */
         if (top) top->setX(0);
+        for (const SwipeTrack &t : tracks)
+            if (t.item) t.item->setProperty(t.property.constData(), t.saved);
         if (below) below->setVisible(false);
     }
     Q_EMIT swipingChanged();
+}
+
+/* --- Back keys ------------------------------------------------------------------------ */
+
+/* [GUI thread] From the filter, for a key NavGuard delivered, before Qt's
+ * focus delivery: a key of backKeys sends a guarded Back. */
+bool Navigator::backKey(QKeyEvent *ke) {
+    int key = ke->key();
+    if (!m_backKeys.contains(key)) return false;
+    if ((ke->modifiers() & ~Qt::KeypadModifier) != Qt::NoModifier) return false;
+    if (key == Qt::Key_Backspace) {
+        /* Backspace edits the focused text field, if there is one. */
+        QQuickWindow *w = m_filter ? m_filter->window() : nullptr;
+        QQuickItem *focus = w ? w->activeFocusItem() : nullptr;
+        if (focus && (focus->flags() & QQuickItem::ItemAcceptsInputMethod)) return false;
+    }
+    /* The focus is in a Popup (a Dialog, a Menu): the key is the popup's. */
+    QQuickWindow *w = m_filter ? m_filter->window() : nullptr;
+    for (QQuickItem *i = w ? w->activeFocusItem() : nullptr; i; i = i->parentItem())
+        if (i->inherits("QQuickPopupItem")) return false;
+    /* One Back per press; its repeats and release are consumed with it. */
+    if (ke->type() == QEvent::KeyPress && !ke->isAutoRepeat())
+        back({ { QStringLiteral("source"), key } });
+    return true;
 }
 
 /* ======================================================================== */

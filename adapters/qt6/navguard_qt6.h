@@ -36,8 +36,16 @@
  *    (fromScreen) are dropped as stale once the user left it; a screen
  *    pushed with confirmLeave makes every path that would remove it ask the
  *    host first (question / answer()); an edge DragHandler drives an
- *    interactive back with the page following the finger. The Navigator
+ *    interactive back with the page following the finger and the page below
+ *    posed as StackView's pop would pose it; the keys of backKeys (Escape,
+ *    Back, Backspace) send a guarded Back whatever has focus. The Navigator
  *    installs an InputFilter on the StackView's window.
+ *
+ * Reaching a QML-made Navigator from C++: Navigator::find(engine) after the
+ * QML loaded (GUI thread), then post() from any thread. Screen ids are
+ * integers in 1..2^53 (kMaxScreenId): QML reads them exactly as numbers, and
+ * the Navigator refuses an id it is given that is not one (a fraction, a
+ * negative number, NaN, or above 2^53), with error() saying why.
  *
  * Touch ids (ng_event.touch_id): the mouse is NG_MOUSE_TOUCH_ID (navguard.h,
  * all ones, as in every adapter); a finger is
@@ -82,11 +90,27 @@
  *    cancelled that press). X11 auto-repeat sends a key release before each
  *    repeat: such a release follows the verdict of the key's last event.
  *  - Shortcuts (QML Shortcut, QAction) are matched by Qt before the window
- *    sees the key: guard a hardware Back key with a Keys handler (or
- *    Keys.onReleased), which gets the key through the window.
- *  - StackView has no interactive pop: during a swipe the Navigator shows
- *    the page below and moves the top page itself, and pops without a
- *    transition when the swipe completes.
+ *    sees the key: a Shortcut on a key of Navigator.backKeys wins over it
+ *    (the key never reaches the window: no Back is sent, and NavGuard does
+ *    not see the key). Leave Back keys to backKeys, or take the key out of
+ *    backKeys and guard it yourself (its handler calls back()).
+ *  - StackView has no interactive pop: during a swipe the Navigator moves
+ *    the top page with the finger (x = the finger's distance from where it
+ *    pressed) and poses the page below itself, from StackView's own popEnter
+ *    transition (the default one or the host's): each numeric property an
+ *    animation of popEnter moves on the page (x, y, opacity, scale...; an
+ *    XAnimator, a NumberAnimation, a PropertyAnimation, in Parallel or
+ *    Sequential groups) is set to from + (to - from) * progress, progress
+ *    being the top page's x over the StackView's width, so the page below
+ *    follows the finger and reaches where StackView's pop would leave it.
+ *    popExit's animations pose the top page the same way, but for x (the
+ *    finger's). An animation without `from` starts from the page's value
+ *    (a PropertyAnimation), or from 0 (an Animator or a NumberAnimation: Qt
+ *    does not say whether theirs was set; give them `from`). An animation
+ *    with its own target, a ScriptAction or a PropertyAction does not pose
+ *    the page. When the swipe completes the pages are where the pop ends
+ *    and StackView pops without a transition; when it is cancelled they go
+ *    back to where they were.
  */
 #ifndef NAVGUARD_QT6_H
 #define NAVGUARD_QT6_H
@@ -113,7 +137,9 @@
 #include <functional>
 
 class QEvent;
+class QKeyEvent;
 class QPointingDevice;
+class QQmlEngine;
 class QVariantAnimation;
 
 namespace navguard {
@@ -123,6 +149,10 @@ namespace qt6 {
  * the same in every adapter (so `navguard timeline` names it "mouse"). Finger
  * ids never equal it. */
 inline constexpr uint64_t kMouseTouchId = NG_MOUSE_TOUCH_ID;
+
+/* The largest screen id (2^53): every integer up to it is exact in a
+ * JavaScript number. The Navigator's own ids count up from 1. */
+inline constexpr uint64_t kMaxScreenId = UINT64_C(1) << 53;
 
 /* Live touches the filter follows (to end them on focus loss, to route their
  * cancels, to type a filtered QTouchEvent). A touch beyond this many is still
@@ -142,6 +172,10 @@ public:
     /* Every event the filter submitted, with its verdict (for logs and
      * overlays). Called on the GUI thread right after ng_event_submit. */
     using Observer = std::function<void(const ng_event &event, const ng_event_result &result)>;
+    /* A key event NavGuard delivered (KeyPress or KeyRelease, auto-repeats
+     * included), before Qt delivers it to the focus item: return true to
+     * consume it. The Navigator's Back keys are one. GUI thread. */
+    using KeyHook = std::function<bool(QKeyEvent *event)>;
 
     /* [owner] A filter for `ctx` (not owned: it must outlive the filter). */
     explicit InputFilter(ng_context *ctx, QObject *parent = nullptr);
@@ -161,6 +195,7 @@ public:
     bool wheelEnabled() const { return m_wheel; }
 
     void setObserver(Observer observer) { m_observer = std::move(observer); }
+    void setKeyHook(KeyHook hook) { m_keyHook = std::move(hook); }
 
     /* [owner] Route NavGuard's on_touch_cancel into Qt: the item or handler
      * grabbing that touch's point is told its grab was cancelled (see the
@@ -209,6 +244,7 @@ private:
     QMetaObject::Connection m_mouseGone;        /* forgets m_mouse when it is destroyed */
     QPointer<QQuickItem> m_sink;
     Observer m_observer;
+    KeyHook m_keyHook;
     bool m_hover = true;
     bool m_wheel = true;
     bool m_forwarding = false;    /* sending a filtered QTouchEvent */
@@ -264,6 +300,22 @@ class Navigator : public QObject, public QQmlParserStatus {
     Q_PROPERTY(qreal edgeWidth READ edgeWidth WRITE setEdgeWidth NOTIFY edgeWidthChanged)
     /* Milliseconds a released swipe takes to settle over the full width. */
     Q_PROPERTY(int settleDuration READ settleDuration WRITE setSettleDuration NOTIFY settleDurationChanged)
+    /* Keys that send a guarded Back (Qt key codes; default [Qt.Key_Escape,
+     * Qt.Key_Back, Qt.Key_Backspace]; [] for none). The Navigator's filter
+     * on the window takes them before Qt delivers them to the focus item,
+     * so they work whatever has focus (a header button that was tapped, a
+     * list): a press with no modifier (keypad aside) sends back({ source:
+     * <the key code> }) (one throttle source per key) and is consumed with
+     * its auto-repeats and its release; the page never sees it. Backspace is
+     * a Back key only while no text field (an item that accepts input
+     * method, e.g. TextField, TextInput, TextEdit) has active focus; then it
+     * edits the text. A QML Shortcut on one of these keys matches before the
+     * window sees the key, and wins (see "Shortcuts" above). While the
+     * active focus is in a Popup (a Dialog, a Menu; give it focus: true)
+     * the keys are the popup's: Escape closes one whose closePolicy has
+     * CloseOnEscape, no Back. A key NavGuard dropped (an input hold) sends
+     * nothing. At the root the Back is refused and the key still consumed. */
+    Q_PROPERTY(QVariantList backKeys READ backKeys WRITE setBackKeys NOTIFY backKeysChanged)
     Q_PROPERTY(bool ready READ ready NOTIFY readyChanged)
     Q_PROPERTY(int depth READ depth NOTIFY stackChanged)
     Q_PROPERTY(QString currentRoute READ currentRoute NOTIFY stackChanged)
@@ -302,6 +354,18 @@ public:
     Q_INVOKABLE QString error() const { return m_error; }
 
     /* --- C++ API --- */
+    /* [owner] The Navigator created by QML in `engine` (nullptr: in any
+     * engine, or made in C++) whose objectName is `objectName`; with objectName empty, the engine's
+     * only Navigator (nullptr when it has several: give them objectNames).
+     * Call it after the QML loaded (e.g. after QQmlApplicationEngine::load);
+     * nullptr when there is none. The pointer is the QML object's: it lives
+     * as long as its QML parent (usually the window); keep a QPointer if it
+     * may go. Typical use: find it on the GUI thread, hand it to a worker
+     * that calls post(). */
+    static Navigator *find(QQmlEngine *engine, const QString &objectName = QString());
+    /* [owner] The top screen's id (0 before create()): what a request asked
+     * from the current screen passes as PostRequest::fromScreen. */
+    uint64_t currentScreenId() const;
     /* [owner] Create the context now (QML does it when the component
      * completes): options from the properties, the chain, the root screen.
      * Returns NG_OK or the failing status (error() says why). */
@@ -309,14 +373,16 @@ public:
     /* [any-thread] Post a request (ng_request_post) and wake the GUI loop;
      * `out_id` (may be NULL) gets its id. The Navigator must outlive every
      * thread that may post. Returns ng_request_post's statuses, NG_E_STATE
-     * before create(). */
+     * before create(), NG_E_RANGE for a fromScreen above kMaxScreenId. */
     ng_status post(const PostRequest &request, uint64_t *out_id = nullptr);
     /* [owner] The context, for calls the Navigator does not wrap (holds,
      * views, recording); NULL before create(). Do not replace its delegate. */
     ng_context *context() const { return m_ctx; }
     InputFilter *inputFilter() const { return m_filter; }
     /* [owner] Submit a request as is (a PUSH's screen must name a route of
-     * `routes`; its id 0 takes the next screen id). */
+     * `routes`; its id 0 takes the next screen id). Screen ids (screen,
+     * screens, target_id, from_screen) above kMaxScreenId are refused: 0 is
+     * returned and error() says why. */
     double submit(ng_request request, const QVariantMap &properties = {});
 
     QQuickItem *stackView() const { return m_stackView; }
@@ -337,6 +403,8 @@ public:
     void setEdgeWidth(qreal width);
     int settleDuration() const { return m_settleMs; }
     void setSettleDuration(int ms);
+    QVariantList backKeys() const;
+    void setBackKeys(const QVariantList &keys);
     bool ready() const { return m_ctx != nullptr; }
     int depth() const;
     QString currentRoute() const;
@@ -359,6 +427,7 @@ Q_SIGNALS:
     void configChanged();
     void edgeWidthChanged();
     void settleDurationChanged();
+    void backKeysChanged();
     void readyChanged();
     void stackChanged();
     void busyChanged();
@@ -519,6 +588,14 @@ private:
         uint64_t request;
         bool animated;
     };
+    /* One numeric property of a page, posed by the swipe's progress: from a
+     * transition's animation, over its share [begin, end] of the pop. */
+    struct SwipeTrack {
+        QPointer<QQuickItem> item;
+        QByteArray property;
+        qreal from, to, saved;      /* saved: the value before the swipe */
+        qreal begin, end;
+    };
     struct Swipe {
         bool active = false;       /* NavGuard's interactive back is ours */
         bool dragging = false;     /* the finger drives it */
@@ -529,6 +606,7 @@ private:
         qreal offset = 0;
         bool finish = false;
         QPointer<QQuickItem> top, below;
+        QVector<SwipeTrack> tracks;   /* what poses the pages (popEnter, popExit) */
         static constexpr int kSamples = 16;
         QElapsedTimer clock;       /* since the swipe began */
         int samples = 0;
@@ -550,7 +628,7 @@ private:
     void onTransition(const ng_transition_event *e);
     double request(ng_request rq, const QVariantMap &options, const QVariantMap &properties = {});
     bool submitRequest(const ng_request &rq, ng_request_result *res);
-    void applyOptions(ng_request &rq, const QVariantMap &options) const;
+    bool applyOptions(ng_request &rq, const QVariantMap &options);
     uint64_t newScreenId() { return m_nextScreen.fetch_add(1, std::memory_order_relaxed); }
     void rememberScreen(uint64_t id, const QString &route, const QVariantMap &properties);
     void trackPush(uint64_t request, const QVector<uint64_t> &screens);
@@ -574,6 +652,8 @@ private:
     QVariantMap questionMap(const ng_question *q) const;
 
     /* swipe-back */
+    void collectTracks(QObject *animation, QQuickItem *item, bool skipX, qreal begin, qreal end);
+    void swipePose();
     void ensureEdge();
     void swipeWill(const ng_transition_event *e);
     void swipeRelease(bool touchCancelled);
@@ -581,6 +661,9 @@ private:
     void swipeSettle();
     void swipeEnd(bool finished);
     QVariantMap swipeEvent(const char *event, uint64_t request, ng_status st, uint64_t touch) const;
+
+    /* keys */
+    bool backKey(QKeyEvent *event);
 
     ng_context *m_ctx = nullptr;
     InputFilter *m_filter = nullptr;
@@ -594,6 +677,7 @@ private:
     QString m_recordPath;
     qreal m_edgeWidth = 24;
     int m_settleMs = 300;
+    QVector<int> m_backKeys;
     QString m_error;
     ng_status m_lastStatus = NG_OK;   /* of the last ng_request_submit */
     bool m_destroying = false;
@@ -619,6 +703,8 @@ private:
 
     Swipe m_swipe;
     QVariantAnimation *m_settle = nullptr;
+    QVector<SwipeTrack> m_swipeDone;           /* a finished swipe's tracks, until StackView popped */
+    QPointer<QQuickItem> m_swipeDoneTop, m_swipeDoneBelow;
 };
 
 /* [GUI thread] Register the QML types: `import NavGuard` gives Navigator.

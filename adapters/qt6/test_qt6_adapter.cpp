@@ -19,7 +19,16 @@
  *    (finished and cancelled), a host's hold expiring on time through the
  *    deadline timer alone, a stale reply dropped and a scoped one applied,
  *    the leave confirmation (Back answered no, a swipe answered yes,
- *    popToRoot, setConfirmLeave), the same app unguarded.
+ *    popToRoot, setConfirmLeave), the same app unguarded;
+ *  - the swipe's page below posed from StackView's popEnter (a full slide
+ *    and a host's 30 % slide with a fade) mid-swipe, while settling, after a
+ *    cancel and after the pop;
+ *  - backKeys: Start -> Menu -> Latte, the header's Back (it takes the
+ *    focus), then Escape pops; one Back per held key; Backspace in a text
+ *    field edits it; a Shortcut and a focused Dialog take Escape first;
+ *    backKeys [] gives keys back to the page;
+ *  - Navigator::find and currentScreenId from C++ (a worker's scoped post),
+ *    screen ids up to 2^53 exact in QML, anything else refused.
  * Every check runs; failures are counted and listed (QTest's QCOMPARE stops a
  * test function at the first one, so checks use CHECK instead).
  */
@@ -36,11 +45,14 @@
 #include <QtGui/QPointingDevice>
 #include <QtQml/QQmlApplicationEngine>
 #include <QtQml/QQmlComponent>
+#include <QtQml/QQmlContext>
+#include <QtQml/QQmlExpression>
 #include <QtQuick/QQuickItem>
 #include <QtQuick/QQuickWindow>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QTest>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <thread>
@@ -552,17 +564,23 @@ Window {
     property int stackWarnings: 0
     property bool pushOnIdle: false
     property bool guarded: true
+    property real slide: 1          /* how far the page below moves: 1 full width, 0.3 a 30 % slide */
+    property real popFade: 1        /* the page below's opacity when a pop starts */
     StackView {
         id: stack
         anchors.fill: parent
         onBusyChanged: if (!busy && win.pushOnIdle) { win.pushOnIdle = false; nav.push("c") }
         pushEnter: Transition { XAnimator { from: 400; to: 0; duration: 200 } }
-        pushExit: Transition { XAnimator { from: 0; to: -400; duration: 200 } }
-        popEnter: Transition { XAnimator { from: -400; to: 0; duration: 200 } }
+        pushExit: Transition { XAnimator { from: 0; to: -400 * win.slide; duration: 200 } }
+        popEnter: Transition {
+            XAnimator { from: -400 * win.slide; to: 0; duration: 200 }
+            NumberAnimation { property: "opacity"; from: win.popFade; to: 1; duration: 200 }
+        }
         popExit: Transition { XAnimator { from: 0; to: 400; duration: 200 } }
     }
     Navigator {
         id: nav
+        objectName: "nav"
         stackView: stack
         initialRoute: "a"
         guarded: win.guarded
@@ -761,6 +779,87 @@ static void edgeDrag(QQuickWindow *win, double fraction, int holdMs) {
     QTest::mouseRelease(win, Qt::LeftButton, {}, QPoint(to, 150));
 }
 
+/* The first item below `item` whose `name` property is `name`. */
+static QQuickItem *pageNamed(QQuickItem *item, const QString &name) {
+    if (!item) return nullptr;
+    for (QQuickItem *child : item->childItems()) {
+        if (child->property("name").toString() == name) return child;
+        if (QQuickItem *found = pageNamed(child, name)) return found;
+    }
+    return nullptr;
+}
+
+/* Mid-swipe, the page below sits where StackView's popEnter puts it at the
+ * finger's progress, and follows the finger; released short it goes back,
+ * released past half way it ends where the pop leaves it (no jump). */
+static void test_navigator_swipe_below() {
+    for (double slide : { 1.0, 0.3 }) {
+        NavRig r;
+        r.win->setProperty("slide", slide);
+        r.win->setProperty("popFade", 0.2);
+        r.nav->push(QStringLiteral("b"));
+        CHECK(r.idle(), "push did not settle");
+        QQuickItem *a = pageNamed(r.stack, QStringLiteral("a"));
+        QQuickItem *b = pageNamed(r.stack, QStringLiteral("b"));
+        CHECK(a && b, "pages a and b not found");
+        if (!a || !b) return;
+        const double restX = a->x();
+        CHECK(restX == -400 * slide, "slide %g: page a rests at x %g after the push", slide, restX);
+        for (int round = 0; round < 2; round++) {
+            bool finish = round == 1;
+            QTest::mousePress(r.win, Qt::LeftButton, {}, QPoint(4, 150));
+            for (int dx : { 20, 60, 100 }) QTest::mouseMove(r.win, QPoint(4 + dx, 150), 15);
+            CHECK(r.nav->swiping(), "slide %g: no swipe", slide);
+            /* At 25 % (100 px) and at 50 % (200 px) of the 400 px view. */
+            for (int dx : { 100, 200 }) {
+                QTest::mouseMove(r.win, QPoint(4 + dx, 150), 15);
+                double p = dx / 400.0;
+                CHECK(b->x() == dx, "slide %g: the top page at x %g, the finger moved %d", slide, b->x(), dx);
+                CHECK(a->isVisible(), "slide %g: the page below is hidden mid-swipe", slide);
+                CHECK(std::abs(a->x() - (-400 * slide * (1 - p))) < 0.01,
+                      "slide %g at %d %%: the page below at x %g, StackView's pop puts it at %g", slide,
+                      int(p * 100), a->x(), -400 * slide * (1 - p));
+                CHECK(std::abs(a->opacity() - (0.2 + 0.8 * p)) < 0.01, "slide %g at %d %%: opacity %g, expected %g",
+                      slide, int(p * 100), a->opacity(), 0.2 + 0.8 * p);
+                CHECK(a->z() < b->z() || a->parentItem() != b->parentItem() ||
+                          a->parentItem()->childItems().indexOf(a) < a->parentItem()->childItems().indexOf(b),
+                      "slide %g: the page below is drawn over the top page", slide);
+            }
+            if (!finish) {
+                QTest::qWait(200); /* held still: no fling */
+                QTest::mouseRelease(r.win, Qt::LeftButton, {}, QPoint(204, 150));
+                CHECK(r.idle(), "slide %g: the cancelled swipe did not settle", slide);
+                CHECK(r.depth() == 2 && b->x() == 0, "slide %g: after cancel depth %d, top at %g", slide, r.depth(),
+                      b->x());
+                CHECK(a->x() == restX && a->opacity() == 1 && !a->isVisible(),
+                      "slide %g: after cancel the page below at x %g opacity %g visible %d (was %g, 1, hidden)", slide,
+                      a->x(), a->opacity(), a->isVisible(), restX);
+            } else {
+                /* Past half way, then released: it settles and pops. */
+                QTest::mouseMove(r.win, QPoint(4 + 300, 150), 15);
+                CHECK(std::abs(a->x() - (-400 * slide * 0.25)) < 0.01, "slide %g at 75 %%: x %g", slide, a->x());
+                QTest::qWait(200);
+                QTest::mouseRelease(r.win, Qt::LeftButton, {}, QPoint(304, 150));
+                /* While it settles, the page below keeps following the top. */
+                bool followed = true;
+                QElapsedTimer t;
+                t.start();
+                while (r.nav->swiping() && t.elapsed() < 2000) {
+                    QTest::qWait(5);
+                    if (!r.nav->swiping() || !b) break;
+                    double p = b->x() / 400.0;
+                    followed &= std::abs(a->x() - (-400 * slide * (1 - p))) < 0.01;
+                }
+                CHECK(followed, "slide %g: the page below did not follow the settling page", slide);
+                CHECK(WAIT_FOR(r.depth() == 1 && !r.navBusy() && !r.busy(), 3000), "slide %g: did not pop", slide);
+                CHECK(a->x() == 0 && a->opacity() == 1 && a->isVisible(),
+                      "slide %g: after the pop the page at x %g opacity %g visible %d", slide, a->x(), a->opacity(),
+                      a->isVisible());
+            }
+        }
+    }
+}
+
 static void test_navigator_swipe() {
     NavRig r;
     QSignalSpy swipes(r.nav, &Navigator::swipe);
@@ -898,6 +997,222 @@ static void test_navigator_question() {
     CHECK(questions.isEmpty() && r.idle() && r.depth() == 1, "after confirm-leave off: %d questions, depth %d",
           (int)questions.size(), r.depth());
     CHECK(!r.nav->answer(12345, true), "answering a question that is not open succeeded");
+}
+
+static const char kKeysQml[] = R"QML(
+import QtQuick
+import QtQuick.Controls
+import NavGuard
+ApplicationWindow {
+    id: win
+    width: 400; height: 300; visible: true
+    property alias nav: nav
+    property alias stack: stack
+    property alias field: field
+    property alias backButton: backButton
+    property alias dialog: dialog
+    property var outcomes: []
+    property bool shortcutOn: false
+    property int shortcutHits: 0
+    property int keysHandler: 0
+    header: ToolBar {
+        ToolButton { id: backButton; text: "Back"; onClicked: nav.back({ source: 1 }) }
+    }
+    Shortcut { sequence: "Escape"; enabled: win.shortcutOn; onActivated: win.shortcutHits++ }
+    /* README's way before backKeys: a Keys handler on the StackView. */
+    StackView { id: stack; anchors.fill: parent; focus: true
+        Keys.onEscapePressed: { win.keysHandler++; nav.back({ source: 2 }) } }
+    Navigator {
+        id: nav
+        stackView: stack
+        initialRoute: "start"
+        routes: ({ start: page, menu: page, latte: page })
+        onOutcome: (o) => win.outcomes = win.outcomes.concat([o])
+    }
+    Component { id: page; Page { } }
+    TextField { id: field; x: 10; y: 200; width: 200 }
+    Dialog { id: dialog; title: "Leave?"; closePolicy: Popup.CloseOnEscape; modal: true; focus: true }
+}
+)QML";
+
+/* Back keys: caught before focus delivery, one guarded Back per press. */
+static void test_navigator_back_keys() {
+    QQmlApplicationEngine engine;
+    engine.loadData(kKeysQml);
+    auto *win = qobject_cast<QQuickWindow *>(engine.rootObjects().value(0));
+    if (!win) qFatal("the keys QML did not load");
+    auto *nav = win->property("nav").value<Navigator *>();
+    auto *stack = win->property("stack").value<QQuickItem *>();
+    auto *button = win->property("backButton").value<QQuickItem *>();
+    auto *field = win->property("field").value<QQuickItem *>();
+    win->requestActivate();
+    if (!QTest::qWaitForWindowActive(win)) qFatal("the keys window was not activated");
+    auto idle = [&] {
+        return WAIT_FOR(!stack->property("busy").toBool() && !nav->busy(), 3000);
+    };
+    auto backs = [&] {
+        int n = 0;
+        for (const QVariant &v : win->property("outcomes").toList()) n += v.toMap().value("kind") == "back";
+        return n;
+    };
+    CHECK(nav->backKeys() == (QVariantList{ int(Qt::Key_Escape), int(Qt::Key_Back), int(Qt::Key_Backspace) }),
+          "default backKeys: %d keys", int(nav->backKeys().size()));
+    /* Start -> Menu -> Latte, the header's Back (it takes the focus), Escape. */
+    nav->push(QStringLiteral("menu"));
+    CHECK(idle(), "push menu did not settle");
+    nav->push(QStringLiteral("latte"));
+    CHECK(idle(), "push latte did not settle");
+    QTest::mouseClick(win, Qt::LeftButton, {},
+                      button->mapToScene(QPointF(button->width() / 2, button->height() / 2)).toPoint());
+    CHECK(idle() && nav->depth() == 2, "the header's Back: depth %d", nav->depth());
+    CHECK(win->activeFocusItem() == button, "premise: the header's Back button has the focus (%s)",
+          win->activeFocusItem() ? win->activeFocusItem()->metaObject()->className() : "none");
+    QTest::qWait(350); /* past the throttle's 300 ms */
+    int before = backs();
+    QTest::keyClick(win, Qt::Key_Escape);
+    CHECK(idle() && nav->depth() == 1, "Escape with the header's Back focused: depth %d", nav->depth());
+    CHECK(backs() == before + 1, "Escape sent %d Backs", backs() - before);
+    QVariantMap last = win->property("outcomes").toList().value(win->property("outcomes").toList().size() - 1).toMap();
+    CHECK(last.value("source").toInt() == Qt::Key_Escape && last.value("outcome") == "applied",
+          "Escape's Back: source %d outcome %s", last.value("source").toInt(), qPrintable(last.value("outcome").toString()));
+    CHECK(win->property("keysHandler").toInt() == 0, "the StackView's Keys handler also saw Escape");
+
+    /* Auto-repeat: one Back per press. */
+    nav->push(QStringLiteral("menu"));
+    CHECK(idle(), "push did not settle");
+    nav->push(QStringLiteral("latte"));
+    CHECK(idle(), "push did not settle");
+    QTest::qWait(350);
+    before = backs();
+    QTest::keyPress(win, Qt::Key_Escape);
+    for (int i = 0; i < 3; i++) {
+        QKeyEvent repeat(QEvent::KeyPress, Qt::Key_Escape, Qt::NoModifier, QString(), true);
+        QCoreApplication::sendEvent(win, &repeat);
+    }
+    QTest::keyRelease(win, Qt::Key_Escape);
+    CHECK(idle() && nav->depth() == 2 && backs() == before + 1, "a held Escape: depth %d, %d Backs", nav->depth(),
+          backs() - before);
+
+    /* Backspace edits a focused text field, and is a Back otherwise. */
+    field->forceActiveFocus();
+    QTest::keyClick(win, Qt::Key_A);
+    QTest::keyClick(win, Qt::Key_B);
+    QTest::qWait(350);
+    before = backs();
+    QTest::keyClick(win, Qt::Key_Backspace);
+    CHECK(field->property("text").toString() == QStringLiteral("a") && nav->depth() == 2 && backs() == before,
+          "Backspace in a text field: text '%s', depth %d, %d Backs", qPrintable(field->property("text").toString()),
+          nav->depth(), backs() - before);
+    stack->forceActiveFocus();
+    QTest::keyClick(win, Qt::Key_Backspace);
+    CHECK(idle() && nav->depth() == 1, "Backspace with no text field focused: depth %d", nav->depth());
+
+    /* A Shortcut on Escape matches first: no Back. An open Dialog closing on
+     * Escape takes it the same way. */
+    nav->push(QStringLiteral("menu"));
+    CHECK(idle(), "push did not settle");
+    QTest::qWait(350);
+    before = backs();
+    win->setProperty("shortcutOn", true);
+    QTest::keyClick(win, Qt::Key_Escape);
+    CHECK(win->property("shortcutHits").toInt() == 1 && backs() == before && nav->depth() == 2,
+          "a Shortcut on Escape: %d hits, %d Backs, depth %d", win->property("shortcutHits").toInt(), backs() - before,
+          nav->depth());
+    win->setProperty("shortcutOn", false);
+    QObject *dialog = win->property("dialog").value<QObject *>();
+    QMetaObject::invokeMethod(dialog, "open");
+    CHECK(WAIT_FOR(dialog->property("opened").toBool(), 2000), "the dialog did not open");
+    QTest::keyClick(win, Qt::Key_Escape);
+    CHECK(WAIT_FOR(!dialog->property("visible").toBool(), 2000) && backs() == before && nav->depth() == 2,
+          "Escape with a dialog open: dialog visible %d, %d Backs, depth %d", dialog->property("visible").toBool(),
+          backs() - before, nav->depth());
+    /* backKeys: [] turns them off (README's Keys handler gets Escape again). */
+    stack->forceActiveFocus();
+    nav->setBackKeys({});
+    QTest::keyClick(win, Qt::Key_Escape);
+    CHECK(win->property("keysHandler").toInt() == 1 && idle() && nav->depth() == 1,
+          "with backKeys [] the page's handler: %d calls, depth %d", win->property("keysHandler").toInt(), nav->depth());
+}
+
+/* C++ reaches a QML-made Navigator (Navigator::find), and screen ids are
+ * exact in JavaScript: at most 2^53, anything else refused. */
+static void test_navigator_find_ids() {
+    NavRig r;
+    CHECK(Navigator::find(&r.engine) == r.nav, "find(engine) did not find the only Navigator");
+    CHECK(Navigator::find(&r.engine, QStringLiteral("nav")) == r.nav, "find(engine, \"nav\")");
+    CHECK(Navigator::find(&r.engine, QStringLiteral("other")) == nullptr, "find by a name nobody has");
+    CHECK(Navigator::find(nullptr) == r.nav, "find(any engine)");
+    {
+        NavRig r2;
+        CHECK(Navigator::find(&r2.engine) == r2.nav && Navigator::find(&r.engine) == r.nav, "two engines mixed up");
+        CHECK(Navigator::find(nullptr) == nullptr, "find(any engine) with two Navigators picked one");
+        r2.nav->setObjectName(QStringLiteral("second"));
+        CHECK(Navigator::find(nullptr, QStringLiteral("second")) == r2.nav, "find by name across engines");
+    }
+    CHECK(Navigator::find(nullptr) == r.nav, "a destroyed Navigator is still found");
+    QQmlEngine empty;
+    CHECK(Navigator::find(&empty) == nullptr, "found a Navigator in an engine with none");
+
+    /* A worker thread posts a reply scoped to the screen it was asked from. */
+    Navigator *nav = Navigator::find(&r.engine);
+    uint64_t asked = nav ? nav->currentScreenId() : 0;
+    CHECK(asked != 0 && static_cast<double>(asked) == r.nav->currentScreen(), "currentScreenId %llu",
+          (unsigned long long)asked);
+    ng_status st = NG_E_STATE;
+    std::thread([&] {
+        navguard::qt6::PostRequest p;
+        p.route = QStringLiteral("b");
+        p.fromScreen = asked;
+        st = nav->post(p);
+    }).join();
+    CHECK(st == NG_OK && WAIT_FOR(r.depth() == 2, 2000) && r.idle(), "the scoped post: %s, depth %d",
+          ng_strstatus(st), r.depth());
+
+    /* Ids: 2^53 is a screen id; QML reads it exactly and hands it back. */
+    const uint64_t max = UINT64_C(1) << 53;
+    CHECK(navguard::qt6::kMaxScreenId == max, "kMaxScreenId");
+    ng_request rq = NG_REQUEST_INIT(NG_REQ_PUSH);
+    rq.flags = NG_REQF_ANIMATED;
+    rq.screen.id = max;
+    rq.screen.route = "c";
+    rq.screen.identity = "c";
+    double id = r.nav->submit(rq);
+    CHECK(id > 0 && r.outcome(id).value("outcome") == "applied", "a push of screen 2^53: %s", qPrintable(r.nav->error()));
+    CHECK(r.idle() && r.nav->currentScreenId() == max, "top %llu", (unsigned long long)r.nav->currentScreenId());
+    QQmlExpression js(qmlContext(r.win), r.win,
+                      QStringLiteral("nav.currentScreen === 9007199254740992 && nav.routeOf(nav.currentScreen) === 'c' "
+                                     "&& nav.setConfirmLeave(nav.currentScreen, false)"));
+    QVariant ok = js.evaluate();
+    CHECK(ok.toBool() && !js.hasError(), "QML read screen 2^53 wrong: %s", qPrintable(js.error().toString()));
+    /* Above 2^53, or not an integer: refused before NavGuard, with a reason. */
+    QSignalSpy submitted(r.nav, &Navigator::submitted);
+    rq.screen.id = max + 2;
+    CHECK(r.nav->submit(rq) == 0 && r.nav->error().contains("2^53"), "a push of screen 2^53+2 was submitted");
+    rq = NG_REQUEST_INIT(NG_REQ_BACK);
+    rq.from_screen = max + 1;
+    CHECK(r.nav->submit(rq) == 0, "a request from screen 2^53+1 was submitted");
+    CHECK(r.nav->popTo(-1) == 0 && r.nav->popTo(2.5) == 0 && r.nav->popTo(std::nan("")) == 0 &&
+              r.nav->popTo(18446744073709551616.0) == 0,
+          "popTo of a number that is no screen id was submitted");
+    CHECK(r.nav->back({ { QStringLiteral("fromScreen"), -7 } }) == 0, "fromScreen -7 was submitted");
+    CHECK(submitted.isEmpty(), "%d bad ids reached NavGuard", int(submitted.size()));
+    CHECK(r.nav->routeOf(-1).isEmpty() && r.nav->routeOf(std::nan("")).isEmpty(), "routeOf a non-id");
+    CHECK(!r.nav->setConfirmLeave(-1, true) && !r.nav->answer(std::nan(""), true), "setConfirmLeave/answer of a non-id");
+    navguard::qt6::PostRequest p;
+    p.kind = NG_REQ_BACK;
+    p.fromScreen = max + 1;
+    CHECK(r.nav->post(p) == NG_E_RANGE, "a post from screen 2^53+1");
+    CHECK(r.depth() == 3, "depth %d", r.depth());
+    int expected = 0;
+    for (const char *w : { "NavGuard: Navigator.submit: a screen id above 2^53 (QML could not read it exactly)",
+                           "NavGuard: Navigator.popTo: -1 is not a screen id (an integer in 1..2^53)",
+                           "NavGuard: Navigator.popTo: 2.5 is not a screen id (an integer in 1..2^53)",
+                           "NavGuard: Navigator.popTo: nan is not a screen id (an integer in 1..2^53)",
+                           "NavGuard: Navigator.popTo: 1.84467e+19 is not a screen id (an integer in 1..2^53)",
+                           "NavGuard: Navigator: fromScreen -7 is not a screen id (an integer in 1..2^53)" })
+        expected += g_allWarnings.removeAll(QString::fromUtf8(w)) >= 1;
+    CHECK(expected == 6, "%d of the 6 expected warnings", expected);
+    g_allWarnings.removeAll(QStringLiteral("NavGuard: Navigator.submit: a screen id above 2^53 (QML could not read it exactly)"));
 }
 
 static void test_navigator_unguarded() {
@@ -1167,6 +1482,9 @@ int main(int argc, char **argv) {
         { "navigator_reentrancy", test_navigator_reentrancy },
         { "navigator_post", test_navigator_post },
         { "navigator_swipe", test_navigator_swipe },
+        { "navigator_swipe_below", test_navigator_swipe_below },
+        { "navigator_back_keys", test_navigator_back_keys },
+        { "navigator_find_ids", test_navigator_find_ids },
         { "navigator_deadline", test_navigator_deadline },
         { "navigator_stale", test_navigator_stale },
         { "navigator_question", test_navigator_question },
