@@ -28,6 +28,9 @@ Window {
         routes: ({ home: homePage, menu: menuPage, item: itemPage, checkout: checkoutPage })
         onQuestion: (q) => leave.ask(q)
         onQuestionEnded: (q, answer) => leave.close(q)
+        // The log's "back-key" action: a Back sent by one of backKeys.
+        onOutcome: (o) => { if (o.kind === "back" && (o.source === Qt.Key_Escape || o.source === Qt.Key_Backspace))
+                                kiosk.action("back-key", nav.currentRoute) }
     }
 
     Component.onCompleted: {
@@ -42,20 +45,13 @@ Window {
             nav.setConfirmLeave(nav.currentScreen, true)   // as its push would (confirmLeave)
     }
 
-    // Everything under one focus scope: the hardware Back keys reach it
-    // (buttons take no focus) through NavGuard's verdict on the window.
+    // Escape and Backspace are the Navigator's backKeys (its default): each
+    // sends a guarded Back whatever has focus, with the key's code as its
+    // source, so the kiosk writes no key handling of its own.
     Item {
         id: root
         anchors.fill: parent
         focus: true
-        Keys.onPressed: (e) => {
-            if ((e.key === Qt.Key_Escape || e.key === Qt.Key_Backspace) && !e.isAutoRepeat) {
-                kiosk.action("back-key", nav.currentRoute)
-                nav.back({ source: 902 })
-                e.accepted = true
-            }
-        }
-
         // The header bar: Back and the title.
         Rectangle {
             id: header

@@ -9,8 +9,7 @@ ApplicationWindow {
         ToolButton { text: "\u2039 Back"; visible: nav.depth > 1; onClicked: nav.back({ source: 1 }) }
         Label { anchors.centerIn: parent; text: nav.currentRoute }
     }
-    StackView { id: stack; anchors.fill: parent; focus: true
-        Keys.onEscapePressed: nav.back({ source: 2 }) }              // a hardware Back
+    StackView { id: stack; anchors.fill: parent }                 // Escape, Back, Backspace: nav.backKeys
     Navigator {
         id: nav
         stackView: stack                                              // NavGuard drives it
