@@ -7,6 +7,7 @@
  *   trace_host OUT.jsonl [--ring N] [--unfinished]
  *   trace_host OUT.jsonl --incident
  *   trace_host OUT.jsonl --drive-limit
+ *   trace_host OUT.jsonl --idle-return
  *
  * The session: a push, a double tap refused and its touch dropped, a network
  * hold that drops a tap and a late posted reply refused, a finger-driven
@@ -29,6 +30,14 @@
  * cancels the finger and rolls the swipe back, so the stack stays on Menu.
  * The host goes on sending the finger's moves (7) and its release at 65 s:
  * all 8 dropped (cancelled).
+ *
+ * --idle-return records the unattended Checkout: Home, Menu, Item, then
+ * Checkout (asks before leaving) by 1.5 s; nobody touches it; the
+ * org.navguard.idle-return guard (after_ms 120 s) makes an unattended
+ * pop-to-root (#g1, a guard's own request) at 121.5 s, confirm-leave asks,
+ * nobody answers for its unattended timeout (10 s), and the return goes on
+ * to Home at 131.5 s; 4 more minutes of nothing: no second question, no
+ * report.
  *
  * `make docs` draws docs/timeline.svg from the session without --unfinished. */
 #include <navguard/navguard.h>
@@ -185,27 +194,71 @@ static int drive_limit(const char *out) {
     return 0;
 }
 
+/* The --idle-return session (see the top of this file). */
+static int idle_return(const char *out) {
+    ng_options o = NG_OPTIONS_INIT;
+    o.clock = NG_CLOCK_MANUAL;
+    o.manual_start_ns = START;
+    ng_status st = ng_context_create(&o, &ctx);
+    if (st != NG_OK) fail("ng_context_create", st);
+    ng_record_options ro = NG_RECORD_OPTIONS_INIT;
+    ro.path = out;
+    if ((st = ng_record_start(ctx, &ro)) != NG_OK) fail("ng_record_start", st);
+    st = ng_chain_configure(ctx, "{\"base\":\"default\",\"edits\":[{\"insert\":{\"id\":\"org.navguard.idle-return\","
+                                 "\"config\":{\"after_ms\":120000,\"source\":903}}}]}");
+    if (st != NG_OK) fail("ng_chain_configure", st);
+    enum { WINDOW = 1, NEXT = 2 };
+    view(WINDOW, 0, 0, 0, 800, 600);
+    view(NEXT, WINDOW, 600, 500, 150, 60);
+    ng_screen home = { 1, "home", NULL };
+    if ((st = ng_stack_set_root(ctx, &home)) != NG_OK) fail("ng_stack_set_root", st);
+    tap(100, 1, 650, 530);
+    request(160, NG_REQ_PUSH, NEXT, 2, "menu");
+    finish(510);
+    tap(600, 2, 650, 530);
+    request(660, NG_REQ_PUSH, NEXT, 3, "item");
+    finish(1010);
+    tap(1100, 3, 650, 530);
+    idle_until(1160);
+    ng_request q = NG_REQUEST_INIT(NG_REQ_PUSH);
+    ng_request_result r = NG_REQUEST_RESULT_INIT;
+    q.flags = NG_REQF_ANIMATED;
+    q.source = NEXT;
+    q.screen = (ng_screen){ 4, "checkout", NULL };
+    q.screen_flags = NG_SCREENF_CONFIRM_LEAVE;
+    if ((st = ng_request_submit(ctx, &q, &r)) != NG_OK) fail("push checkout", st);
+    finish(1510);
+    /* Nobody: the idle return at 121.5 s, asked, unanswered until 131.5 s. */
+    idle_until(131700);
+    finish(131900);
+    idle_until(371900);
+    ng_context_destroy(ctx);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *out = NULL;
     uint32_t ring = 0;
-    int unfinished = 0, incident_session = 0, drive_limit_session = 0;
+    int unfinished = 0, incident_session = 0, drive_limit_session = 0, idle_return_session = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--ring") == 0 && i + 1 < argc) ring = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--unfinished") == 0) unfinished = 1;
         else if (strcmp(argv[i], "--incident") == 0) incident_session = 1;
         else if (strcmp(argv[i], "--drive-limit") == 0) drive_limit_session = 1;
+        else if (strcmp(argv[i], "--idle-return") == 0) idle_return_session = 1;
         else if (!out && argv[i][0] != '-') out = argv[i];
         else {
-            fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident | OUT.jsonl --drive-limit\n");
+            fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident | OUT.jsonl --drive-limit | OUT.jsonl --idle-return\n");
             return 2;
         }
     }
     if (!out) {
-        fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident | OUT.jsonl --drive-limit\n");
+        fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident | OUT.jsonl --drive-limit | OUT.jsonl --idle-return\n");
         return 2;
     }
     if (incident_session) return incident(out);
     if (drive_limit_session) return drive_limit(out);
+    if (idle_return_session) return idle_return(out);
 
     ng_options o = NG_OPTIONS_INIT;
     o.clock = NG_CLOCK_MANUAL;

@@ -27,6 +27,10 @@ CASE is one of:
              timeline says so (CANCELLED, not FORCED, on the screen it stayed
              on), the header counts the 8 events dropped after the cancel, and
              `navguard stats` counts it as cancelled on menu, not forced on home
+  idlereturn trace_host --idle-return: the unattended Checkout; the guard's
+             own pop-to-root is named #g1 (guards' ids start at
+             NG_GUARD_ID_BASE itself), asked, unanswered, applied; one
+             question, no report, nothing refused
   fleet      several traces and dumps on one page, one lane each; one process
              each in the Chrome trace
   stats      `navguard stats` over the traces: the table and --json
@@ -477,6 +481,29 @@ def case_drivelimit(args):
           f"stats --json: cancelled on menu, nothing forced: {screens}")
 
 
+def case_idlereturn(args):
+    trace = record(args, "idle-return.jsonl", "--idle-return")
+    out = os.path.join(args.work, "idle-return")
+    p = timeline(args, trace, out)
+    check(p.returncode == 0, "idlereturn: exit 0")
+    events = load_chrome(out + ".json")
+    check_events_wellformed(events, "idle-return.json")
+    names = [e["name"] for e in events if e.get("ph") in ("X", "i")]
+    back = [n for n in names if n.startswith("pop-to-root ")]
+    check(back and all(n.startswith("pop-to-root #g1") for n in back),
+          f"idle-return.json: the guard's pop-to-root is #g1: {back}")
+    check("pop-to-root #g1 applied" in names, f"idle-return.json: it is applied: {back}")
+    questions = [n for n in names if n.startswith("question:")]
+    check(questions == ["question: Leave checkout?"], f"idle-return.json: one question: {questions}")
+    check("answer: timeout" in names, "idle-return.json: nobody answered")
+    reports = [e["name"] for e in events if e.get("cat") == "report"]
+    check(not reports, f"idle-return.json: no report: {reports}")
+    check(not [n for n in names if "REFUSED" in n or "DROPPED" in n], "idle-return.json: nothing refused or dropped")
+    p = run([args.cli, "stats", trace])
+    check(p.returncode == 0 and re.search(r"^home +1 +0 +0 +0 ", p.stdout, re.M),
+          f"idlereturn stats: home reached once, nothing forced or cancelled: {p.stdout}")
+
+
 def case_fleet(args):
     full = record(args, "kiosk-a.jsonl", "--unfinished")
     inc = record(args, "kiosk-b.jsonl", "--incident")
@@ -543,7 +570,7 @@ def main():
     ap.add_argument("--cli", required=True)
     ap.add_argument("--host", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("case", choices=["full", "ring", "truncated", "malformed", "incident", "drivelimit", "fleet", "stats"])
+    ap.add_argument("case", choices=["full", "ring", "truncated", "malformed", "incident", "drivelimit", "idlereturn", "fleet", "stats"])
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     for name in os.listdir(args.work):

@@ -826,17 +826,18 @@ struct TimelineBuilder {
     private func route(_ id: UInt64) -> String { routes[id] ?? "screen \(id)" }
 
     /// A request id as a person reads it: `#p3` for the third posted one
-    /// (from posted_base), `#g2` for a guard's own, `#7` for the host's.
+    /// (from posted_base), `#g2` for a guard's second own (guards' ids start
+    /// at NG_GUARD_ID_BASE itself), `#7` for the host's.
     private func requestName(_ id: UInt64) -> String {
         let guards = UInt64(NG_GUARD_ID_BASE)
         // Guards' ids above the posted range (NavGuard 0.3); a 0.2 trace
         // posted from 2^63, above them.
         if postedBase < guards {
-            if id > guards { return "#g\(id - guards)" }
+            if id >= guards { return "#g\(id - guards + 1)" }
             if id > postedBase { return "#p\(id - postedBase)" }
         } else {
             if id > postedBase { return "#p\(id - postedBase)" }
-            if id > guards { return "#g\(id - guards)" }
+            if id >= guards { return "#g\(id - guards + 1)" }
         }
         return "#\(id)"
     }
