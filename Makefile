@@ -319,7 +319,8 @@ demo:
 # docs/guards.md is generated: `navguard plugins docs` reads every built-in's
 # declarations from the build tree's plugin directory. docs/timeline.svg is
 # `navguard timeline` on the kiosk session ctest/c/trace_host.c records, and
-# docs/timeline-incident.svg on its --incident session.
+# docs/timeline-incident.svg on its --incident session, docs/timeline-idle-return.svg
+# on its --idle-return session.
 docs: package-tools build
 	$(CMAKE) --build $(BUILD_DIR) --target navguard-api-docs
 	@echo "API reference: $(BUILD_DIR)/docs/html/index.html"
@@ -332,6 +333,9 @@ docs: package-tools build
 	NAVGUARD_PLUGIN_DIR="$(abspath $(BUILD_DIR))/lib/navguard/plugins" NAVGUARD_PLUGIN_PATH= \
 	  "$(BUILD_DIR)/navguard-cli-tests/trace_host" "$(BUILD_DIR)/incident.jsonl" --incident
 	"$(BUILD_DIR)/swiftpm/release/navguard-cli" timeline "$(BUILD_DIR)/incident.jsonl" -o docs/timeline-incident.svg
+	NAVGUARD_PLUGIN_DIR="$(abspath $(BUILD_DIR))/lib/navguard/plugins" NAVGUARD_PLUGIN_PATH= \
+	  "$(BUILD_DIR)/navguard-cli-tests/trace_host" "$(BUILD_DIR)/unattended-checkout.jsonl" --idle-return
+	"$(BUILD_DIR)/swiftpm/release/navguard-cli" timeline "$(BUILD_DIR)/unattended-checkout.jsonl" -o docs/timeline-idle-return.svg
 
 # demo-window: examples/sdl-kiosk in a window on $(DISPLAY), run with DEMO_ARGS
 # (e.g. DEMO_ARGS=--unguarded; F1 overlay, F12 screenshot, Escape quits).
