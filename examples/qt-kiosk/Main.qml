@@ -28,9 +28,6 @@ Window {
         routes: ({ home: homePage, menu: menuPage, item: itemPage, checkout: checkoutPage })
         onQuestion: (q) => leave.ask(q)
         onQuestionEnded: (q, answer) => leave.close(q)
-        // The log's "back-key" action: a Back sent by one of backKeys.
-        onOutcome: (o) => { if (o.kind === "back" && (o.source === Qt.Key_Escape || o.source === Qt.Key_Backspace))
-                                kiosk.action("back-key", nav.currentRoute) }
     }
 
     Component.onCompleted: {
