@@ -64,6 +64,10 @@ ng_status ng_sdl2_init(ng_sdl2 *a, ng_context *ctx, SDL_Window *window) {
     a->ctx = ctx;
     a->window = window;
     a->hover = true;
+    a->back_buttons = 1u << SDL_CONTROLLER_BUTTON_B;
+    a->back_keys[0] = SDLK_ESCAPE;
+    a->back_keys[1] = SDLK_AC_BACK;
+    a->back_flags = NG_REQF_ANIMATED | NG_REQF_TIMED;
     a->wake_event = wake;
     return NG_OK;
 }
@@ -279,8 +283,17 @@ bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out) {
     case SDL_CONTROLLERBUTTONDOWN:
     case SDL_CONTROLLERBUTTONUP: {
         const SDL_ControllerButtonEvent *c = &e->cbutton;
-        fill(out, NG_EVENT_REMOTE, e->type == SDL_CONTROLLERBUTTONDOWN ? NG_KEY_DOWN : NG_KEY_UP,
-             (uint64_t)(Uint32)c->which, event_time(a, c->timestamp), 0.0, 0.0, (int64_t)c->button);
+        int32_t phase = e->type == SDL_CONTROLLERBUTTONDOWN ? NG_KEY_DOWN : NG_KEY_UP;
+        /* When an open controller goes, SDL releases what it held (its
+         * "recentering") before SDL_CONTROLLERDEVICEREMOVED: an up nobody
+         * made, which must not act like a release (activate what has focus).
+         * The controller reads detached by then: end its presses instead. */
+        if (phase == NG_KEY_UP) {
+            SDL_GameController *gc = SDL_GameControllerFromInstanceID(c->which);
+            if (gc && !SDL_GameControllerGetAttached(gc)) phase = NG_KEY_DEVICE_REMOVED;
+        }
+        fill(out, NG_EVENT_REMOTE, phase, (uint64_t)(Uint32)c->which, event_time(a, c->timestamp), 0.0, 0.0,
+             (int64_t)c->button);
         return true;
     }
     case SDL_MOUSEWHEEL: {
@@ -301,11 +314,31 @@ bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out) {
     }
 }
 
+/* Whether `e` (converted) is a down of the Back action: repeats and ups are
+ * not, so a key held down is one Back. */
+static bool is_back_down(const ng_sdl2 *a, const SDL_Event *e) {
+    if (e->type == SDL_CONTROLLERBUTTONDOWN) {
+        Uint8 b = e->cbutton.button;
+        return b < 32 && (a->back_buttons & (1u << b)) != 0;
+    }
+    if (e->type == SDL_KEYDOWN && !e->key.repeat) {
+        for (size_t i = 0; i < NG_SDL2_MAX_BACK_KEYS; i++)
+            if (a->back_keys[i] != SDLK_UNKNOWN && a->back_keys[i] == e->key.keysym.sym) return true;
+    }
+    return false;
+}
+
 ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out) {
     if (!out) return NG_E_NULL;
-    ng_sdl2_input none = { false, NG_EVENT_INIT(NG_EVENT_TOUCH), NG_EVENT_RESULT_INIT, false };
+    ng_sdl2_input none = { false, NG_EVENT_INIT(NG_EVENT_TOUCH), NG_EVENT_RESULT_INIT, false,
+                           false, NG_REQUEST_RESULT_INIT };
     *out = none;
     if (!a || !e) return NG_E_NULL;
+    /* SDL sends no BUTTONUP for what the controller held when it went: its
+     * presses end in NavGuard. The host still needs the event (to close its
+     * SDL_GameController), so it is handed back unmapped. */
+    if (e->type == SDL_CONTROLLERDEVICEREMOVED)
+        return ng_device_removed(a->ctx, NG_EVENT_REMOTE, (uint64_t)(Uint32)e->cdevice.which);
     if (!ng_sdl2_convert(a, e, &out->event)) return NG_OK;
     out->mapped = true;
     /* A cancel made from an event that ends touches: the next call makes the
@@ -320,6 +353,19 @@ ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out) {
         drop.verdict = NG_VERDICT_DROP;
         drop.reason = NG_REASON_INVALID;
         out->result = drop;
+        return st;
+    }
+    /* The Back action: only once its press is delivered (a hold or a guard
+     * that drops the press drops the Back with it), through the guards. */
+    if (out->result.verdict == NG_VERDICT_DELIVER && is_back_down(a, e)) {
+        ng_request back = NG_REQUEST_INIT(NG_REQ_BACK);
+        back.source = NG_SDL2_SOURCE_BACK;
+        back.flags = a->back_flags;
+        ng_request_result r = NG_REQUEST_RESULT_INIT;
+        if (ng_request_submit(a->ctx, &back, &r) == NG_OK) {
+            out->back = true;
+            out->back_result = r;
+        }
     }
     return st;
 }
