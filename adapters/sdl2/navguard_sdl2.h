@@ -68,6 +68,8 @@
  *    host never opened, or an SDL that sends no ups) and returns the event
  *    unmapped, for the host to close its SDL_GameController. (An up the
  *    user made just before unplugging, still queued, is then a cancel too.)
+ *  - optionally turns the left stick into D-pad presses (ng_sdl2.stick_dpad;
+ *    see "The left stick" below);
  *  - turns the Back action (by default the controller's B, Escape and AC
  *    Back; see ng_sdl2.back_buttons, back_keys) into a guarded Back: see
  *    "The Back action" below.
@@ -89,6 +91,27 @@
  * track is in flight: one level. A host that wants Back on the release, or
  * B to be an ordinary button, clears back_buttons and back_keys and sends
  * its own requests.
+ *
+ * The left stick (ng_sdl2.stick_dpad, off by default). SDL reports the
+ * stick as axes; menus want D-pad presses. With stick_dpad set, the left
+ * stick's SDL_CONTROLLERAXISMOTION events of each controller become
+ * NG_EVENT_REMOTE presses of NG_BUTTON_DPAD_UP/DOWN/LEFT/RIGHT, device = the
+ * instance id, as the D-pad's own would be: a direction goes down when the
+ * stick leaves the dead zone (stick_press) along it (the larger axis wins),
+ * and up only when it comes back under stick_release (hysteresis: a stick
+ * resting at the edge does not chatter); a turn from one direction to
+ * another is an up then a down (two events from one SDL event: the `more`
+ * loop of ng_sdl2_submit). A direction held repeats (NG_KEY_REPEAT) after
+ * stick_repeat_delay_ms, then every stick_repeat_ms, in wall time:
+ * ng_sdl2_wait_event wakes for them and returns each as an
+ * SDL_CONTROLLERAXISMOTION of the held axis (its value unchanged), which
+ * ng_sdl2_submit turns into the repeat (an axis event from SDL that finds
+ * a repeat due makes it too). The presses then have the life of
+ * any press (a transition cancels a direction held through it, and its
+ * repeats are dropped until the stick is pushed again). The axes of a
+ * controller that has gone are ignored (its presses end with
+ * ng_device_removed). At most NG_SDL2_MAX_PADS controllers are followed.
+ * Other axis events are not mapped.
  *
  * Thread rule: every function is [owner] (the thread that runs the context and
  * the SDL event loop), except ng_sdl2_post, ng_sdl2_wake and ng_sdl2_on_wake,
@@ -122,6 +145,9 @@ extern "C" {
 /* Keys that make the Back action (ng_sdl2.back_keys). */
 #define NG_SDL2_MAX_BACK_KEYS 4
 
+/* Controllers whose left stick the adapter follows (ng_sdl2.stick_dpad). */
+#define NG_SDL2_MAX_PADS      8
+
 /* Views that can be bound to a widget (ng_sdl2_bind_view). */
 #define NG_SDL2_MAX_BINDINGS  256
 
@@ -153,6 +179,16 @@ typedef struct ng_sdl2 {
                                   NG_REQF_ANIMATED | NG_REQF_TIMED: a slide
                                   the core ends after the context's default
                                   duration; ANIMATED alone: the host ends it) */
+    bool stick_dpad;           /* the left stick as D-pad presses (default
+                                  false): see "The left stick" below */
+    Sint16 stick_press;        /* dead zone: a direction goes down past this
+                                  deflection (default 16000 of 32767) */
+    Sint16 stick_release;      /* hysteresis: it goes up below this (default
+                                  10000; below stick_press) */
+    Uint32 stick_repeat_delay_ms; /* first NG_KEY_REPEAT after the down
+                                  (default 400) */
+    Uint32 stick_repeat_ms;    /* then one every this many ms (default 100;
+                                  0: no repeats) */
     /* private */
     bool mouse_down;
     Uint32 mouse_window;       /* window of the mouse touch's began */
@@ -167,6 +203,13 @@ typedef struct ng_sdl2 {
         Uint32 window;         /* SDL window id of its down (0: none named) */
         double x, y;           /* its last point */
     } fingers[NG_SDL2_MAX_FINGERS];
+    struct {
+        bool used;
+        SDL_JoystickID id;
+        Sint16 x, y;           /* the left stick's latest axes */
+        int dir;               /* the NG_BUTTON_DPAD_* held, -1: none */
+        Uint64 next_repeat;    /* SDL_GetTicks64 of its next repeat */
+    } pads[NG_SDL2_MAX_PADS];
     size_t binding_count;
     struct {
         uint64_t view_id;

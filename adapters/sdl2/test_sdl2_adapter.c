@@ -8,7 +8,9 @@
  * and game controllers: SDL 2.26's virtual controllers
  * (SDL_JoystickAttachVirtualEx) unplugged while a button is held (one
  * on_press_cancel, no release), B and Escape as the guarded Back action, B
- * mashed during the slide (one level).
+ * mashed during the slide (one level), and the left stick as D-pad presses
+ * (dead zone, hysteresis, a turn in one event, repeats from
+ * ng_sdl2_wait_event, unplugged while held).
  * Runs under SDL's dummy video driver. Events go through SDL's queue
  * (SDL_PushEvent, then SDL_PollEvent) so SDL stamps them as real ones.
  */
@@ -1487,6 +1489,109 @@ static void test_game_controllers(void) {
     ng_context_destroy(ctx);
 }
 
+/* The left stick as D-pad presses. */
+static ng_event g_stick[16];
+static int g_stick_n;
+
+static void submit_stick(ng_sdl2 *a, const SDL_Event *e) {
+    ng_sdl2_input in;
+    do {
+        ng_sdl2_submit(a, e, &in);
+        if (in.mapped && g_stick_n < 16) g_stick[g_stick_n++] = in.event;
+        if (in.mapped)
+            EXPECT(in.result.verdict == NG_VERDICT_DELIVER, "stick press dropped (%s)", ng_reason_name(in.result.reason));
+    } while (in.more);
+}
+
+static void stick(ng_sdl2 *a, SDL_GameController *gc, SDL_GameControllerAxis axis, Sint16 v) {
+    g_stick_n = 0;
+    SDL_JoystickSetVirtualAxis(SDL_GameControllerGetJoystick(gc), axis, v);
+    SDL_GameControllerUpdate();
+    SDL_Event e;
+    while (SDL_PollEvent(&e))
+        if (e.type == SDL_CONTROLLERAXISMOTION) submit_stick(a, &e);
+}
+
+static bool stick_is(int i, int32_t phase, int64_t code, SDL_JoystickID id) {
+    return i < g_stick_n && g_stick[i].type == NG_EVENT_REMOTE && g_stick[i].phase == phase &&
+           g_stick[i].code == code && g_stick[i].touch_id == (uint64_t)(Uint32)id;
+}
+
+static void test_stick_dpad(void) {
+    ng_context *ctx = make_game_context();
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_win);
+    EXPECT(!a.stick_dpad && a.stick_press == 16000 && a.stick_release == 10000 && a.stick_repeat_delay_ms == 400 &&
+               a.stick_repeat_ms == 100,
+           "the stick's defaults");
+    SDL_GameController *gc = NULL;
+    SDL_JoystickID id = -1;
+    int index = attach_pad(&gc, &id);
+
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 30000);
+    EXPECT(g_stick_n == 0, "stick_dpad off: the stick made %d press event(s)", g_stick_n);
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 0);
+    a.stick_dpad = true;
+
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 15000);
+    EXPECT(g_stick_n == 0, "inside the dead zone: %d event(s)", g_stick_n);
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 20000);
+    EXPECT(g_stick_n == 1 && stick_is(0, NG_KEY_DOWN, NG_BUTTON_DPAD_RIGHT, id), "stick right: %d event(s)", g_stick_n);
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 12000);
+    EXPECT(g_stick_n == 0, "back under the press threshold, above release: %d event(s) (hysteresis)", g_stick_n);
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 9000);
+    EXPECT(g_stick_n == 1 && stick_is(0, NG_KEY_UP, NG_BUTTON_DPAD_RIGHT, id), "under release: %d event(s)", g_stick_n);
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, -30000);
+    EXPECT(g_stick_n == 1 && stick_is(0, NG_KEY_DOWN, NG_BUTTON_DPAD_LEFT, id), "stick left");
+    /* Left to right in one SDL event: an up, then a down (`more`). */
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 30000);
+    EXPECT(g_stick_n == 2 && stick_is(0, NG_KEY_UP, NG_BUTTON_DPAD_LEFT, id) &&
+               stick_is(1, NG_KEY_DOWN, NG_BUTTON_DPAD_RIGHT, id),
+           "left to right at once: %d event(s) (want up left, down right)", g_stick_n);
+    /* A held direction's larger rival axis does not take over until the
+     * held one falls under release. */
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTY, -32000);
+    EXPECT(g_stick_n == 0, "up while right is held above release: %d event(s)", g_stick_n);
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 0);
+    EXPECT(g_stick_n == 2 && stick_is(0, NG_KEY_UP, NG_BUTTON_DPAD_RIGHT, id) &&
+               stick_is(1, NG_KEY_DOWN, NG_BUTTON_DPAD_UP, id),
+           "right let go with up held: %d event(s)", g_stick_n);
+
+    /* Repeats, from ng_sdl2_wait_event: none before the delay, then one per
+     * period (lower bounds only: a slow machine only makes them later). */
+    Uint64 down = SDL_GetTicks64();
+    Uint64 at[2] = { 0, 0 };
+    int repeats = 0;
+    g_stick_n = 0;
+    while (repeats < 2 && SDL_GetTicks64() - down < 5000) {
+        SDL_Event e;
+        if (ng_sdl2_wait_event(&a, &e, 50) != 1) continue;
+        int before = g_stick_n;
+        submit_stick(&a, &e);
+        if (g_stick_n > before && stick_is(before, NG_KEY_REPEAT, NG_BUTTON_DPAD_UP, id)) at[repeats++] = SDL_GetTicks64();
+    }
+    EXPECT(repeats == 2, "%d repeat(s) of a held stick in 5 s", repeats);
+    EXPECT(at[0] >= down + 400 && at[1] >= at[0] + 100, "repeats at +%llu and +%llu ms (want >= 400, then +100)",
+           (unsigned long long)(at[0] - down), (unsigned long long)(at[1] - down));
+    for (int i = 0; i < g_stick_n; i++)
+        EXPECT(g_stick[i].phase == NG_KEY_REPEAT, "the wait made a %s", ng_key_phase_name(g_stick[i].phase));
+
+    /* Unplugged while up is held: one cancel, no up. */
+    g_press_cancels = 0;
+    SDL_JoystickDetachVirtual(index);
+    SDL_GameControllerUpdate();
+    SDL_Event e;
+    g_stick_n = 0;
+    while (SDL_PollEvent(&e)) submit_stick(&a, &e);
+    EXPECT(g_stick_n == 0 || g_stick[0].phase != NG_KEY_UP, "the unplugged stick made an up");
+    EXPECT(g_press_cancels == 1 && g_press_cancel.code == NG_BUTTON_DPAD_UP &&
+               g_press_cancel.cause == NG_PRESS_DEVICE_REMOVED,
+           "unplugged with the stick up: %d cancel(s)", g_press_cancels);
+    SDL_GameControllerClose(gc);
+    drain();
+    ng_context_destroy(ctx);
+}
+
 int main(void) {
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
         fprintf(stderr, "SDL_Init: %s (SDL_VIDEODRIVER=%s)\n", SDL_GetError(),
@@ -1520,6 +1625,7 @@ int main(void) {
     test_on_wake();
     test_adapter_rules();
     test_game_controllers();
+    test_stick_dpad();
 
     SDL_DestroyWindow(g_small);
     SDL_DestroyWindow(g_win);
