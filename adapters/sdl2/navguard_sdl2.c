@@ -64,6 +64,14 @@ ng_status ng_sdl2_init(ng_sdl2 *a, ng_context *ctx, SDL_Window *window) {
     a->ctx = ctx;
     a->window = window;
     a->hover = true;
+    a->back_buttons = 1u << SDL_CONTROLLER_BUTTON_B;
+    a->back_keys[0] = SDLK_ESCAPE;
+    a->back_keys[1] = SDLK_AC_BACK;
+    a->back_flags = NG_REQF_ANIMATED | NG_REQF_TIMED;
+    a->stick_press = 16000;
+    a->stick_release = 10000;
+    a->stick_repeat_delay_ms = 400;
+    a->stick_repeat_ms = 100;
     a->wake_event = wake;
     return NG_OK;
 }
@@ -223,6 +231,119 @@ static bool ends_touches(const SDL_Event *e) {
            e->type == SDL_APP_WILLENTERBACKGROUND;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The left stick as D-pad presses                                           */
+/* ------------------------------------------------------------------------ */
+
+static int pad_index(ng_sdl2 *a, SDL_JoystickID id, bool add) {
+    int free_slot = -1;
+    for (int i = 0; i < NG_SDL2_MAX_PADS; i++) {
+        if (a->pads[i].used && a->pads[i].id == id) return i;
+        if (!a->pads[i].used && free_slot < 0) free_slot = i;
+    }
+    if (!add || free_slot < 0) return -1;
+    a->pads[free_slot].used = true;
+    a->pads[free_slot].id = id;
+    a->pads[free_slot].x = a->pads[free_slot].y = 0;
+    a->pads[free_slot].dir = -1;
+    return free_slot;
+}
+
+/* The deflection along a D-pad direction (SDL's y grows downwards). */
+static int along(int x, int y, int dir) {
+    switch (dir) {
+    case NG_BUTTON_DPAD_UP: return -y;
+    case NG_BUTTON_DPAD_DOWN: return y;
+    case NG_BUTTON_DPAD_LEFT: return -x;
+    default: return x;
+    }
+}
+
+/* The direction the stick asks for: the held one while it stays above the
+ * release threshold, else the larger axis past the press threshold. */
+static int stick_desired(const ng_sdl2 *a, int i) {
+    int x = a->pads[i].x, y = a->pads[i].y, dir = a->pads[i].dir;
+    if (dir >= 0 && along(x, y, dir) >= a->stick_release) return dir;
+    int ax = x < 0 ? -x : x, ay = y < 0 ? -y : y;
+    if ((ax > ay ? ax : ay) < a->stick_press) return -1;
+    if (ax >= ay) return x > 0 ? NG_BUTTON_DPAD_RIGHT : NG_BUTTON_DPAD_LEFT;
+    return y > 0 ? NG_BUTTON_DPAD_DOWN : NG_BUTTON_DPAD_UP;
+}
+
+/* One step of pad i towards what its stick asks for: an up, a down or a due
+ * repeat; false when there is nothing to submit. */
+static bool stick_step(ng_sdl2 *a, int i, Uint32 ts, ng_event *out) {
+    int want = stick_desired(a, i);
+    int dir = a->pads[i].dir;
+    uint64_t device = (uint64_t)(Uint32)a->pads[i].id;
+    Uint64 now = SDL_GetTicks64();
+    if (want != dir) {
+        if (dir >= 0) {
+            a->pads[i].dir = -1;
+            fill(out, NG_EVENT_REMOTE, NG_KEY_UP, device, event_time(a, ts), 0.0, 0.0, dir);
+            return true;
+        }
+        a->pads[i].dir = want;
+        a->pads[i].next_repeat = now + a->stick_repeat_delay_ms;
+        fill(out, NG_EVENT_REMOTE, NG_KEY_DOWN, device, event_time(a, ts), 0.0, 0.0, want);
+        return true;
+    }
+    if (dir < 0 || a->stick_repeat_ms == 0 || now < a->pads[i].next_repeat) return false;
+    a->pads[i].next_repeat = now + a->stick_repeat_ms;
+    fill(out, NG_EVENT_REMOTE, NG_KEY_REPEAT, device, event_time(a, ts), 0.0, 0.0, dir);
+    return true;
+}
+
+static bool convert_stick(ng_sdl2 *a, const SDL_ControllerAxisEvent *c, ng_event *out) {
+    if (!a->stick_dpad || (c->axis != SDL_CONTROLLER_AXIS_LEFTX && c->axis != SDL_CONTROLLER_AXIS_LEFTY))
+        return false;
+    SDL_GameController *gc = SDL_GameControllerFromInstanceID(c->which);
+    if (gc && !SDL_GameControllerGetAttached(gc)) {
+        /* SDL recentres a controller that goes: no up, ng_device_removed
+         * ends the press. */
+        int i = pad_index(a, c->which, false);
+        if (i >= 0) a->pads[i].used = false;
+        return false;
+    }
+    int i = pad_index(a, c->which, true);
+    if (i < 0) return false;
+    if (c->axis == SDL_CONTROLLER_AXIS_LEFTX) a->pads[i].x = c->value;
+    else a->pads[i].y = c->value;
+    return stick_step(a, i, c->timestamp, out);
+}
+
+/* Whether another call with this axis event has a step to make (a turn:
+ * the up was made, the down is next). */
+static bool stick_pending(ng_sdl2 *a, const SDL_Event *e) {
+    if (e->type != SDL_CONTROLLERAXISMOTION || !a->stick_dpad) return false;
+    int i = pad_index(a, e->caxis.which, false);
+    return i >= 0 && stick_desired(a, i) != a->pads[i].dir;
+}
+
+/* A held direction's repeat that is due, as an axis event of the held axis
+ * (ng_sdl2_wait_event returns it); *ms_left: the wait until the next one. */
+static bool stick_due(ng_sdl2 *a, SDL_Event *e, int *ms_left) {
+    *ms_left = -1;
+    if (!a->stick_dpad || a->stick_repeat_ms == 0) return false;
+    Uint64 now = SDL_GetTicks64();
+    for (int i = 0; i < NG_SDL2_MAX_PADS; i++) {
+        if (!a->pads[i].used || a->pads[i].dir < 0) continue;
+        if (a->pads[i].next_repeat <= now) {
+            bool x = a->pads[i].dir == NG_BUTTON_DPAD_LEFT || a->pads[i].dir == NG_BUTTON_DPAD_RIGHT;
+            SDL_zero(*e);
+            e->type = SDL_CONTROLLERAXISMOTION;
+            e->caxis.timestamp = (Uint32)now;
+            e->caxis.which = a->pads[i].id;
+            e->caxis.axis = x ? SDL_CONTROLLER_AXIS_LEFTX : SDL_CONTROLLER_AXIS_LEFTY;
+            e->caxis.value = x ? a->pads[i].x : a->pads[i].y;
+            return true;
+        }
+        int left = (int)(a->pads[i].next_repeat - now);
+        if (*ms_left < 0 || left < *ms_left) *ms_left = left;
+    }
+    return false;
+}
+
 bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out) {
     if (!a || !e || !out) return false;
     switch (e->type) {
@@ -279,10 +400,21 @@ bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out) {
     case SDL_CONTROLLERBUTTONDOWN:
     case SDL_CONTROLLERBUTTONUP: {
         const SDL_ControllerButtonEvent *c = &e->cbutton;
-        fill(out, NG_EVENT_REMOTE, e->type == SDL_CONTROLLERBUTTONDOWN ? NG_KEY_DOWN : NG_KEY_UP,
-             (uint64_t)(Uint32)c->which, event_time(a, c->timestamp), 0.0, 0.0, (int64_t)c->button);
+        int32_t phase = e->type == SDL_CONTROLLERBUTTONDOWN ? NG_KEY_DOWN : NG_KEY_UP;
+        /* When an open controller goes, SDL releases what it held (its
+         * "recentering") before SDL_CONTROLLERDEVICEREMOVED: an up nobody
+         * made, which must not act like a release (activate what has focus).
+         * The controller reads detached by then: end its presses instead. */
+        if (phase == NG_KEY_UP) {
+            SDL_GameController *gc = SDL_GameControllerFromInstanceID(c->which);
+            if (gc && !SDL_GameControllerGetAttached(gc)) phase = NG_KEY_DEVICE_REMOVED;
+        }
+        fill(out, NG_EVENT_REMOTE, phase, (uint64_t)(Uint32)c->which, event_time(a, c->timestamp), 0.0, 0.0,
+             (int64_t)c->button);
         return true;
     }
+    case SDL_CONTROLLERAXISMOTION:
+        return convert_stick(a, &e->caxis, out);
     case SDL_MOUSEWHEEL: {
         const SDL_MouseWheelEvent *w = &e->wheel;
         if (w->which == SDL_TOUCH_MOUSEID) return false;
@@ -301,16 +433,39 @@ bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out) {
     }
 }
 
+/* Whether `e` (converted) is a down of the Back action: repeats and ups are
+ * not, so a key held down is one Back. */
+static bool is_back_down(const ng_sdl2 *a, const SDL_Event *e) {
+    if (e->type == SDL_CONTROLLERBUTTONDOWN) {
+        Uint8 b = e->cbutton.button;
+        return b < 32 && (a->back_buttons & (1u << b)) != 0;
+    }
+    if (e->type == SDL_KEYDOWN && !e->key.repeat) {
+        for (size_t i = 0; i < NG_SDL2_MAX_BACK_KEYS; i++)
+            if (a->back_keys[i] != SDLK_UNKNOWN && a->back_keys[i] == e->key.keysym.sym) return true;
+    }
+    return false;
+}
+
 ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out) {
     if (!out) return NG_E_NULL;
-    ng_sdl2_input none = { false, NG_EVENT_INIT(NG_EVENT_TOUCH), NG_EVENT_RESULT_INIT, false };
+    ng_sdl2_input none = { false, NG_EVENT_INIT(NG_EVENT_TOUCH), NG_EVENT_RESULT_INIT, false,
+                           false, NG_REQUEST_RESULT_INIT };
     *out = none;
     if (!a || !e) return NG_E_NULL;
+    /* SDL sends no BUTTONUP for what the controller held when it went: its
+     * presses end in NavGuard. The host still needs the event (to close its
+     * SDL_GameController), so it is handed back unmapped. */
+    if (e->type == SDL_CONTROLLERDEVICEREMOVED) {
+        int i = pad_index(a, e->cdevice.which, false);
+        if (i >= 0) a->pads[i].used = false;
+        return ng_device_removed(a->ctx, NG_EVENT_REMOTE, (uint64_t)(Uint32)e->cdevice.which);
+    }
     if (!ng_sdl2_convert(a, e, &out->event)) return NG_OK;
     out->mapped = true;
     /* A cancel made from an event that ends touches: the next call makes the
      * next one, or hands the event back unmapped. */
-    out->more = ends_touches(e);
+    out->more = ends_touches(e) || stick_pending(a, e);
     ng_status st = ng_event_submit(a->ctx, &out->event, &out->result);
     if (st != NG_OK) {
         /* Not taken (a point that is not finite...), so it must not read as
@@ -320,6 +475,19 @@ ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out) {
         drop.verdict = NG_VERDICT_DROP;
         drop.reason = NG_REASON_INVALID;
         out->result = drop;
+        return st;
+    }
+    /* The Back action: only once its press is delivered (a hold or a guard
+     * that drops the press drops the Back with it), through the guards. */
+    if (out->result.verdict == NG_VERDICT_DELIVER && is_back_down(a, e)) {
+        ng_request back = NG_REQUEST_INIT(NG_REQ_BACK);
+        back.source = NG_SDL2_SOURCE_BACK;
+        back.flags = a->back_flags;
+        ng_request_result r = NG_REQUEST_RESULT_INIT;
+        if (ng_request_submit(a->ctx, &back, &r) == NG_OK) {
+            out->back = true;
+            out->back_result = r;
+        }
     }
     return st;
 }
@@ -342,6 +510,8 @@ int ng_sdl2_wait_event(ng_sdl2 *a, SDL_Event *e, int timeout_ms) {
     Uint64 start = SDL_GetTicks64();
     for (;;) {
         tick_if_due(a);
+        int stick_ms = -1;
+        if (stick_due(a, e, &stick_ms)) return 1;
         int64_t now = 0, deadline = NG_NO_DEADLINE;
         if (ng_next_deadline(a->ctx, &deadline) != NG_OK || ng_now(a->ctx, &now) != NG_OK)
             deadline = NG_NO_DEADLINE;
@@ -361,6 +531,7 @@ int ng_sdl2_wait_event(ng_sdl2 *a, SDL_Event *e, int timeout_ms) {
         }
         bool nav_limited = nav_ms >= 0 && (host_ms < 0 || nav_ms < host_ms);
         int wait_ms = nav_limited ? nav_ms : host_ms;
+        if (stick_ms >= 0 && (wait_ms < 0 || stick_ms < wait_ms)) wait_ms = stick_ms;
 
         int got = wait_ms < 0 ? SDL_WaitEvent(e) : SDL_WaitEventTimeout(e, wait_ms);
         if (got) {
@@ -376,6 +547,10 @@ int ng_sdl2_wait_event(ng_sdl2 *a, SDL_Event *e, int timeout_ms) {
             return 1;
         }
         if (wait_ms < 0) return 0; /* SDL_WaitEvent failed: do not spin on it */
+        if (stick_due(a, e, &stick_ms)) {
+            tick_if_due(a);
+            return 1;
+        }
         if (tick_if_due(a) || !nav_limited) return 0;
         /* NavGuard's deadline is not due yet. A monotonic clock means SDL woke
          * early (its ms ticks truncate): wait the rest. A clock that did not

@@ -49,7 +49,69 @@
  *    wakes it from the delegate's on_wake for hosts that post with plain
  *    ng_request_post (ng_sdl2_on_wake, ng_sdl2_wake);
  *  - routes NavGuard's on_touch_cancel to the widget bound to the view
- *    (ng_sdl2_bind_view, ng_sdl2_route_touch_cancel).
+ *    (ng_sdl2_bind_view, ng_sdl2_route_touch_cancel);
+ *  - gives controllers and keys their life in NavGuard (navguard.h,
+ *    "Presses"): a controller button is NG_EVENT_REMOTE with code =
+ *    SDL_GameControllerButton (= NG_BUTTON_*) and touch_id = the controller's
+ *    instance id (SDL_JoystickID: it never changes while the controller is
+ *    plugged in, unlike its device index); a key is NG_EVENT_KEY, device 0,
+ *    SDL's repeats NG_KEY_REPEAT. A controller unplugged while a button is
+ *    held ends that press with a cancel, never a release: SDL (2.26) sends
+ *    a BUTTONUP for each held button of an open controller that goes (its
+ *    "recentering"), then SDL_CONTROLLERDEVICEREMOVED. Such an up (its
+ *    controller reads detached) is converted to phase
+ *    NG_KEY_DEVICE_REMOVED, which ends the controller's presses in NavGuard
+ *    (one on_press_cancel each, cause NG_PRESS_DEVICE_REMOVED; its verdict
+ *    is DELIVER, target 0: the host must not treat it as a release). On
+ *    SDL_CONTROLLERDEVICEREMOVED itself, ng_sdl2_submit calls
+ *    ng_device_removed(ctx, NG_EVENT_REMOTE, which) (for a controller the
+ *    host never opened, or an SDL that sends no ups) and returns the event
+ *    unmapped, for the host to close its SDL_GameController. (An up the
+ *    user made just before unplugging, still queued, is then a cancel too.)
+ *  - optionally turns the left stick into D-pad presses (ng_sdl2.stick_dpad;
+ *    see "The left stick" below);
+ *  - turns the Back action (by default the controller's B, Escape and AC
+ *    Back; see ng_sdl2.back_buttons, back_keys) into a guarded Back: see
+ *    "The Back action" below.
+ *
+ * The Back action. A down of a Back button or key is first submitted as the
+ * press it is (so NavGuard gives it its life: a hold drops it, a guard may
+ * refuse it, it gets exactly one end), and only when that down is DELIVERED
+ * does the adapter submit an NG_REQ_BACK request (ng_request_submit, source
+ * NG_SDL2_SOURCE_BACK, flags ng_sdl2.back_flags) through the guard chain. ng_sdl2_input.back says it
+ * did, back_result how the request went (APPLIED, REFUSED, DEFERRED...).
+ * So the Back is sent besides delivering the press, not instead: the host
+ * must treat an input with `back` set as handled (not act on the press
+ * again), and when the Back is applied NavGuard cancels the press (its
+ * transition started: on_press_cancel, cause NG_PRESS_TRANSITION) and drops
+ * its repeats and up, so nothing of it acts on the screen Back reveals.
+ * Repeats and ups never send Back (a key held down is one Back). B mashed
+ * during a slide sends a Back per press, and the default chain's guards
+ * (org.navguard.bar-should) refuse those that arrive while the bar
+ * track is in flight: one level. A host that wants Back on the release, or
+ * B to be an ordinary button, clears back_buttons and back_keys and sends
+ * its own requests.
+ *
+ * The left stick (ng_sdl2.stick_dpad, off by default). SDL reports the
+ * stick as axes; menus want D-pad presses. With stick_dpad set, the left
+ * stick's SDL_CONTROLLERAXISMOTION events of each controller become
+ * NG_EVENT_REMOTE presses of NG_BUTTON_DPAD_UP/DOWN/LEFT/RIGHT, device = the
+ * instance id, as the D-pad's own would be: a direction goes down when the
+ * stick leaves the dead zone (stick_press) along it (the larger axis wins),
+ * and up only when it comes back under stick_release (hysteresis: a stick
+ * resting at the edge does not chatter); a turn from one direction to
+ * another is an up then a down (two events from one SDL event: the `more`
+ * loop of ng_sdl2_submit). A direction held repeats (NG_KEY_REPEAT) after
+ * stick_repeat_delay_ms, then every stick_repeat_ms, in wall time:
+ * ng_sdl2_wait_event wakes for them and returns each as an
+ * SDL_CONTROLLERAXISMOTION of the held axis (its value unchanged), which
+ * ng_sdl2_submit turns into the repeat (an axis event from SDL that finds
+ * a repeat due makes it too). The presses then have the life of
+ * any press (a transition cancels a direction held through it, and its
+ * repeats are dropped until the stick is pushed again). The axes of a
+ * controller that has gone are ignored (its presses end with
+ * ng_device_removed). At most NG_SDL2_MAX_PADS controllers are followed.
+ * Other axis events are not mapped.
  *
  * Thread rule: every function is [owner] (the thread that runs the context and
  * the SDL event loop), except ng_sdl2_post, ng_sdl2_wake and ng_sdl2_on_wake,
@@ -77,6 +139,15 @@ extern "C" {
 #define NG_SDL2_PRESS_UP      NG_KEY_UP
 #define NG_SDL2_PRESS_REPEAT  NG_KEY_REPEAT
 
+/* ng_request.source of the Back requests the adapter sends ("sdl2-back"). */
+#define NG_SDL2_SOURCE_BACK   0x53444C42u
+
+/* Keys that make the Back action (ng_sdl2.back_keys). */
+#define NG_SDL2_MAX_BACK_KEYS 4
+
+/* Controllers whose left stick the adapter follows (ng_sdl2.stick_dpad). */
+#define NG_SDL2_MAX_PADS      8
+
 /* Views that can be bound to a widget (ng_sdl2_bind_view). */
 #define NG_SDL2_MAX_BINDINGS  256
 
@@ -96,6 +167,28 @@ typedef struct ng_sdl2 {
                                   event names none (NULL: the event's window) */
     bool hover;                /* submit mouse motion with no button as
                                   NG_EVENT_HOVER (default true) */
+    uint32_t back_buttons;     /* controller buttons that make the Back action,
+                                  bit (1u << SDL_GameControllerButton)
+                                  (default: 1u << SDL_CONTROLLER_BUTTON_B);
+                                  0: none */
+    SDL_Keycode back_keys[NG_SDL2_MAX_BACK_KEYS];
+                               /* keys that make the Back action; 0 (SDLK_UNKNOWN)
+                                  entries are unused (default: SDLK_ESCAPE,
+                                  SDLK_AC_BACK) */
+    uint32_t back_flags;       /* NG_REQF_* of the Back requests (default
+                                  NG_REQF_ANIMATED | NG_REQF_TIMED: a slide
+                                  the core ends after the context's default
+                                  duration; ANIMATED alone: the host ends it) */
+    bool stick_dpad;           /* the left stick as D-pad presses (default
+                                  false): see "The left stick" below */
+    Sint16 stick_press;        /* dead zone: a direction goes down past this
+                                  deflection (default 16000 of 32767) */
+    Sint16 stick_release;      /* hysteresis: it goes up below this (default
+                                  10000; below stick_press) */
+    Uint32 stick_repeat_delay_ms; /* first NG_KEY_REPEAT after the down
+                                  (default 400) */
+    Uint32 stick_repeat_ms;    /* then one every this many ms (default 100;
+                                  0: no repeats) */
     /* private */
     bool mouse_down;
     Uint32 mouse_window;       /* window of the mouse touch's began */
@@ -110,6 +203,13 @@ typedef struct ng_sdl2 {
         Uint32 window;         /* SDL window id of its down (0: none named) */
         double x, y;           /* its last point */
     } fingers[NG_SDL2_MAX_FINGERS];
+    struct {
+        bool used;
+        SDL_JoystickID id;
+        Sint16 x, y;           /* the left stick's latest axes */
+        int dir;               /* the NG_BUTTON_DPAD_* held, -1: none */
+        Uint64 next_repeat;    /* SDL_GetTicks64 of its next repeat */
+    } pads[NG_SDL2_MAX_PADS];
     size_t binding_count;
     struct {
         uint64_t view_id;
@@ -122,8 +222,9 @@ typedef struct ng_sdl2 {
 typedef struct ng_sdl2_input {
     bool mapped;               /* false: not NavGuard input (window events,
                                   quit, touch-synthesized mouse, right button,
-                                  the adapter's wake-up...): nothing was
-                                  submitted, handle it as usual */
+                                  the adapter's wake-up, a controller
+                                  removed...): nothing was submitted as an
+                                  event, handle it as usual */
     ng_event event;            /* the converted event (window coordinates,
                                   nanoseconds) when mapped */
     ng_event_result result;    /* the verdict when mapped */
@@ -132,6 +233,11 @@ typedef struct ng_sdl2_input {
                                   ng_sdl2_convert) and may end more; the
                                   last call returns it unmapped, for the
                                   host's own handling */
+    bool back;                 /* the event was a delivered down of the Back
+                                  action and the adapter submitted a Back
+                                  request: the input is handled, do not act
+                                  on the press (see "The Back action") */
+    ng_request_result back_result; /* that request's result when `back` */
 } ng_sdl2_input;
 
 /* [owner] Set up `a` for `ctx` (and optionally `window`). Call after
@@ -154,7 +260,10 @@ ng_status ng_sdl2_init(ng_sdl2 *a, ng_context *ctx, SDL_Window *window);
  * until it returns false (ng_sdl2_submit does). A left-button down while
  * the mouse touch is live, and a finger down of a live finger id, convert to
  * NG_TOUCH_BEGAN (a new touch: navguard.h's lost-end rule ends the old one);
- * an up with no live touch is not mapped. A finger's up whose point is not
+ * an up with no live touch is not mapped. SDL_CONTROLLERDEVICEREMOVED is
+ * not mapped (ng_sdl2_submit calls ng_device_removed for it; a host that
+ * converts and submits itself must call ng_device_removed(ctx,
+ * NG_EVENT_REMOTE, e->cdevice.which) itself). A finger's up whose point is not
  * finite is converted to NG_TOUCH_CANCELLED at its last point; a down or
  * move keeps such a point: ng_event_submit refuses it (NG_E_RANGE), and an
  * event NavGuard refused must not be delivered. */
@@ -174,7 +283,12 @@ bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out);
  *     } while (in.more);
  * and every touch SDL will not end gets its cancel, each through the host's
  * usual touch handling. (A host that submits once ends one touch per such
- * event; the watchdog's touch limit ends the rest.) */
+ * event; the watchdog's touch limit ends the rest.) SDL_CONTROLLERDEVICEREMOVED
+ * calls ng_device_removed (NG_EVENT_REMOTE, the instance id) and is returned
+ * unmapped; a status ng_device_removed fails with is returned. A delivered
+ * down of the Back action also submits a Back request (out->back,
+ * out->back_result; see "The Back action"); its status is not returned (the
+ * event's is), a failed submit leaves out->back false. */
 ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out);
 
 /* [owner] Wait for the next SDL event: sleeps until an event arrives,

@@ -4,7 +4,13 @@
  * every conversion field, submit verdicts, ng_sdl2_wait_event's ticking and
  * wake-ups, ng_sdl2_post from another thread (scoped replies refused stale
  * or applied), ng_sdl2_on_wake as the delegate's on_wake, touch-cancel
- * routing, and lost releases (a second down of the mouse or of a finger id).
+ * routing, lost releases (a second down of the mouse or of a finger id),
+ * and game controllers: SDL 2.26's virtual controllers
+ * (SDL_JoystickAttachVirtualEx) unplugged while a button is held (one
+ * on_press_cancel, no release), B and Escape as the guarded Back action, B
+ * mashed during the slide (one level), and the left stick as D-pad presses
+ * (dead zone, hysteresis, a turn in one event, repeats from
+ * ng_sdl2_wait_event, unplugged while held).
  * Runs under SDL's dummy video driver. Events go through SDL's queue
  * (SDL_PushEvent, then SDL_PollEvent) so SDL stamps them as real ones.
  */
@@ -1248,6 +1254,344 @@ static void test_adapter_rules(void) {
            ng_strstatus(st), in.result.verdict);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Game controllers: SDL 2.26's virtual controllers, as SDL makes them        */
+/* ------------------------------------------------------------------------ */
+
+static int g_press_cancels;
+static ng_press_info g_press_cancel;
+
+static void on_press_cancel(void *user, ng_context *ctx, const ng_press_info *press) {
+    (void)user, (void)ctx;
+    g_press_cancels++;
+    g_press_cancel = *press;
+}
+
+static ng_context *make_game_context(void) {
+    ng_options o = NG_OPTIONS_INIT;
+    o.clock = NG_CLOCK_MANUAL;
+    o.manual_start_ns = 1000 * MS;
+    o.delegate.on_outcome = on_outcome;
+    o.delegate.on_press_cancel = on_press_cancel;
+    ng_context *ctx = NULL;
+    if (ng_context_create(&o, &ctx) != NG_OK) {
+        fprintf(stderr, "ng_context_create failed\n");
+        exit(2);
+    }
+    MUST(ctx, ng_chain_configure(ctx, NULL));
+    static const char *routes[] = { "title", "menu", "options" };
+    ng_screen title = { 1, "title", NULL };
+    MUST(ctx, ng_stack_set_root(ctx, &title));
+    for (uint64_t i = 1; i < 3; i++) {
+        ng_request r = NG_REQUEST_INIT(NG_REQ_PUSH);
+        r.screen.id = i + 1;
+        r.screen.route = routes[i];
+        ng_request_result rr = NG_REQUEST_RESULT_INIT;
+        ng_status st = ng_request_submit(ctx, &r, &rr);
+        EXPECT(st == NG_OK && rr.status == NG_OUTCOME_APPLIED, "push %s: %s (%s), %s", routes[i], ng_strstatus(st), ng_errmsg(ctx), ng_outcome_name(rr.status));
+    }
+    return ctx;
+}
+
+/* A virtual controller (SDL_JoystickAttachVirtualEx) opened as a game
+ * controller; returns its device index, *gc and *id set. */
+static int attach_pad(SDL_GameController **gc, SDL_JoystickID *id) {
+    SDL_VirtualJoystickDesc d;
+    SDL_zero(d);
+    d.version = SDL_VIRTUAL_JOYSTICK_DESC_VERSION;
+    d.type = SDL_JOYSTICK_TYPE_GAMECONTROLLER;
+    d.naxes = SDL_CONTROLLER_AXIS_MAX;
+    d.nbuttons = SDL_CONTROLLER_BUTTON_MAX;
+    d.name = "navguard test pad";
+    int index = SDL_JoystickAttachVirtualEx(&d);
+    if (index < 0 || !SDL_IsGameController(index) || !(*gc = SDL_GameControllerOpen(index))) {
+        fprintf(stderr, "virtual controller: %s\n", SDL_GetError());
+        exit(2);
+    }
+    *id = SDL_JoystickInstanceID(SDL_GameControllerGetJoystick(*gc));
+    drain();
+    return index;
+}
+
+/* Pump SDL and submit every controller event it gives through the adapter;
+ * returns how many mapped events, the last in *last; *removed counts
+ * SDL_CONTROLLERDEVICEREMOVED returned unmapped; *backs the Backs sent. */
+static int pump(ng_sdl2 *a, ng_sdl2_input *last, int *removed, int *backs) {
+    int n = 0;
+    SDL_Event e;
+    SDL_GameControllerUpdate();
+    while (SDL_PollEvent(&e)) {
+        if (e.type != SDL_CONTROLLERBUTTONDOWN && e.type != SDL_CONTROLLERBUTTONUP &&
+            e.type != SDL_CONTROLLERDEVICEREMOVED && e.type != SDL_KEYDOWN && e.type != SDL_KEYUP)
+            continue;
+        ng_sdl2_input in;
+        ng_status st = ng_sdl2_submit(a, &e, &in);
+        EXPECT(st == NG_OK, "submit of SDL event 0x%x: %s", (unsigned)e.type, ng_strstatus(st));
+        if (in.mapped) {
+            n++;
+            if (last) *last = in;
+        } else if (e.type == SDL_CONTROLLERDEVICEREMOVED && removed) {
+            (*removed)++;
+        }
+        if (in.back && backs) (*backs)++;
+    }
+    return n;
+}
+
+static size_t stack_depth(ng_context *ctx) {
+    size_t n = 0;
+    ng_stack_count(ctx, &n);
+    return n;
+}
+
+static void set_button(SDL_GameController *gc, SDL_GameControllerButton b, Uint8 down) {
+    SDL_JoystickSetVirtualButton(SDL_GameControllerGetJoystick(gc), b, down);
+}
+
+static void test_game_controllers(void) {
+    /* The dummy driver's windows never have focus, and SDL drops controller
+     * input for an unfocused program unless told otherwise. */
+    SDL_SetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS, "1");
+    if (SDL_InitSubSystem(SDL_INIT_GAMECONTROLLER) != 0) {
+        fprintf(stderr, "SDL_INIT_GAMECONTROLLER: %s\n", SDL_GetError());
+        exit(2);
+    }
+    ng_context *ctx = make_game_context();
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_win);
+    EXPECT(a.back_buttons == (1u << SDL_CONTROLLER_BUTTON_B) && a.back_keys[0] == SDLK_ESCAPE &&
+               a.back_keys[1] == SDLK_AC_BACK && a.back_keys[2] == 0 &&
+               a.back_flags == (NG_REQF_ANIMATED | NG_REQF_TIMED),
+           "the Back action's defaults");
+    SDL_GameController *gc = NULL;
+    SDL_JoystickID id = -1;
+    int index = attach_pad(&gc, &id);
+    ng_sdl2_input in;
+    int removed = 0, backs = 0;
+
+    /* A held, then the controller unplugged: SDL sends no BUTTONUP, the
+     * adapter tells NavGuard, which ends the press with one cancel. */
+    g_press_cancels = 0;
+    set_button(gc, SDL_CONTROLLER_BUTTON_A, 1);
+    EXPECT(pump(&a, &in, &removed, &backs) == 1 && in.event.type == NG_EVENT_REMOTE &&
+               in.event.phase == NG_KEY_DOWN && in.event.code == NG_BUTTON_A &&
+               in.event.touch_id == (uint64_t)(Uint32)id && in.result.verdict == NG_VERDICT_DELIVER && !in.back,
+           "A down from the virtual controller: device %llu (want instance id %d), verdict %d",
+           (unsigned long long)in.event.touch_id, (int)id, in.result.verdict);
+    SDL_JoystickDetachVirtual(index);
+    memset(&in, 0, sizeof in);
+    pump(&a, &in, &removed, &backs);
+    /* SDL's own up for the held A (its recentering) is no release. */
+    EXPECT(in.mapped && in.event.phase == NG_KEY_DEVICE_REMOVED && in.event.touch_id == (uint64_t)(Uint32)id &&
+               in.result.verdict == NG_VERDICT_DELIVER,
+           "the up SDL makes for A as the controller goes: phase %d (want NG_KEY_DEVICE_REMOVED)", in.event.phase);
+    EXPECT(removed == 1, "SDL_CONTROLLERDEVICEREMOVED handed back unmapped %d time(s), want 1", removed);
+    EXPECT(g_press_cancels == 1 && g_press_cancel.cause == NG_PRESS_DEVICE_REMOVED &&
+               g_press_cancel.type == NG_EVENT_REMOTE && g_press_cancel.code == NG_BUTTON_A &&
+               g_press_cancel.device == (uint64_t)(Uint32)id,
+           "unplugged while A is held: %d on_press_cancel (want 1, cause device-removed), cause %d",
+           g_press_cancels, g_press_cancel.cause);
+    SDL_GameControllerClose(gc);
+    pump(&a, NULL, &removed, &backs);
+    EXPECT(g_press_cancels == 1, "a second cancel after the removal: %d", g_press_cancels);
+    EXPECT(stack_depth(ctx) == 3, "the stack moved: %zu", stack_depth(ctx));
+
+    /* A controller that goes with no up from SDL (one the host never
+     * opened): SDL_CONTROLLERDEVICEREMOVED alone ends its presses. */
+    g_press_cancels = 0;
+    SDL_Event c;
+    SDL_zero(c);
+    c.type = SDL_CONTROLLERBUTTONDOWN;
+    c.cbutton.which = 77;
+    c.cbutton.button = SDL_CONTROLLER_BUTTON_X;
+    c.cbutton.state = SDL_PRESSED;
+    ng_sdl2_submit(&a, &c, &in);
+    EXPECT(in.mapped && in.result.verdict == NG_VERDICT_DELIVER && in.event.touch_id == 77, "X down of device 77");
+    SDL_zero(c);
+    c.type = SDL_CONTROLLERDEVICEREMOVED;
+    c.cdevice.which = 77;
+    ng_status st = ng_sdl2_submit(&a, &c, &in);
+    EXPECT(st == NG_OK && !in.mapped && g_press_cancels == 1 && g_press_cancel.device == 77 &&
+               g_press_cancel.code == NG_BUTTON_X && g_press_cancel.cause == NG_PRESS_DEVICE_REMOVED,
+           "SDL_CONTROLLERDEVICEREMOVED of 77: %s, mapped %d, %d cancel(s) (want unmapped, 1)", ng_strstatus(st),
+           in.mapped, g_press_cancels);
+
+    /* B: one guarded Back, the press cancelled by its transition, its up
+     * dropped. Mashed during the slide: still one level. */
+    index = attach_pad(&gc, &id);
+    g_press_cancels = 0;
+    backs = 0;
+    set_button(gc, SDL_CONTROLLER_BUTTON_B, 1);
+    pump(&a, &in, &removed, &backs);
+    EXPECT(backs == 1 && in.back && in.back_result.status == NG_OUTCOME_APPLIED &&
+               in.event.code == NG_BUTTON_B && in.result.verdict == NG_VERDICT_DELIVER,
+           "B: %d Back(s) (want 1), status %d", backs, in.back_result.status);
+    EXPECT(g_press_cancels == 1 && g_press_cancel.cause == NG_PRESS_TRANSITION && g_press_cancel.code == NG_BUTTON_B,
+           "B's press after its Back started: %d cancel(s), cause %d (want 1, transition)", g_press_cancels,
+           g_press_cancel.cause);
+    set_button(gc, SDL_CONTROLLER_BUTTON_B, 0);
+    pump(&a, &in, &removed, &backs);
+    EXPECT(in.event.phase == NG_KEY_UP && in.result.verdict == NG_VERDICT_DROP && !in.back,
+           "B's up after its Back: verdict %d (want DROP)", in.result.verdict);
+    /* Mashed during the slide (350 ms, the default duration): every 80 ms,
+     * the last at 320 ms, past the throttle's 300 ms, so the slide itself
+     * must refuse it. */
+    int refused_by_slide = 0;
+    for (int i = 0; i < 5; i++) {
+        set_button(gc, SDL_CONTROLLER_BUTTON_B, 1);
+        pump(&a, &in, &removed, &backs);
+        EXPECT(!in.back || in.back_result.status != NG_OUTCOME_APPLIED,
+               "B #%d during the slide applied a Back", i + 2);
+        if (getenv("NG_TEST_VERBOSE"))
+            printf("B #%d during the slide: back %d, %s by %s, reason %s\n", i + 2, in.back,
+                   ng_outcome_name(in.back_result.status),
+                   in.back_result.guard_id ? in.back_result.guard_id : "the core",
+                   ng_reason_name(in.back_result.reason));
+        if (in.back && in.back_result.status == NG_OUTCOME_REFUSED && in.back_result.reason == NG_REASON_BUSY)
+            refused_by_slide++;
+        set_button(gc, SDL_CONTROLLER_BUTTON_B, 0);
+        pump(&a, &in, &removed, &backs);
+        ng_clock_advance(ctx, 80 * MS);
+        ng_tick(ctx);
+    }
+    EXPECT(refused_by_slide >= 1, "no B during the slide was refused busy (the slide did not hold)");
+    ng_clock_advance(ctx, 1000 * MS);
+    ng_tick(ctx);
+    EXPECT(stack_depth(ctx) == 2, "B mashed during the slide: stack %zu (want 2: one level)", stack_depth(ctx));
+
+    /* Escape: the keyboard's Back; a repeat is no second Back. */
+    backs = 0;
+    SDL_Event k = key(SDL_KEYDOWN, SDLK_ESCAPE, 0);
+    ng_sdl2_submit(&a, &k, &in);
+    EXPECT(in.back && in.back_result.status == NG_OUTCOME_APPLIED && in.event.type == NG_EVENT_KEY,
+           "Escape: back %d, status %d", in.back, in.back_result.status);
+    k = key(SDL_KEYDOWN, SDLK_ESCAPE, 1);
+    ng_sdl2_submit(&a, &k, &in);
+    EXPECT(!in.back && in.event.phase == NG_KEY_REPEAT, "Escape's repeat sent a Back");
+    k = key(SDL_KEYUP, SDLK_ESCAPE, 0);
+    ng_sdl2_submit(&a, &k, &in);
+    EXPECT(!in.back, "Escape's up sent a Back");
+    ng_clock_advance(ctx, 1000 * MS);
+    ng_tick(ctx);
+    EXPECT(stack_depth(ctx) == 1, "Escape: stack %zu (want 1)", stack_depth(ctx));
+
+    /* Back action off: B is an ordinary button. */
+    a.back_buttons = 0;
+    set_button(gc, SDL_CONTROLLER_BUTTON_B, 1);
+    pump(&a, &in, &removed, &backs);
+    EXPECT(!in.back && in.result.verdict == NG_VERDICT_DELIVER, "B with back_buttons 0 sent a Back");
+    set_button(gc, SDL_CONTROLLER_BUTTON_B, 0);
+    pump(&a, &in, &removed, &backs);
+
+    SDL_GameControllerClose(gc);
+    SDL_JoystickDetachVirtual(index);
+    drain();
+    ng_context_destroy(ctx);
+}
+
+/* The left stick as D-pad presses. */
+static ng_event g_stick[16];
+static int g_stick_n;
+
+static void submit_stick(ng_sdl2 *a, const SDL_Event *e) {
+    ng_sdl2_input in;
+    do {
+        ng_sdl2_submit(a, e, &in);
+        if (in.mapped && g_stick_n < 16) g_stick[g_stick_n++] = in.event;
+        if (in.mapped)
+            EXPECT(in.result.verdict == NG_VERDICT_DELIVER, "stick press dropped (%s)", ng_reason_name(in.result.reason));
+    } while (in.more);
+}
+
+static void stick(ng_sdl2 *a, SDL_GameController *gc, SDL_GameControllerAxis axis, Sint16 v) {
+    g_stick_n = 0;
+    SDL_JoystickSetVirtualAxis(SDL_GameControllerGetJoystick(gc), axis, v);
+    SDL_GameControllerUpdate();
+    SDL_Event e;
+    while (SDL_PollEvent(&e))
+        if (e.type == SDL_CONTROLLERAXISMOTION) submit_stick(a, &e);
+}
+
+static bool stick_is(int i, int32_t phase, int64_t code, SDL_JoystickID id) {
+    return i < g_stick_n && g_stick[i].type == NG_EVENT_REMOTE && g_stick[i].phase == phase &&
+           g_stick[i].code == code && g_stick[i].touch_id == (uint64_t)(Uint32)id;
+}
+
+static void test_stick_dpad(void) {
+    ng_context *ctx = make_game_context();
+    ng_sdl2 a;
+    ng_sdl2_init(&a, ctx, g_win);
+    EXPECT(!a.stick_dpad && a.stick_press == 16000 && a.stick_release == 10000 && a.stick_repeat_delay_ms == 400 &&
+               a.stick_repeat_ms == 100,
+           "the stick's defaults");
+    SDL_GameController *gc = NULL;
+    SDL_JoystickID id = -1;
+    int index = attach_pad(&gc, &id);
+
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 30000);
+    EXPECT(g_stick_n == 0, "stick_dpad off: the stick made %d press event(s)", g_stick_n);
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 0);
+    a.stick_dpad = true;
+
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 15000);
+    EXPECT(g_stick_n == 0, "inside the dead zone: %d event(s)", g_stick_n);
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 20000);
+    EXPECT(g_stick_n == 1 && stick_is(0, NG_KEY_DOWN, NG_BUTTON_DPAD_RIGHT, id), "stick right: %d event(s)", g_stick_n);
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 12000);
+    EXPECT(g_stick_n == 0, "back under the press threshold, above release: %d event(s) (hysteresis)", g_stick_n);
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 9000);
+    EXPECT(g_stick_n == 1 && stick_is(0, NG_KEY_UP, NG_BUTTON_DPAD_RIGHT, id), "under release: %d event(s)", g_stick_n);
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, -30000);
+    EXPECT(g_stick_n == 1 && stick_is(0, NG_KEY_DOWN, NG_BUTTON_DPAD_LEFT, id), "stick left");
+    /* Left to right in one SDL event: an up, then a down (`more`). */
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 30000);
+    EXPECT(g_stick_n == 2 && stick_is(0, NG_KEY_UP, NG_BUTTON_DPAD_LEFT, id) &&
+               stick_is(1, NG_KEY_DOWN, NG_BUTTON_DPAD_RIGHT, id),
+           "left to right at once: %d event(s) (want up left, down right)", g_stick_n);
+    /* A held direction's larger rival axis does not take over until the
+     * held one falls under release. */
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTY, -32000);
+    EXPECT(g_stick_n == 0, "up while right is held above release: %d event(s)", g_stick_n);
+    stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 0);
+    EXPECT(g_stick_n == 2 && stick_is(0, NG_KEY_UP, NG_BUTTON_DPAD_RIGHT, id) &&
+               stick_is(1, NG_KEY_DOWN, NG_BUTTON_DPAD_UP, id),
+           "right let go with up held: %d event(s)", g_stick_n);
+
+    /* Repeats, from ng_sdl2_wait_event: none before the delay, then one per
+     * period (lower bounds only: a slow machine only makes them later). */
+    Uint64 down = SDL_GetTicks64();
+    Uint64 at[2] = { 0, 0 };
+    int repeats = 0;
+    g_stick_n = 0;
+    while (repeats < 2 && SDL_GetTicks64() - down < 5000) {
+        SDL_Event e;
+        if (ng_sdl2_wait_event(&a, &e, 50) != 1) continue;
+        int before = g_stick_n;
+        submit_stick(&a, &e);
+        if (g_stick_n > before && stick_is(before, NG_KEY_REPEAT, NG_BUTTON_DPAD_UP, id)) at[repeats++] = SDL_GetTicks64();
+    }
+    EXPECT(repeats == 2, "%d repeat(s) of a held stick in 5 s", repeats);
+    EXPECT(at[0] >= down + 400 && at[1] >= at[0] + 100, "repeats at +%llu and +%llu ms (want >= 400, then +100)",
+           (unsigned long long)(at[0] - down), (unsigned long long)(at[1] - down));
+    for (int i = 0; i < g_stick_n; i++)
+        EXPECT(g_stick[i].phase == NG_KEY_REPEAT, "the wait made a %s", ng_key_phase_name(g_stick[i].phase));
+
+    /* Unplugged while up is held: one cancel, no up. */
+    g_press_cancels = 0;
+    SDL_JoystickDetachVirtual(index);
+    SDL_GameControllerUpdate();
+    SDL_Event e;
+    g_stick_n = 0;
+    while (SDL_PollEvent(&e)) submit_stick(&a, &e);
+    EXPECT(g_stick_n == 0 || g_stick[0].phase != NG_KEY_UP, "the unplugged stick made an up");
+    EXPECT(g_press_cancels == 1 && g_press_cancel.code == NG_BUTTON_DPAD_UP &&
+               g_press_cancel.cause == NG_PRESS_DEVICE_REMOVED,
+           "unplugged with the stick up: %d cancel(s)", g_press_cancels);
+    SDL_GameControllerClose(gc);
+    drain();
+    ng_context_destroy(ctx);
+}
+
 int main(void) {
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
         fprintf(stderr, "SDL_Init: %s (SDL_VIDEODRIVER=%s)\n", SDL_GetError(),
@@ -1280,6 +1624,8 @@ int main(void) {
     test_post_scoped();
     test_on_wake();
     test_adapter_rules();
+    test_game_controllers();
+    test_stick_dpad();
 
     SDL_DestroyWindow(g_small);
     SDL_DestroyWindow(g_win);
