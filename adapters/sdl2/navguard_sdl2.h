@@ -160,7 +160,8 @@ extern "C" {
 typedef void (*ng_sdl2_cancel_fn)(void *widget, const ng_touch_info *touch);
 
 /* The adapter's state. Allocate it yourself (static, stack or heap) and set
- * it up with ng_sdl2_init; treat the fields after `hover` as private. */
+ * it up with ng_sdl2_init; set the fields above "private" after it (or
+ * leave their defaults), and treat the rest as private. */
 typedef struct ng_sdl2 {
     ng_context *ctx;
     SDL_Window *window;        /* fingers are scaled to this window when their

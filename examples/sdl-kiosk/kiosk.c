@@ -1335,6 +1335,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "sdl-kiosk: ng_sdl2_init: %s (%s)\n", ng_strstatus(st), SDL_GetError());
         return 1;
     }
+    /* Escape is the developer's quit key here, and the kiosk sends its own
+     * Back for Backspace and AC Back (handle_input: only when the key is
+     * delivered, with the kiosk's source): the adapter's Back action keeps
+     * only the controller's B. */
+    memset(ap->a.back_keys, 0, sizeof ap->a.back_keys);
 
     for (size_t i = 0; i < sizeof BUTTONS / sizeof BUTTONS[0] && i < MAX_BUTTONS; i++) {
         button *b = &ap->buttons[ap->nbuttons++];
