@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
   if (!strncmp(m, "default", 7) || !strncmp(m, "rec", 3)) CHECK(ng_chain_configure(ctx, NULL));
   if (!strcmp(m, "holds")) for (int i = 0; i < 1000; i++) { uint64_t t; CHECK(ng_hold_begin(ctx, "b", NG_MASK_KEY, 0, &t)); }
   ng_record_options ro = NG_RECORD_OPTIONS_INIT;
-  if (!strcmp(m, "rec-ring")) { ro.ring_records = 100000; CHECK(ng_record_start(ctx, &ro)); }
+  if (!strcmp(m, "rec-ring")) { ro.ring_records = getenv("RING") ? (uint32_t)atol(getenv("RING")) : 100000; CHECK(ng_record_start(ctx, &ro)); }
   if (!strcmp(m, "rec-file")) { ro.path = "/dev/null"; CHECK(ng_record_start(ctx, &ro)); }
   if (!strcmp(m, "rec-writer")) { ro.write = discard; CHECK(ng_record_start(ctx, &ro)); }
   ng_view w = NG_VIEW_INIT; w.id = 1; w.frame.width = 1024; w.frame.height = 768; CHECK(ng_view_set(ctx, &w));

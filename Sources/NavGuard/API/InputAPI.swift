@@ -72,7 +72,7 @@ public func ng_event_submit(_ ctx: OpaquePointer?, _ event: UnsafePointer<ng_eve
             throw error
         }
     }
-    return withContext(ctx, record: .event, deadline: false, submit)
+    return withContext(ctx, record: .event, entersWithArgs: true, deadline: false, submit)
 }
 
 /// An event of another size than ours, or one dated before the previous
@@ -109,8 +109,9 @@ private func refused(_ out: UnsafeMutablePointer<ng_event_result>?) {
 
 /// Record, route and answer one accepted event. Written into the common
 /// case's body (`@_transparent`: the call and its frame cost as much as the
-/// rest); the recorder's arguments and a short `out` are out of line (its
-/// result, a few stores into the call's frame, is not).
+/// rest); the recorder's entry with the arguments (withContext's
+/// `entersWithArgs`) and a short `out` are out of line (its result, a few
+/// stores into the call's frame, is not).
 @_transparent
 private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: UnsafeMutablePointer<ng_event_result>?) {
     // The recorder is looked up once (it cannot start or stop meanwhile).
@@ -135,7 +136,9 @@ private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: U
 
 @inline(never)
 private func recordEventArgs(_ rec: Unmanaged<Recorder>, _ event: UnsafePointer<ng_event>) {
-    rec._withUnsafeGuaranteedRef { $0.args(continuous: isContinuous(event.pointee)) { EventCall.encode(&$0, event.pointee) } }
+    rec._withUnsafeGuaranteedRef {
+        $0.enterArgs(.event, continuous: isContinuous(event.pointee)) { EventCall.encode(&$0, event.pointee) }
+    }
 }
 
 @inline(__always)

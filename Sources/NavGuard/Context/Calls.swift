@@ -32,16 +32,27 @@ func withContext(_ handle: OpaquePointer?, _ body: (ContextBox) throws(EngineErr
 /// on_deadline hears of a new deadline (`deadline` false: the body decides,
 /// for continuous input). Without a recorder and on_deadline this costs two
 /// loads and branches.
+///
+/// `entersWithArgs`: the body enters the recorder itself, with its
+/// arguments, in one out-of-line call (`Recorder.enterArgs`), which saves a
+/// call on every recorded event. Only for a body that, before then, only
+/// validates (no callback, no state change, no record): a call refused
+/// before it is entered here as it returns, and recorded as rejected, the
+/// same records as entering first.
 @inline(__always)
-func withContext(_ handle: OpaquePointer?, record fn: CallFn, flush: Bool = false, deadline: Bool = true,
-                 _ body: (ContextBox) throws(EngineError) -> Void) -> ng_status {
+func withContext(_ handle: OpaquePointer?, record fn: CallFn, entersWithArgs: Bool = false, flush: Bool = false,
+                 deadline: Bool = true, _ body: (ContextBox) throws(EngineError) -> Void) -> ng_status {
     var status = NG_OK
     guard let box = registry.owned(handle, &status) else { return status }
     return box._withUnsafeGuaranteedRef { b in
         let rec = b.bridge.rec
         if let rec, rec._withUnsafeGuaranteedRef({ $0.inWriter }) { return b.fail(.inWriter) }
         b.engine.beginCall()
-        if let rec { b.recorderEnter(rec, fn) }
+        // The calls in progress before this one (entersWithArgs).
+        var outer = 0
+        if let rec {
+            if entersWithArgs { outer = rec._withUnsafeGuaranteedRef { $0.callDepth } } else { b.recorderEnter(rec, fn) }
+        }
         var st = NG_OK
         do throws(EngineError) {
             if b.engine.isCuttingWork { throw .workCut }
@@ -50,7 +61,10 @@ func withContext(_ handle: OpaquePointer?, record fn: CallFn, flush: Bool = fals
             st = b.fail(error)
         }
         if _slowPath(b.engine.workCut != nil) { st = b.endCutCall(st) }
-        if let rec { b.recorderLeave(rec, st, flush: flush) }
+        if let rec {
+            if entersWithArgs && rec._withUnsafeGuaranteedRef({ $0.callDepth }) == outer { b.recorderEnter(rec, fn) }
+            b.recorderLeave(rec, st, flush: flush)
+        }
         if deadline { b.bridge.reportDeadline() }
         return st
     }

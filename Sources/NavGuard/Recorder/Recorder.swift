@@ -207,6 +207,18 @@ final class Recorder {
         }
     }
 
+    /// A recorded export begins and its arguments passed validation, at
+    /// once (withContext's `entersWithArgs`): the records of `enter` then
+    /// `args`.
+    @inline(__always)
+    func enterArgs(_ fn: CallFn, continuous: Bool, _ body: (inout RecordWriter) -> Void) {
+        enter(fn)
+        args(continuous: continuous, body)
+    }
+
+    /// How many recorded calls are in progress.
+    var callDepth: Int { depth }
+
     /// What the call returns beside its status.
     @inline(__always)
     func result(_ r: CallResult) { frames[depth - 1].result = r }
