@@ -120,6 +120,7 @@ extension Request {
             drivingTouch = c.driving_touch
         }
         if covers(declared, MemoryLayout<ng_request>.fieldOffset { $0.offset(of: &$0.pointee.from_screen) }, 8) { fromScreen = c.from_screen }
+        if covers(declared, MemoryLayout<ng_request>.fieldOffset { $0.offset(of: &$0.pointee.device) }, 8) { device = c.device }
         var screenFlags: UInt32 = 0
         if kind == .push && covers(declared, MemoryLayout<ng_request>.fieldOffset { $0.offset(of: &$0.pointee.screen_flags) }, 4) {
             if let m = screenFlagsProblem(c.screen_flags) { throw EngineError(NG_E_RANGE, "screen_flags: \(m)") }

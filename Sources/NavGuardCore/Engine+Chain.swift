@@ -104,6 +104,7 @@ extension Engine {
         g.attempt = r.attempt
         g.target_id = r.targetID
         g.now_ns = now
+        g.device = r.device
         return g
     }
 

@@ -48,6 +48,9 @@ public struct Request: Sendable {
     /// The screen it was issued from (ng_request.from_screen), or 0: when it
     /// would apply and that screen is not the top, it is stale.
     public var fromScreen: UInt64 = 0
+    /// The device that made it (ng_request.device), or 0: carried to the
+    /// guards only.
+    public var device: UInt64 = 0
     /// Re-evaluations after a guard's deferred_apply.
     public var attempt: UInt32 = 0
     /// Set when the request was malformed: it is refused (NG_REASON_INVALID)

@@ -378,6 +378,6 @@ private func withOptionalCString<T>(_ s: String?, _ body: (UnsafePointer<CChar>?
 
 /// How far `field` (`&p.pointee.name`) lies from the start of `base`.
 @inline(__always)
-private func offset<T>(of field: UnsafeMutableRawPointer, in base: UnsafeMutablePointer<T>) -> Int {
+func offset<T>(of field: UnsafeMutableRawPointer, in base: UnsafeMutablePointer<T>) -> Int {
     field - UnsafeMutableRawPointer(base)
 }

@@ -159,6 +159,15 @@ public struct GuardRequest {
     }
     /// The context's clock when the chain began voting.
     public var nowNs: Int64 { raw.now_ns }
+    /// The device that made it (ABI 1.3), or 0 for none or an older host.
+    public var device: UInt64 {
+        // Read from a scratch struct's address: Embedded Swift has no key
+        // paths for MemoryLayout.offset(of:).
+        let end = withUnsafeTemporaryAllocation(of: ng_guard_request.self, capacity: 1) { scratch in
+            offset(of: &scratch.baseAddress!.pointee.device, in: scratch.baseAddress!) + 8
+        }
+        return Int(raw.size) >= end ? raw.device : 0
+    }
 }
 
 /// An input event as guards see it (ng_guard_event).

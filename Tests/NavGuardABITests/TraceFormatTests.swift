@@ -74,10 +74,12 @@ struct TraceFormatTests {
         r.durationNs = 5
         r.drivingTouch = UInt64.max
         r.fromScreen = 2
+        r.device = 1 << 40
         let req = formatted({ TraceRequest.encode(&$0, r) }) { TraceRequest.format(&$0, $1) }
         let back = try? TraceRequest(json: req)
         #expect(back?.kind == NG_REQ_REPLACE_STACK && back?.flags == 1 && back?.source == 7 && back?.target == 9
-                && back?.durationNs == 5 && back?.touch == UInt64.max && back?.from == 2, "\(JSON.serialize(req))")
+                && back?.durationNs == 5 && back?.touch == UInt64.max && back?.from == 2 && back?.device == 1 << 40,
+               "\(JSON.serialize(req))")
         #expect(back?.screens.map { $0.route } == ["menu", "item \"x\""] && back?.screens[1].flags == 1 && back?.screens[1].identity == "i")
 
         var e = ng_event()

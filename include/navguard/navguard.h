@@ -466,8 +466,14 @@ typedef struct ng_request {
                                  by ng_context_destroy). Any other screen is
                                  stale at once. */
     uint32_t screen_flags;    /* PUSH: the pushed screen's NG_SCREENF_* flags */
+    /* Since 0.4 (read only when `size` covers it; else 0): */
+    uint64_t device;          /* the input device that made the request (a
+                                 controller: the touch_id of its presses), or
+                                 0 for none (a timer, the network, a touch
+                                 host). NavGuard only carries it to the guards
+                                 (org.navguard.device-owner). */
 } ng_request;
-#define NG_REQUEST_INIT(k) { sizeof(ng_request), (k), 0u, 0u, { 0u, NULL, NULL }, 0u, NULL, 0u, 0, 0u, 0u, 0u }
+#define NG_REQUEST_INIT(k) { sizeof(ng_request), (k), 0u, 0u, { 0u, NULL, NULL }, 0u, NULL, 0u, 0, 0u, 0u, 0u, 0u }
 
 /* What ng_request_submit reports at once. */
 typedef struct ng_request_result {

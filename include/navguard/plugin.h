@@ -56,7 +56,7 @@ extern "C" {
  * ng_screen_info flags; a touch NavGuard cancels is retired at once (no
  * longer live: touch_get no longer lists NG_TOUCH_STATE_CANCELLED). 1.3
  * (NavGuard 0.4): the descriptor grew event_mask (the events on_event is
- * called for); ng_touch_info grew in_way_ns. */
+ * called for); ng_touch_info grew in_way_ns; ng_guard_request grew device. */
 #define NG_PLUGIN_ABI_MAJOR 1
 #define NG_PLUGIN_ABI_MINOR 3
 #define NG_PLUGIN_ENTRY_SYMBOL "ng_plugin_entry"
@@ -107,8 +107,11 @@ typedef struct ng_guard_request {
     const ng_screen *screens;  /* REPLACE_STACK */
     size_t screen_count;
     int64_t now_ns;
+    /* --- ABI 1.3: test NG_HAS_FIELD(r, ng_guard_request, device) --- */
+    uint64_t device;           /* ng_request.device: the device that made it,
+                                  or 0 for none */
 } ng_guard_request;
-#define NG_GUARD_REQUEST_INIT { sizeof(ng_guard_request), 0u, 0, 0u, 0u, 0u, NULL, 0u, NULL, 0u, 0 }
+#define NG_GUARD_REQUEST_INIT { sizeof(ng_guard_request), 0u, 0, 0u, 0u, 0u, NULL, 0u, NULL, 0u, 0, 0u }
 
 /* Guard event flags. */
 #define NG_GEVF_FINAL  0x1u  /* the ended/cancelled phase of a delivered touch:

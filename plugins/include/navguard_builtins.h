@@ -24,6 +24,7 @@ const ng_plugin_descriptor *ngg_throttle_descriptor(void);        /* org.navguar
 const ng_plugin_descriptor *ngg_ffi_predicate_descriptor(void);   /* org.navguard.ffi-predicate */
 const ng_plugin_descriptor *ngg_confirm_leave_descriptor(void);   /* org.navguard.confirm-leave */
 const ng_plugin_descriptor *ngg_idle_return_descriptor(void);     /* org.navguard.idle-return */
+const ng_plugin_descriptor *ngg_device_owner_descriptor(void);    /* org.navguard.device-owner */
 
 #ifdef __cplusplus
 }

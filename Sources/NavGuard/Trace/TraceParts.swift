@@ -154,7 +154,7 @@ public struct TraceScreen: Equatable {
 // MARK: Request
 
 /// A request (ng_request): `{"kind":"push","flags":1,"source":2,"screen":{...},
-/// "target":3,"screens":[...],"duration_ns":5,"touch":7,"from":2}`, each key
+/// "target":3,"screens":[...],"duration_ns":5,"touch":7,"from":2,"device":4}`, each key
 /// but `kind` only when it is not zero or empty.
 public struct TraceRequest {
     /// NG_REQ_*; -1 when the record names no known kind.
@@ -168,6 +168,8 @@ public struct TraceRequest {
     /// The driving touch, when the request names one (0 included).
     public var touch: UInt64?
     public var from: UInt64 = 0
+    /// ng_request.device (0: none).
+    public var device: UInt64 = 0
 
     public var kindName: String { enumName(kind, ng_request_kind_name) }
 
@@ -184,6 +186,7 @@ public struct TraceRequest {
         w.bool(r.drivingTouch != nil)
         w.u64(r.drivingTouch ?? 0)
         w.u64(r.fromScreen)
+        w.u64(r.device)
     }
 
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
@@ -216,6 +219,8 @@ public struct TraceRequest {
         if hasTouch { w.field("touch", touch) }
         let from = r.u64()
         if from != 0 { w.field("from", from) }
+        let device = r.u64()
+        if device != 0 { w.field("device", device) }
     }
 
     public init(json v: JSONValue) throws(FieldError) {
@@ -231,6 +236,7 @@ public struct TraceRequest {
         durationNs = try integer(v["duration_ns"], "duration_ns")
         if v["touch"] != nil { touch = try integer(v["touch"], "touch", as: UInt64.self) }
         from = try integer(v["from"], "from")
+        device = try integer(v["device"], "device")
     }
 
     public init(kind: Int32) { self.kind = kind }
@@ -249,6 +255,7 @@ public struct TraceRequest {
         r.duration_ns = durationNs
         r.driving_touch = touch ?? 0
         r.from_screen = from
+        r.device = device
         if kind == NG_REQ_PUSH { r.screen_flags = screen?.flags ?? 0 }
         let c = screens.map { strings.screen($0) }
         return c.withUnsafeBufferPointer { buf in
