@@ -183,10 +183,13 @@ public struct TraceRequest {
         w.u32(UInt32(r.screens.count))
         for s in r.screens { TraceScreen.encode(&w, s) }
         w.i64(r.durationNs)
-        w.bool(r.drivingTouch != nil)
+        // One byte of marks: 1, a driving touch (0.3's bool); 2, a device
+        // follows at the end (0.4). A 0.3 record has no device: its byte is
+        // 0 or 1, so old rings and crash dumps read as before.
+        w.u8((r.drivingTouch != nil ? 1 : 0) | (r.device != 0 ? 2 : 0))
         w.u64(r.drivingTouch ?? 0)
         w.u64(r.fromScreen)
-        w.u64(r.device)
+        if r.device != 0 { w.u64(r.device) }
     }
 
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
@@ -214,13 +217,15 @@ public struct TraceRequest {
         }
         let duration = r.i64()
         if duration != 0 { w.field("duration_ns", duration) }
-        let hasTouch = r.bool()
+        let marks = r.u8()
         let touch = r.u64()
-        if hasTouch { w.field("touch", touch) }
+        if marks & 1 != 0 { w.field("touch", touch) }
         let from = r.u64()
         if from != 0 { w.field("from", from) }
-        let device = r.u64()
-        if device != 0 { w.field("device", device) }
+        if marks & 2 != 0 {
+            let device = r.u64()
+            if device != 0 { w.field("device", device) }
+        }
     }
 
     public init(json v: JSONValue) throws(FieldError) {
