@@ -280,6 +280,20 @@ extension Engine {
         guard stacked || restorable else { throw EngineError(NG_E_NOT_FOUND, "screen \(id) is not on the stack") }
     }
 
+    /// The host sets a stacked screen's focus token (on the stack, and on
+    /// the stack a swipe in flight would restore).
+    public func setScreenFocus(_ id: UInt64, _ token: UInt64) throws(EngineError) {
+        let stacked = stack.setFocus(token, of: id)
+        let restorable = transitions.setFocus(token, of: id)
+        guard stacked || restorable else { throw EngineError(NG_E_NOT_FOUND, "screen \(id) is not on the stack") }
+    }
+
+    /// A stacked screen's focus token.
+    public func screenFocus(_ id: UInt64) throws(EngineError) -> UInt64 {
+        guard let t = stack.focus(of: id) else { throw EngineError(NG_E_NOT_FOUND, "screen \(id) is not on the stack") }
+        return t
+    }
+
     func deferredDrop(_ id: UInt64, slot: Int, reason: Reason, message: CStr?) -> Bool {
         guard deferred.contains(id, slot: slot) else { return false }
         act(.deferredDrop(requestID: id, slot: slot, reason: reason, message: message))

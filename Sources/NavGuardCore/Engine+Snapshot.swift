@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stack snapshots: JSON text the host stores and later restores.
 // {"navguard_snapshot":1,"screens":[{"id":1,"route":"home","identity":"home"}]}
-// A screen with NG_SCREENF_* flags also has "flags": 1 (NavGuard 0.3).
+// A screen with NG_SCREENF_* flags also has "flags": 1 (NavGuard 0.3), one
+// with a focus token "focus" (0.4; above 2^63-1 as its two's complement).
 
 import CNavGuard
 
@@ -17,6 +18,7 @@ extension Engine {
                                                  ("route", .string(s.route.string)),
                                                  ("identity", .string(s.identity.string))]
             if s.flags != 0 { fields.append(("flags", .integer(Int64(s.flags)))) }
+            if s.focus != 0 { fields.append(("focus", .integer(Int64(bitPattern: s.focus)))) }
             screens.append(.object(fields))
         }
         return JSON.serialize(.object([("navguard_snapshot", .integer(Engine.snapshotVersion)),
@@ -72,7 +74,12 @@ extension Engine {
                 }
                 flags = u
             }
-            out.append(Screen(id: UInt64(bitPattern: idv), route: route, identity: identity, flags: flags))
+            var screen = Screen(id: UInt64(bitPattern: idv), route: route, identity: identity, flags: flags)
+            if let f = item["focus"], !f.isNull {
+                guard let v = f.int64 else { throw EngineError(NG_E_RANGE, "screens[\(i)].focus must be an integer") }
+                screen.focus = UInt64(bitPattern: v)
+            }
+            out.append(screen)
         }
         if let m = ScreenStack.problem(out) { throw EngineError(NG_E_RANGE, "snapshot: \(m)") }
         return out

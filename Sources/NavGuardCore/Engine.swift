@@ -309,6 +309,9 @@ public final class Engine {
             guardsOutcome(o)
             observer?.engineOutcome(o)
         case .transition(var e):
+            // The stack is the newest when a phase is delivered: the screen
+            // shown hands back its focus token (0 when it is gone or new).
+            e.focus_token = stack.focus(of: e.to_id) ?? 0
             guardsTransition(&e)
             observer?.engineTransition(e)
         case .holdBegan(let token, let label, let mask):

@@ -8,6 +8,9 @@ public struct Screen: Sendable {
     public var identity: CStr
     /// NG_SCREENF_* (the host's bits included).
     public var flags: UInt32
+    /// The host's focus token (ng_screen_set_focus), 0 for none. Kept with
+    /// the screen so a pop, pop-to or rolled-back swipe hands it back.
+    public var focus: UInt64 = 0
 
     public init(id: UInt64, route: CStr, identity: CStr, flags: UInt32 = 0) {
         self.id = id
@@ -29,6 +32,7 @@ public struct Screen: Sendable {
         i.route = UnsafePointer(route.pointer)
         i.identity = UnsafePointer(identity.pointer)
         i.flags = flags
+        i.focus_token = focus
         return i
     }
 }

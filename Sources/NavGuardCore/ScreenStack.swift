@@ -11,7 +11,8 @@
 ///    replace), not of their flags. A copy set aside (the stack before a
 ///    swipe) keeps the generation it had, so a generation says "unchanged"
 ///    only to someone who looks at every change: the engine does (its
-///    `stack` observer), for the open question (QuestionDesk).
+///    `stack` observer), for the open question (QuestionDesk). Focus
+///    tokens, like flags, are not a change of the screens.
 struct ScreenStack {
     private(set) var screens: [Screen] = []
     private var ids = Set<UInt64>()
@@ -48,6 +49,20 @@ struct ScreenStack {
         guard let i = lastIndex(of: id) else { return false }
         screens[i].flags = flags
         return true
+    }
+
+    /// Set a stacked screen's focus token; false when the id is not stacked.
+    mutating func setFocus(_ token: UInt64, of id: UInt64) -> Bool {
+        guard let i = lastIndex(of: id) else { return false }
+        screens[i].focus = token
+        return true
+    }
+
+    /// A stacked screen's focus token, nil when the id is not stacked (the
+    /// top is found first: the usual case costs one comparison).
+    func focus(of id: UInt64) -> UInt64? {
+        guard let i = lastIndex(of: id) else { return nil }
+        return screens[i].focus
     }
 
     /// Keep the screens up to and including index `i`.

@@ -142,6 +142,11 @@ struct Transitions {
         before?.setFlags(flags, of: id) ?? false
     }
 
+    /// A screen's focus token changed: the stack a swipe would restore keeps it.
+    mutating func setFocus(_ token: UInt64, of id: UInt64) -> Bool {
+        before?.setFocus(token, of: id) ?? false
+    }
+
     /// A track in flight as hosts and guards see it (ng_track_info).
     func view(_ which: Track) -> ng_track_info? {
         guard let t = track(which) else { return nil }

@@ -517,6 +517,16 @@ typedef struct ng_transition_event {
     /* Since 0.3 (test NG_HAS_FIELD before reading): */
     uint32_t depth;           /* screens on the stack this transition shows
                                  (WILL, DID) or restores (CANCELLED) */
+    /* Since 0.4 (test NG_HAS_FIELD before reading): */
+    uint64_t focus_token;     /* the focus token of `to_id` (ng_screen_set_focus)
+                                 as the stack holds it when the phase is
+                                 delivered; 0 when none was set or `to_id` is
+                                 not stacked. A screen that becomes the top
+                                 again (a pop, a pop-to, a swipe back rolled
+                                 back: CANCELLED) hands back the token it had
+                                 when it was covered, so the host restores
+                                 focus without a table of its own. A pushed
+                                 or replaced screen is new: 0. */
 } ng_transition_event;
 
 /* A hold that ended. */
@@ -678,8 +688,10 @@ typedef struct ng_screen_info {
     const char *identity;
     /* Since 0.3; written only when `size` covers it: */
     uint32_t flags;           /* NG_SCREENF_* */
+    /* Since 0.4; written only when `size` covers it: */
+    uint64_t focus_token;     /* ng_screen_set_focus's token, 0 when none */
 } ng_screen_info;
-#define NG_SCREEN_INFO_INIT { sizeof(ng_screen_info), 0u, NULL, NULL, 0u }
+#define NG_SCREEN_INFO_INIT { sizeof(ng_screen_info), 0u, NULL, NULL, 0u, 0u }
 
 /* Touch phases (ng_event.phase for NG_EVENT_TOUCH). */
 #define NG_TOUCH_BEGAN      0
@@ -1001,6 +1013,8 @@ NG_API ng_status ng_stack_get(ng_context *ctx, size_t index, ng_screen_info *out
 
 /* [owner, callback-safe] Serialize the stack as JSON text
  * ({"navguard_snapshot":1,"screens":[{"id":1,"route":"home","identity":"home"}]}).
+ * A screen with flags or a focus token also has "flags" and "focus" (0.4;
+ * tokens above 2^63-1 as their two's-complement negative).
  * *out_text is NUL-terminated, allocated for the caller: free it with ng_free.
  * `out_len` may be NULL. Returns NG_OK, NG_E_HANDLE, NG_E_NULL,
  * NG_E_NO_MEMORY, NG_E_THREAD. */
@@ -1025,6 +1039,31 @@ NG_API ng_status ng_stack_restore(ng_context *ctx, const char *text, size_t len)
  * NG_E_HANDLE, NG_E_RANGE (unknown bits outside NG_SCREENF_USER_MASK),
  * NG_E_NOT_FOUND (no such screen on the stack), NG_E_THREAD. */
 NG_API ng_status ng_screen_set_flags(ng_context *ctx, uint64_t screen_id, uint32_t flags);
+
+/* Focus that comes back (since 0.4). The host owns focus; NavGuard keeps
+ * each stacked screen's focus token for it: any 64-bit value the host
+ * chooses (a widget id, an index), 0 meaning none. A screen starts with 0
+ * (pushed, replaced, set as root). When a screen becomes the top again
+ * after a pop, a pop-to or a swipe back rolled back, its transition phases
+ * carry its token (ng_transition_event.focus_token) and the host gives focus
+ * back to that widget. Snapshots (ng_stack_snapshot, "focus") and
+ * ng_stack_restore carry the tokens; traces record ng_screen_set_focus and
+ * replay it. */
+
+/* [owner, callback-safe] Set the focus token of a stacked screen, usually
+ * the top as its focus moves (or a covered screen, e.g. from did-show of the
+ * screen above it). While a swipe back is in flight, the stack it would
+ * restore on a rollback keeps the token too. Takes no pointer. Returns
+ * NG_OK, NG_E_HANDLE, NG_E_NOT_FOUND (no such screen on the stack),
+ * NG_E_THREAD. */
+NG_API ng_status ng_screen_set_focus(ng_context *ctx, uint64_t screen_id, uint64_t token);
+
+/* [owner, callback-safe] Read a stacked screen's focus token into
+ * `*out_token` (0 when none was set; also ng_screen_info.focus_token).
+ * `out_token` is the caller's, written only on NG_OK. Returns NG_OK,
+ * NG_E_HANDLE, NG_E_NULL (out_token), NG_E_NOT_FOUND (no such screen on the
+ * stack), NG_E_THREAD. */
+NG_API ng_status ng_screen_get_focus(ng_context *ctx, uint64_t screen_id, uint64_t *out_token);
 
 /* [any-thread] Free memory the library allocated for the caller. NULL: no-op. */
 NG_API void ng_free(void *ptr);

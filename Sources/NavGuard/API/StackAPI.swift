@@ -3,7 +3,8 @@ import CNavGuard
 import NavGuardLibc
 import NavGuardCore
 
-// navguard.h, "Stack": the root, reading the stack, snapshots, screen flags,
+// navguard.h, "Stack": the root, reading the stack, snapshots, screen flags
+// and focus tokens,
 // and ng_free for what the library hands out.
 
 @c @implementation
@@ -74,6 +75,25 @@ public func ng_screen_set_flags(_ ctx: OpaquePointer?, _ screenID: UInt64, _ fla
             w.u32(flags)
         }
         try box.engine.setScreenFlags(screenID, flags)
+    }
+}
+
+@c @implementation
+public func ng_screen_set_focus(_ ctx: OpaquePointer?, _ screenID: UInt64, _ token: UInt64) -> ng_status {
+    withContext(ctx, record: .screenFocus) { box throws(EngineError) in
+        box.recordArgs { w in
+            w.u64(screenID)
+            w.u64(token)
+        }
+        try box.engine.setScreenFocus(screenID, token)
+    }
+}
+
+@c @implementation
+public func ng_screen_get_focus(_ ctx: OpaquePointer?, _ screenID: UInt64, _ outToken: UnsafeMutablePointer<UInt64>?) -> ng_status {
+    withContext(ctx) { box throws(EngineError) in
+        guard let outToken else { throw .null("out_token") }
+        outToken.pointee = try box.engine.screenFocus(screenID)
     }
 }
 

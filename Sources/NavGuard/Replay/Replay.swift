@@ -475,6 +475,8 @@ final class Replayer {
             st = ng_interactive_complete(ctx)
         case .screenFlags(let id, let flags):
             st = ng_screen_set_flags(ctx, id, flags)
+        case .screenFocus(let id, let token):
+            st = ng_screen_set_focus(ctx, id, token)
         case .questionAnswer(let id, let answer):
             st = ng_question_answer(ctx, id, answer)
         case .restore(var bytes):

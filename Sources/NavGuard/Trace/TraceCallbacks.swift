@@ -125,6 +125,8 @@ public struct TraceTransition {
     public var kind: Int32
     public var from: UInt64
     public var to: UInt64
+    /// The focus token handed back (0.4; absent: 0).
+    public var focus: UInt64
 
     public var kindName: String { enumName(kind, ng_request_kind_name) }
 
@@ -136,6 +138,7 @@ public struct TraceTransition {
         w.i32(e.kind)
         w.u64(e.from_id)
         w.u64(e.to_id)
+        w.u64(e.focus_token)
     }
 
     static func format(_ r: inout RecordReader, _ w: TraceLine) {
@@ -146,6 +149,9 @@ public struct TraceTransition {
         w.field("kind", r.i32(), .requestKind)
         w.field("from", r.u64())
         w.field("to", r.u64())
+        // Only when set: traces without focus tokens read as before.
+        let focus = r.u64()
+        if focus != 0 { w.field("focus", focus) }
     }
 
     init(json v: JSONValue) {
@@ -156,6 +162,7 @@ public struct TraceTransition {
         kind = enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT)
         from = v["from"]?.uint64 ?? 0
         to = v["to"]?.uint64 ?? 0
+        focus = v["focus"]?.uint64 ?? 0
     }
 }
 

@@ -15,7 +15,8 @@ import NavGuardCore
 public enum CallFn: UInt8, CaseIterable {
     case root = 1, submit, event, viewSet, viewRemove, holdBegin, holdEnd, finish,
          interactiveUpdate, interactiveCancel, interactiveRelease, interactiveComplete,
-         screenFlags, questionAnswer, restore, tick, clockSet, clockAdvance, chain, destroy
+         screenFlags, questionAnswer, restore, tick, clockSet, clockAdvance, chain, destroy,
+         screenFocus
 
     public var name: StaticString {
         switch self {
@@ -39,6 +40,7 @@ public enum CallFn: UInt8, CaseIterable {
         case .clockAdvance: return "clock_advance"
         case .chain: return "chain"
         case .destroy: return "destroy"
+        case .screenFocus: return "screen_focus"
         }
     }
 
@@ -76,6 +78,7 @@ public indirect enum CallArgs {
     case interactiveRelease(finish: Bool)
     case interactiveComplete
     case screenFlags(id: UInt64, flags: UInt32)
+    case screenFocus(id: UInt64, token: UInt64)
     case questionAnswer(id: UInt64, answer: Int32)
     case restore([UInt8])
     case tick
@@ -101,6 +104,7 @@ public indirect enum CallArgs {
         case .interactiveRelease: return .interactiveRelease(finish: v["finish"]?.bool ?? false)
         case .interactiveComplete: return .interactiveComplete
         case .screenFlags: return .screenFlags(id: try integer(v["id"], "id"), flags: try integer(v["flags"], "flags"))
+        case .screenFocus: return .screenFocus(id: try integer(v["id"], "id"), token: try integer(v["token"], "token"))
         case .questionAnswer: return try QuestionAnswerCall.read(v)
         case .restore: return try RestoreCall.read(v)
         case .tick: return .tick
@@ -127,6 +131,9 @@ public indirect enum CallArgs {
         case .screenFlags:
             w.field("id", r.u64())
             w.field("flags", r.u32())
+        case .screenFocus:
+            w.field("id", r.u64())
+            w.field("token", r.u64())
         case .questionAnswer: QuestionAnswerCall.format(&r, w)
         case .restore: RestoreCall.format(&r, w)
         case .clockSet, .clockAdvance: w.field("ns", r.i64())
