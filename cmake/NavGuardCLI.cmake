@@ -275,6 +275,14 @@ foreach(case header empty trace size)
   endif()
 endforeach()
 
+# navguard_cli_convert_old_dump: a crash dump written before 0.4 (the
+# corpus's crash-ring-4096.ngbox, whose session is also ring-4096.jsonl)
+# converts to the same lines: 0.4's request and transition records grew
+# (a request's device, a transition's focus token) without breaking older ones.
+add_test(NAME navguard_cli_convert_old_dump COMMAND sh -c
+  "mkdir -p \"$(dirname \"$3\")\" && \"$1\" convert \"$2/crash-ring-4096.ngbox\" -o \"$3\" && tail -n +2 \"$3\" > \"$3.body\" && tail -n +2 \"$2/ring-4096.jsonl\" | diff - \"$3.body\""
+  sh ${NAVGUARD_CLI_BINARY} ${PROJECT_SOURCE_DIR}/fuzz/corpus-read ${CMAKE_BINARY_DIR}/navguard-cli-tests/old-dump.jsonl)
+
 # --- validate_<plugin> for every guard plugin target -------------------------
 # Deferred to the end of the top-level directory, when plugins/ and examples/
 # have defined their targets.

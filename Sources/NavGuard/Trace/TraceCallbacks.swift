@@ -149,8 +149,10 @@ public struct TraceTransition {
         w.field("kind", r.i32(), .requestKind)
         w.field("from", r.u64())
         w.field("to", r.u64())
-        // Only when set: traces without focus tokens read as before.
-        let focus = r.u64()
+        // The record's last field since 0.4: a 0.3 record ends before it
+        // (its payload's padding is under 8 bytes), so 0.3's rings and crash
+        // dumps read as before. Written only when set.
+        let focus: UInt64 = r.remaining >= 8 ? r.u64() : 0
         if focus != 0 { w.field("focus", focus) }
     }
 
