@@ -512,7 +512,7 @@ void InputFilter::cancelInQt(const QPointingDevice *device, int point, QPointF s
 /* ======================================================================== */
 
 Navigator::Navigator(QObject *parent)
-    : QObject(parent), m_backKeys{ Qt::Key_Escape, Qt::Key_Back, Qt::Key_Backspace } {
+    : QObject(parent) {
     navigators().append(this);
     m_deadline.setSingleShot(true);
     m_deadline.setTimerType(Qt::PreciseTimer);
@@ -594,22 +594,9 @@ void Navigator::setSettleDuration(int ms) {
     m_settleMs = ms < 0 ? 0 : ms;
     Q_EMIT settleDurationChanged();
 }
-QVariantList Navigator::backKeys() const {
-    QVariantList keys;
-    for (int k : m_backKeys) keys << k;
-    return keys;
-}
+QVariantList Navigator::backKeys() const { return m_backKeys.list(); }
 void Navigator::setBackKeys(const QVariantList &keys) {
-    QVector<int> list;
-    for (const QVariant &v : keys) {
-        bool ok = false;
-        int k = v.toInt(&ok);
-        if (ok && k != 0) list << k;
-        else qWarning("NavGuard: Navigator.backKeys: %s is not a key code", qPrintable(v.toString()));
-    }
-    if (list == m_backKeys) return;
-    m_backKeys = list;
-    Q_EMIT backKeysChanged();
+    if (m_backKeys.set(keys)) Q_EMIT backKeysChanged();
 }
 
 /* --- lookup from C++ ------------------------------------------------------------ */
@@ -1181,14 +1168,9 @@ void Navigator::flush() {
     reconcile(last.animated);
     if (!m_swipeDone.isEmpty() || m_swipeDoneTop) {
         /* A finished swipe's pages, once StackView popped (see swipeEnd). */
-        QVector<SwipeTrack> tracks = std::move(m_swipeDone);
+        SwipePose done = std::move(m_swipeDone);
         m_swipeDone.clear();
-        for (const SwipeTrack &t : tracks) {
-            if (!t.item) continue;
-            if (t.item == m_swipeDoneBelow) t.item->setProperty(t.property.constData(), t.to);
-            else if (t.item == m_swipeDoneTop) t.item->setProperty(t.property.constData(), t.saved);
-        }
-        if (m_swipeDoneTop) m_swipeDoneTop->setX(0);
+        done.popped(m_swipeDoneTop, m_swipeDoneBelow);
         m_swipeDoneTop = nullptr;
         m_swipeDoneBelow = nullptr;
     }
@@ -1332,113 +1314,13 @@ Item {
 }
 )QML";
 
-/* The class `cls` of `o`'s chain reads its own property `name`: a
- * NumberAnimation's `from` reads 0 when unset, its PropertyAnimation base's
- * an invalid QVariant. */
-static QVariant baseProperty(QObject *o, const char *cls, const char *name) {
-    for (const QMetaObject *mo = o->metaObject(); mo; mo = mo->superClass()) {
-        if (qstrcmp(mo->className(), cls) != 0) continue;
-        int i = mo->indexOfProperty(name);
-        return i >= 0 ? mo->property(i).read(o) : QVariant();
-    }
-    return o->property(name);
-}
-
-/* An animation's length in ms (a group's: its children's, in sequence or
- * side by side), to share a sequence's progress among its parts. */
-static int animationMs(QObject *a) {
-    if (!a) return 0;
-    if (a->inherits("QQuickAnimationGroup")) {
-        bool sequence = a->inherits("QQuickSequentialAnimation");
-        qmlExecuteDeferred(a);
-        QQmlListReference kids(a, "animations");
-        int ms = 0;
-        for (qsizetype i = 0; i < kids.count(); i++) {
-            int k = animationMs(kids.at(i));
-            ms = sequence ? ms + k : std::max(ms, k);
-        }
-        return ms;
-    }
-    return std::max(0, a->property("duration").toInt());
-}
-
-/* The numeric properties `animation` (a transition, a group or one
- * animation) moves on `item`, as tracks over [begin, end] of the pop. */
-void Navigator::collectTracks(QObject *animation, QQuickItem *item, bool skipX, qreal begin, qreal end) {
-    if (!animation || !item) return;
-    if (animation->inherits("QQuickTransition") || animation->inherits("QQuickAnimationGroup")) {
-        /* A Transition's animations are made when it first runs (Qt defers
-         * them): make them now. */
-        qmlExecuteDeferred(animation);
-        bool sequence = animation->inherits("QQuickSequentialAnimation");
-        QQmlListReference kids(animation, "animations");
-        int total = sequence ? animationMs(animation) : 0;
-        qreal at = begin;
-        for (qsizetype i = 0; i < kids.count(); i++) {
-            QObject *kid = kids.at(i);
-            if (!sequence) {
-                collectTracks(kid, item, skipX, begin, end);
-                continue;
-            }
-            qreal share = total > 0 ? (end - begin) * animationMs(kid) / total : 0;
-            collectTracks(kid, item, skipX, at, at + share);
-            at += share;
-        }
-        return;
-    }
-    /* An animation of something else than the page does not pose it. */
-    QObject *target = animation->property("target").value<QObject *>();
-    if (target && target != item) return;
-    QStringList properties;
-    QVariant from;
-    if (animation->inherits("QQuickXAnimator")) properties << QStringLiteral("x");
-    else if (animation->inherits("QQuickYAnimator")) properties << QStringLiteral("y");
-    else if (animation->inherits("QQuickOpacityAnimator")) properties << QStringLiteral("opacity");
-    else if (animation->inherits("QQuickScaleAnimator")) properties << QStringLiteral("scale");
-    else if (animation->inherits("QQuickRotationAnimator")) properties << QStringLiteral("rotation");
-    if (!properties.isEmpty()) {
-        from = animation->property("from");
-    } else if (animation->inherits("QQuickPropertyAnimation")) {
-        QString names = animation->property("property").toString() + QLatin1Char(',') +
-                        animation->property("properties").toString();
-        for (const QString &n : names.split(QLatin1Char(','), Qt::SkipEmptyParts))
-            if (!n.trimmed().isEmpty()) properties << n.trimmed();
-        from = baseProperty(animation, "QQuickPropertyAnimation", "from");
-    } else {
-        return;
-    }
-    QVariant to = animation->inherits("QQuickPropertyAnimation")
-                      ? baseProperty(animation, "QQuickPropertyAnimation", "to")
-                      : animation->property("to");
-    if (!to.isValid()) return;
-    for (const QString &name : std::as_const(properties)) {
-        if (skipX && name == QLatin1String("x")) continue;
-        QByteArray prop = name.toUtf8();
-        bool ok = false;
-        qreal now = item->property(prop.constData()).toReal(&ok);
-        if (!ok) continue;
-        bool fromOk = false;
-        qreal f = from.isValid() ? from.toReal(&fromOk) : now;
-        if (from.isValid() && !fromOk) continue;
-        /* A property two animations move keeps its value from before both. */
-        qreal saved = now;
-        for (const SwipeTrack &t : std::as_const(m_swipe.tracks))
-            if (t.item == item && t.property == prop) saved = t.saved;
-        m_swipe.tracks.append(SwipeTrack{ item, prop, f, to.toReal(), saved, begin, end });
-    }
-}
-
 /* The pages at the swipe's progress: the top page at the finger, every
  * track at its share of the pop. */
 void Navigator::swipePose() {
     qreal w = m_stackView ? m_stackView->width() : 0;
     qreal p = w > 0 ? std::clamp(m_swipe.offset / w, 0.0, 1.0) : 0;
     if (m_swipe.top) m_swipe.top->setX(m_swipe.offset);
-    for (const SwipeTrack &t : std::as_const(m_swipe.tracks)) {
-        if (!t.item) continue;
-        qreal q = t.end > t.begin ? std::clamp((p - t.begin) / (t.end - t.begin), 0.0, 1.0) : (p >= t.end ? 1.0 : 0.0);
-        t.item->setProperty(t.property.constData(), t.from + (t.to - t.from) * q);
-    }
+    m_swipe.pose.pose(p);
 }
 
 void Navigator::ensureEdge() {
@@ -1488,8 +1370,7 @@ void Navigator::edgeBegan(int pointId, double pressX, double x) {
     }
     Q_EMIT swipe(m);
     if (m_swipe.active && m_swipe.dragging) {
-        m_swipe.clock.start();
-        m_swipe.samples = 0;
+        m_swipe.velocity.start();
         edgeMoved(x);
     }
 }
@@ -1499,10 +1380,7 @@ void Navigator::edgeMoved(double x) {
     qreal w = m_stackView->width();
     m_swipe.x = x;
     /* The finger's recent positions, for its speed when it lets go. */
-    int k = m_swipe.samples % Swipe::kSamples;
-    m_swipe.sampleMs[k] = m_swipe.clock.elapsed();
-    m_swipe.sampleX[k] = x;
-    m_swipe.samples++;
+    m_swipe.velocity.add(x);
     m_swipe.offset = std::clamp(x - m_swipe.x0, 0.0, w);
     swipePose();
     if (w > 0) ng_interactive_update(m_ctx, m_swipe.offset / w);
@@ -1512,26 +1390,6 @@ void Navigator::edgeEnded(double x) {
     if (!m_swipe.active || !m_swipe.dragging) return;
     edgeMoved(x);
     swipeRelease(false);
-}
-
-/* The finger's speed (px/s, positive to the right) over at least its last
- * 80 ms: from the newest position at least 80 ms old (else the oldest kept)
- * to the release. A finger held still before letting go has no speed. */
-double Navigator::releaseVelocity() const {
-    int n = m_swipe.samples < Swipe::kSamples ? m_swipe.samples : Swipe::kSamples;
-    if (n < 2) return 0;
-    int last = (m_swipe.samples - 1) % Swipe::kSamples;
-    qint64 t = m_swipe.clock.elapsed();
-    int ref = (m_swipe.samples - n) % Swipe::kSamples;
-    for (int i = 1; i < n; i++) {
-        int k = (m_swipe.samples - 1 - i) % Swipe::kSamples;
-        if (m_swipe.sampleMs[k] <= t - 80) {
-            ref = k;
-            break;
-        }
-    }
-    qint64 dt = t - m_swipe.sampleMs[ref];
-    return dt > 1 ? (m_swipe.sampleX[last] - m_swipe.sampleX[ref]) * 1000.0 / static_cast<double>(dt) : 0.0;
 }
 
 /* A swipe signal's map: the same keys for every event (navguard_qt6.h,
@@ -1573,11 +1431,11 @@ void Navigator::swipeWill(const ng_transition_event *e) {
         m_swipe.below->setVisible(true);
     }
     /* The pages posed as StackView's pop would pose them (see the header). */
-    m_swipe.tracks.clear();
+    m_swipe.pose.clear();
     if (m_stackView && m_swipe.below)
-        collectTracks(m_stackView->property("popEnter").value<QObject *>(), m_swipe.below, false, 0, 1);
+        m_swipe.pose.collect(m_stackView->property("popEnter").value<QObject *>(), m_swipe.below, false);
     if (m_stackView && m_swipe.top)
-        collectTracks(m_stackView->property("popExit").value<QObject *>(), m_swipe.top, true, 0, 1);
+        m_swipe.pose.collect(m_stackView->property("popExit").value<QObject *>(), m_swipe.top, true);
     swipePose();
     Q_EMIT swipingChanged();
     if (!m_swipe.dragging) {
@@ -1592,8 +1450,8 @@ void Navigator::swipeWill(const ng_transition_event *e) {
 void Navigator::swipeRelease(bool touchCancelled) {
     qreal w = m_stackView ? m_stackView->width() : 0;
     double progress = w > 0 ? m_swipe.offset / w : 0;
-    double v = touchCancelled ? 0 : releaseVelocity();
-    m_swipe.velocity = v;
+    double v = touchCancelled ? 0 : m_swipe.velocity.velocity();
+    m_swipe.releaseSpeed = v;
     bool finish = !touchCancelled && (progress > 0.5 || v > kFlingPxPerS);
     m_swipe.dragging = false;
     m_swipe.finish = finish;
@@ -1617,8 +1475,8 @@ void Navigator::swipeSettle() {
     qreal to = m_swipe.finish ? w : 0;
     qreal remaining = std::abs(to - m_swipe.offset);
     double ms = w > 0 ? (m_swipe.finish ? 1.0 : 1.25) * m_settleMs * remaining / w : 0;
-    if (m_swipe.finish && m_swipe.velocity > 0) {
-        double fling = 1500.0 * remaining / m_swipe.velocity; /* lands at about its own speed */
+    if (m_swipe.finish && m_swipe.releaseSpeed > 0) {
+        double fling = 1500.0 * remaining / m_swipe.releaseSpeed; /* lands at about its own speed */
         if (fling < ms) ms = fling;
     }
     m_swipe.settling = true;
@@ -1655,7 +1513,7 @@ void Navigator::swipeEnd(bool finished) {
     if (!m_swipe.active) return;
     if (m_settle) m_settle->stop();
     QPointer<QQuickItem> top = m_swipe.top, below = m_swipe.below;
-    QVector<SwipeTrack> tracks = std::move(m_swipe.tracks);
+    SwipePose pose = std::move(m_swipe.pose);
     m_swipe = Swipe{};
     if (finished) {
         /* The page below ends where the pop leaves it (the settle ends
@@ -1664,16 +1522,14 @@ void Navigator::swipeEnd(bool finished) {
          * again: that pop sets a PropertyAnimation's `from` on the entering
          * page (Qt 6.4), and the top page, which StackView may keep (a page
          * pushed as an item), gets its own values back. */
-        for (const SwipeTrack &t : tracks)
-            if (t.item && t.item == below) t.item->setProperty(t.property.constData(), t.to);
-        m_swipeDone = tracks;
+        pose.land(below);
+        m_swipeDone = pose;
         m_swipeDoneTop = top;
         m_swipeDoneBelow = below;
     } else {
         /* Every page gets its own values back. */
         if (top) top->setX(0);
-        for (const SwipeTrack &t : tracks)
-            if (t.item) t.item->setProperty(t.property.constData(), t.saved);
+        pose.restore();
         if (below) below->setVisible(false);
     }
     Q_EMIT swipingChanged();
@@ -1684,22 +1540,10 @@ void Navigator::swipeEnd(bool finished) {
 /* [GUI thread] From the filter, for a key NavGuard delivered, before Qt's
  * focus delivery: a key of backKeys sends a guarded Back. */
 bool Navigator::backKey(QKeyEvent *ke) {
-    int key = ke->key();
-    if (!m_backKeys.contains(key)) return false;
-    if ((ke->modifiers() & ~Qt::KeypadModifier) != Qt::NoModifier) return false;
-    if (key == Qt::Key_Backspace) {
-        /* Backspace edits the focused text field, if there is one. */
-        QQuickWindow *w = m_filter ? m_filter->window() : nullptr;
-        QQuickItem *focus = w ? w->activeFocusItem() : nullptr;
-        if (focus && (focus->flags() & QQuickItem::ItemAcceptsInputMethod)) return false;
-    }
-    /* The focus is in a Popup (a Dialog, a Menu): the key is the popup's. */
-    QQuickWindow *w = m_filter ? m_filter->window() : nullptr;
-    for (QQuickItem *i = w ? w->activeFocusItem() : nullptr; i; i = i->parentItem())
-        if (i->inherits("QQuickPopupItem")) return false;
+    if (!m_backKeys.takes(ke, m_filter ? m_filter->window() : nullptr)) return false;
     /* One Back per press; its repeats and release are consumed with it. */
     if (ke->type() == QEvent::KeyPress && !ke->isAutoRepeat())
-        back({ { QStringLiteral("source"), key } });
+        back({ { QStringLiteral("source"), ke->key() } });
     return true;
 }
 

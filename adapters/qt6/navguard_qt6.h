@@ -117,6 +117,9 @@
 
 #include <navguard/navguard.h>
 
+#include "navguard_qt6_backkeys.h"
+#include "navguard_qt6_swipe.h"
+
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QHash>
 #include <QtCore/QMutex>
@@ -588,30 +591,19 @@ private:
         uint64_t request;
         bool animated;
     };
-    /* One numeric property of a page, posed by the swipe's progress: from a
-     * transition's animation, over its share [begin, end] of the pop. */
-    struct SwipeTrack {
-        QPointer<QQuickItem> item;
-        QByteArray property;
-        qreal from, to, saved;      /* saved: the value before the swipe */
-        qreal begin, end;
-    };
     struct Swipe {
         bool active = false;       /* NavGuard's interactive back is ours */
         bool dragging = false;     /* the finger drives it */
         bool settling = false;
         uint64_t request = 0;
         uint64_t touch = 0;
-        qreal x0 = 0, x = 0, velocity = 0;
+        qreal x0 = 0, x = 0;
+        qreal releaseSpeed = 0;    /* px/s at release */
         qreal offset = 0;
         bool finish = false;
         QPointer<QQuickItem> top, below;
-        QVector<SwipeTrack> tracks;   /* what poses the pages (popEnter, popExit) */
-        static constexpr int kSamples = 16;
-        QElapsedTimer clock;       /* since the swipe began */
-        int samples = 0;
-        qint64 sampleMs[kSamples] = {};
-        qreal sampleX[kSamples] = {};
+        SwipePose pose;            /* what poses the pages (popEnter, popExit) */
+        SwipeVelocity velocity;    /* the finger's recent positions */
     };
 
     static void cbOutcome(void *user, ng_context *ctx, const ng_outcome *o);
@@ -652,12 +644,10 @@ private:
     QVariantMap questionMap(const ng_question *q) const;
 
     /* swipe-back */
-    void collectTracks(QObject *animation, QQuickItem *item, bool skipX, qreal begin, qreal end);
     void swipePose();
     void ensureEdge();
     void swipeWill(const ng_transition_event *e);
     void swipeRelease(bool touchCancelled);
-    double releaseVelocity() const;
     void swipeSettle();
     void swipeEnd(bool finished);
     QVariantMap swipeEvent(const char *event, uint64_t request, ng_status st, uint64_t touch) const;
@@ -677,7 +667,7 @@ private:
     QString m_recordPath;
     qreal m_edgeWidth = 24;
     int m_settleMs = 300;
-    QVector<int> m_backKeys;
+    BackKeys m_backKeys;
     QString m_error;
     ng_status m_lastStatus = NG_OK;   /* of the last ng_request_submit */
     bool m_destroying = false;
@@ -703,7 +693,7 @@ private:
 
     Swipe m_swipe;
     QVariantAnimation *m_settle = nullptr;
-    QVector<SwipeTrack> m_swipeDone;           /* a finished swipe's tracks, until StackView popped */
+    SwipePose m_swipeDone;           /* a finished swipe's tracks, until StackView popped */
     QPointer<QQuickItem> m_swipeDoneTop, m_swipeDoneBelow;
 };
 
