@@ -122,6 +122,59 @@ if(NAVGUARD_ABI_TYPES STREQUAL "check" OR NAVGUARD_ABI_TYPES STREQUAL "accept")
   message(FATAL_ERROR "the public C types' layout differs from abi/navguard-types.abi")
 endif()
 
+# Script mode: cmake -DNAVGUARD_ABI_TYPES=release -DABIDW=<abidw> -DABIDIFF=<abidiff>
+#   -DPROBE=<probe.so> -DRELEASE=<version> -DRELEASE_DIR=<abi/<version>> -DSYMBOLS=<abi/navguard.symbols>
+#   -DOUT=<fresh .abi> -P ...
+# Compatibility with a release's baselines, kept in abi/<version>/: every
+# symbol it exported is still in abi/navguard.symbols (which
+# navguard_abi_symbols holds the library to), and abidiff finds only growth
+# of the types: no incompatible change, no removed type or function, no
+# field moved, removed or renamed, no frozen NG_*_MIN_SIZE changed.
+if(NAVGUARD_ABI_TYPES STREQUAL "release")
+  file(STRINGS ${RELEASE_DIR}/navguard.symbols old_symbols)
+  file(STRINGS ${SYMBOLS} symbols)
+  set(missing "")
+  foreach(sym IN LISTS old_symbols)
+    if(NOT sym STREQUAL "" AND NOT sym MATCHES "^#" AND NOT sym IN_LIST symbols)
+      string(APPEND missing " ${sym}")
+    endif()
+  endforeach()
+  if(missing)
+    message(FATAL_ERROR "symbols of ${RELEASE} missing from ${SYMBOLS}:${missing}")
+  endif()
+  execute_process(COMMAND ${ABIDW} ${_navguard_abidw_options} --out-file ${OUT} ${PROBE}
+    RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "abidw failed (${rc}) on ${PROBE}:\n${err}")
+  endif()
+  execute_process(COMMAND ${ABIDIFF} --harmless --no-show-locs ${RELEASE_DIR}/navguard-types.abi ${OUT}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE report ERROR_VARIABLE err)
+  set(broken "")
+  math(EXPR incompatible "${rc} & 8")
+  math(EXPR failed "${rc} & 3")
+  if(failed)
+    message(FATAL_ERROR "abidiff failed (${rc}):\n${err}")
+  endif()
+  if(incompatible)
+    list(APPEND broken "abidiff calls it incompatible")
+  endif()
+  foreach(pattern "[1-9][0-9]* Removed" "offset changed" "data member deletion" "name changed"
+                  "navguard_abi_probe_NG_[A-Z_]*_MIN_SIZE[^\n]*has some")
+    if(report MATCHES "${pattern}")
+      list(APPEND broken "'${CMAKE_MATCH_0}'")
+    endif()
+  endforeach()
+  if(broken)
+    message(NOTICE "abidiff ${RELEASE_DIR}/navguard-types.abi <this build's headers> (exit ${rc}):\n${report}")
+    string(REPLACE ";" ", " broken "${broken}")
+    message(FATAL_ERROR "the public C types are not compatible with ${RELEASE}'s: ${broken}")
+  endif()
+  string(REGEX MATCHALL "'[^'\n]*', at offset [0-9]+" added "${report}")
+  list(LENGTH added n)
+  message(STATUS "compatible with ${RELEASE}: ${n} fields appended, no symbol or field lost or moved")
+  return()
+endif()
+
 # --- Configure: the probe, the test and the accept target ------------------
 set(_navguard_abi_headers ${NAVGUARD_INCLUDE_DIR}/navguard/navguard.h ${NAVGUARD_INCLUDE_DIR}/navguard/plugin.h)
 set(_navguard_abi_probe_src ${PROJECT_BINARY_DIR}/abi/navguard_abi_probe.c)
@@ -155,6 +208,18 @@ if(NAVGUARD_ABIDW AND NAVGUARD_ABIDIFF)
     DEPENDS navguard_abi_probe
     COMMENT "Rewriting abi/navguard-types.abi from the current headers"
     VERBATIM)
+  # Each release's baselines (abi/<version>/, copied from its tag): this
+  # tree must stay compatible with every one of them.
+  file(GLOB _navguard_abi_releases LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/abi/*)
+  foreach(dir IN LISTS _navguard_abi_releases)
+    if(IS_DIRECTORY ${dir} AND EXISTS ${dir}/navguard-types.abi)
+      get_filename_component(release ${dir} NAME)
+      add_test(NAME navguard_abi_since_${release} COMMAND ${CMAKE_COMMAND} -DNAVGUARD_ABI_TYPES=release
+        -DABIDW=${NAVGUARD_ABIDW} -DABIDIFF=${NAVGUARD_ABIDIFF} -DPROBE=$<TARGET_FILE:navguard_abi_probe>
+        -DRELEASE=${release} -DRELEASE_DIR=${dir} -DSYMBOLS=${PROJECT_SOURCE_DIR}/abi/navguard.symbols
+        -DOUT=${PROJECT_BINARY_DIR}/abi/navguard-types-vs-${release}.abi -P ${CMAKE_CURRENT_LIST_FILE})
+    endif()
+  endforeach()
 else()
   # `make test` installs abigail-tools; without it the test fails and says so.
   message(STATUS "abidw/abidiff not found: navguard_abi_types will fail (apt-get install -y abigail-tools)")
