@@ -89,6 +89,10 @@ add_test(NAME navguard_cli_version COMMAND ${NAVGUARD_CLI_BINARY} version)
 set_tests_properties(navguard_cli_version PROPERTIES
   PASS_REGULAR_EXPRESSION "plugin ABI: ${navguard_abi_major}\\.${navguard_abi_minor}[^0-9]")
 
+# Every subcommand and option the tool's --help shows is in docs/navguard.1.
+add_test(NAME navguard_cli_manual COMMAND ${NAVGUARD_PYTHON}
+  ${PROJECT_SOURCE_DIR}/ctest/cli/check_manual.py ${NAVGUARD_CLI_BINARY} ${PROJECT_SOURCE_DIR}/docs/navguard.1)
+
 # The default chain resolves from the build tree's plugin directory (found by
 # the tool next to itself: build/lib/navguard/plugins).
 add_test(NAME navguard_cli_dash_version COMMAND ${NAVGUARD_CLI_BINARY} --version)
