@@ -7,11 +7,11 @@ import NavGuardCore
 // does when it flushes, and what a ring dump (in the process, or from a
 // crash dump by `navguard`) does with the ring.
 
-enum RecordFormat {
+public enum RecordFormat {
     /// One record as one JSON line (without its newline); false for a
     /// record that is no line (a pad, a checkpoint) or cannot be read.
     @discardableResult
-    static func line(_ h: RecordHeader, _ payload: UnsafeRawBufferPointer, _ w: TraceLine) -> Bool {
+    public static func line(_ h: RecordHeader, _ payload: UnsafeRawBufferPointer, _ w: TraceLine) -> Bool {
         var r = RecordReader(payload)
         switch RecordKind(rawValue: h.kind) {
         case .call:
@@ -66,7 +66,7 @@ enum RecordFormat {
     }
 
     /// Whether a record is a line of the trace.
-    static func isLine(_ kind: UInt8) -> Bool {
+    public static func isLine(_ kind: UInt8) -> Bool {
         switch RecordKind(rawValue: kind) {
         case .call, .ret, .rejected, .callback, .posted: return true
         default: return false
@@ -75,27 +75,33 @@ enum RecordFormat {
 }
 
 /// What a ring dump's header says beside its records.
-struct RingInfo {
-    var manualClock: Bool
-    var manualStartNs: Int64
-    var defaultDurationNs: Int64
-    var postedBase: UInt64
+public struct RingInfo {
+    public var manualClock: Bool
+    public var manualStartNs: Int64
+    public var defaultDurationNs: Int64
+    public var postedBase: UInt64
     /// The window: the newest `records` lines, younger than `ns` (0: any age).
-    var records: Int
-    var ns: Int64
+    public var records: Int
+    public var ns: Int64
     /// When the dump was made (the context's clock).
-    var atNs: Int64
+    public var atNs: Int64
     /// Lines the ring had dropped from memory before these bytes.
-    var droppedBefore: Int64
-    var crash: (signal: Int32, pid: Int64)?
+    public var droppedBefore: Int64
+    public var crash: (signal: Int32, pid: Int64)?
     /// What was wrong with the bytes before they were read (a cut dump).
-    var damage: String? = nil
+    public var damage: String? = nil
+
+    public init(manualClock: Bool, manualStartNs: Int64, defaultDurationNs: Int64, postedBase: UInt64, records: Int, ns: Int64,
+                atNs: Int64, droppedBefore: Int64, crash: (signal: Int32, pid: Int64)?, damage: String? = nil) {
+        (self.manualClock, self.manualStartNs, self.defaultDurationNs, self.postedBase) = (manualClock, manualStartNs, defaultDurationNs, postedBase)
+        (self.records, self.ns, self.atNs, self.droppedBefore, self.crash, self.damage) = (records, ns, atNs, droppedBefore, crash, damage)
+    }
 }
 
 /// A ring's records (their bytes in order, oldest first) as a trace: a
 /// header with `"start":"ring"` and the checkpoint of the state at the
 /// first line kept, then the lines of the window.
-enum RingReader {
+public enum RingReader {
     private struct Entry {
         var offset: Int
         var header: RecordHeader
@@ -103,7 +109,7 @@ enum RingReader {
         var t: Int64
     }
 
-    static func trace(_ bytes: UnsafeRawBufferPointer, _ info: RingInfo) -> (text: [UInt8], lines: Int, note: String?) {
+    public static func trace(_ bytes: UnsafeRawBufferPointer, _ info: RingInfo) -> (text: [UInt8], lines: Int, note: String?) {
         // The records, while they are whole and follow each other.
         var entries: [Entry] = []
         var note: String?

@@ -54,7 +54,7 @@ public enum TraceCallback {
         }
     }
 
-    static func format(_ fn: CallbackFn, _ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ fn: CallbackFn, _ r: inout RecordReader, _ w: TraceLine) {
         switch fn {
         case .outcome: TraceOutcome.format(&r, w)
         case .transition: TraceTransition.format(&r, w)
@@ -83,7 +83,7 @@ public struct TraceOutcome {
     public var outcomeName: String { enumName(outcome, ng_outcome_name) }
     public var reasonName: String { enumName(reason, ng_reason_name) }
 
-    static func encode(_ w: inout RecordWriter, _ o: OutcomeRecord) {
+    public static func encode(_ w: inout RecordWriter, _ o: OutcomeRecord) {
         w.u64(o.requestID)
         w.i32(o.kind.rawValue)
         w.i32(o.outcome.rawValue)
@@ -93,7 +93,7 @@ public struct TraceOutcome {
         w.text(o.message)
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
         w.field("kind", r.i32(), .requestKind)
         w.field("outcome", r.i32(), .outcome)
@@ -130,7 +130,7 @@ public struct TraceTransition {
 
     public var kindName: String { enumName(kind, ng_request_kind_name) }
 
-    static func encode(_ w: inout RecordWriter, _ e: ng_transition_event) {
+    public static func encode(_ w: inout RecordWriter, _ e: ng_transition_event) {
         w.i32(e.track)
         w.i32(e.phase)
         w.u32(e.flags)
@@ -141,7 +141,7 @@ public struct TraceTransition {
         w.u64(e.focus_token)
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("track", r.i32(), .track)
         w.field("phase", r.i32(), .phase)
         w.field("flags", r.u32())
@@ -180,7 +180,7 @@ public struct TraceHoldEnd {
 
     public var reasonName: String { enumName(reason, ng_hold_end_reason_name) }
 
-    static func encode(_ w: inout RecordWriter, _ h: ng_hold_info) {
+    public static func encode(_ w: inout RecordWriter, _ h: ng_hold_info) {
         w.u64(h.token)
         w.text(h.label)
         w.u32(h.mask)
@@ -189,7 +189,7 @@ public struct TraceHoldEnd {
         w.i64(h.ended_ns)
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("token", r.u64())
         w.field("label", text: r.text())
         w.field("mask", r.u32())
@@ -210,12 +210,12 @@ public struct TraceHoldEnd {
 
 /// on_report: `"guard"`, `"text"` (the guard's text; the library's notes for
 /// the host are not recorded).
-enum ReportCallback {
-    static func encode(_ w: inout RecordWriter, guardID: UnsafePointer<CChar>?, text: UnsafePointer<CChar>?) {
+public enum ReportCallback {
+    public static func encode(_ w: inout RecordWriter, guardID: UnsafePointer<CChar>?, text: UnsafePointer<CChar>?) {
         w.text(guardID)
         w.text(text)
     }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("guard", text: r.text())
         w.field("text", text: r.text())
     }
@@ -223,13 +223,13 @@ enum ReportCallback {
 }
 
 /// on_log: `"severity"` (name), `"guard"`, `"message"`.
-enum LogCallback {
-    static func encode(_ w: inout RecordWriter, severity: Int32, guardID: UnsafePointer<CChar>?, message: UnsafePointer<CChar>?) {
+public enum LogCallback {
+    public static func encode(_ w: inout RecordWriter, severity: Int32, guardID: UnsafePointer<CChar>?, message: UnsafePointer<CChar>?) {
         w.i32(severity)
         w.text(guardID)
         w.text(message)
     }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("severity", r.i32(), .severity)
         w.field("guard", text: r.text())
         w.field("message", text: r.text())
@@ -247,14 +247,14 @@ public struct TraceTouchCancel {
     public var state: Int32
     public var began: Int64?
 
-    static func encode(_ w: inout RecordWriter, _ t: ng_touch_info) {
+    public static func encode(_ w: inout RecordWriter, _ t: ng_touch_info) {
         w.u64(t.touch_id)
         w.u64(t.view_id)
         w.i32(t.state)
         w.i64(t.began_ns)
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("touch", r.u64())
         w.field("view", r.u64())
         w.field("state", r.i32(), .touchState)
@@ -283,7 +283,7 @@ public struct TraceQuestion {
     public var screen: UInt64
     public var deadline: Int64?
 
-    static func encode(_ w: inout RecordWriter, _ q: ng_question) {
+    public static func encode(_ w: inout RecordWriter, _ q: ng_question) {
         w.u64(q.question_id)
         w.text(q.topic)
         w.text(q.text)
@@ -295,7 +295,7 @@ public struct TraceQuestion {
         w.i64(q.deadline_ns)
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
         w.field("topic", text: r.text())
         w.field("text", text: r.text())
@@ -328,12 +328,12 @@ public struct TraceQuestion {
 }
 
 /// on_question_end: `"id"`, `"answer"` (name).
-enum QuestionEndCallback {
-    static func encode(_ w: inout RecordWriter, _ q: ng_question, answer: Int32) {
+public enum QuestionEndCallback {
+    public static func encode(_ w: inout RecordWriter, _ q: ng_question, answer: Int32) {
         w.u64(q.question_id)
         w.i32(answer)
     }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
         w.field("answer", r.i32(), .answer)
     }
@@ -347,13 +347,13 @@ enum QuestionEndCallback {
 /// line: `"id"`, `"req"`, and `"posted_ns"`, when it was posted on the
 /// context's clock (how long it waited for that tick; replay posts it again
 /// just before the tick and does not compare this).
-enum PostedRecord {
-    static func encode(_ w: inout RecordWriter, _ r: Request, postedNs: Int64) {
+public enum PostedRecord {
+    public static func encode(_ w: inout RecordWriter, _ r: Request, postedNs: Int64) {
         w.u64(r.id)
         TraceRequest.encode(&w, r)
         w.i64(postedNs)
     }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
         w.object("req") { TraceRequest.format(&r, $0) }
         let at = r.i64()

@@ -13,6 +13,10 @@ public struct TraceError: Error {
     public let status: ng_status
     public let line: Int
     public let message: String
+
+    public init(status: ng_status, line: Int, message: String) {
+        (self.status, self.line, self.message) = (status, line, message)
+    }
 }
 
 /// A record, typed.

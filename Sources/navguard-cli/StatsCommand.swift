@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
-import NavGuard
+import NavGuardTrace
 import NavGuardValidator
 
 struct Stats: ParsableCommand {

@@ -7,6 +7,7 @@
 import CNavGuard
 import Glibc
 import NavGuard
+import NavGuardTrace
 import Testing
 
 /// A host writer that collects the trace in memory.

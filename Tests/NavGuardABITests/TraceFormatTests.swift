@@ -6,6 +6,7 @@
 import CNavGuard
 import Glibc
 @testable import NavGuard
+@testable import NavGuardTrace
 import NavGuardCore
 import Testing
 

@@ -2,6 +2,7 @@
 import CNavGuard
 import NavGuardLibc
 import NavGuardCore
+import NavGuardTrace
 
 // navguard.h, "Plugins: loading guards from shared libraries": one plugin,
 // a whole chain from a configuration (text or file), and where the built-in

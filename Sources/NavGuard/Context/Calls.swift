@@ -2,6 +2,7 @@
 import CNavGuard
 import NavGuardLibc
 import NavGuardCore
+import NavGuardTrace
 import Synchronization
 
 // How every [owner] export runs: find the caller's context, run the body,
@@ -118,9 +119,4 @@ func monotonicNow() -> Int64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
-}
-
-@inline(__always)
-func staticC(_ s: StaticString) -> UnsafePointer<CChar> {
-    UnsafeRawPointer(s.utf8Start).assumingMemoryBound(to: CChar.self)
 }

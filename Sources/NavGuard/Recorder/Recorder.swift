@@ -3,6 +3,7 @@ import CNavGuard
 import NavGuardLibc
 import NavGuardC
 import NavGuardCore
+import NavGuardTrace
 
 /// The flight recorder of one context. A recorded call writes binary
 /// records (Trace/RecordBytes.swift, laid out by Trace/Trace*.swift) into
@@ -165,7 +166,8 @@ final class Recorder {
 
     /// A file or writer trace's first line (a ring's is written at its dump).
     func writeHeader(midSession: Bool) {
-        TraceHeader.write(out, box, midSession: midSession)
+        TraceHeader.write(out, box.engine, manualStartNs: box.manualStartNs, postedBase: box.mailbox.base,
+                          nextPosted: box.mailbox.counter, midSession: midSession)
         emit()
     }
 

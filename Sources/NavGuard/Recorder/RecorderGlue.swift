@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 import NavGuardCore
+import NavGuardTrace
 
 // How the exports feed the flight recorder: a recorded call's arguments and
 // results (withContext enters and leaves it), chain changes, and stopping.
