@@ -12,12 +12,12 @@ import NavGuardTrace
 // and format functions make what happens now).
 
 /// What a replay found.
-public struct ReplayOutcome {
-    public var identical = false
-    public var calls = 0
-    public var callbacks = 0
-    public var line = 0
-    public var report = ""
+struct ReplayOutcome {
+    var identical = false
+    var calls = 0
+    var callbacks = 0
+    var line = 0
+    var report = ""
 }
 
 /// The replaying host. Owner: the thread that runs `run`.
