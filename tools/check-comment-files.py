@@ -5,9 +5,9 @@ comments of DIR (default: the tree this script is in) name and that no file
 git tracks has, and exits 1 when there are any (0 when every one exists).
 
 A comment names a file when it writes a word ending in a source or document
-suffix (Engine.swift, blackbox.c, docs/trace-format.md). A name with a slash
+suffix (Engine.swift, crash_dump.c, docs/trace-format.md). A name with a slash
 must be a tracked path, relative to the tree or to the commenting file's
-folder, or end one (Trace/TraceCalls.swift); a bare name must be the last
+folder, or end one (NavGuardTrace/TraceCalls.swift); a bare name must be the last
 part of some tracked path. Names that are not in the tree on purpose
 (generated into the build directory, written by a user) are listed in
 ALLOWED below, each with its reason. Only files git tracks are read.

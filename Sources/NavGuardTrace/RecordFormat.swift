@@ -143,7 +143,7 @@ public enum RingReader {
         // The window's first line, then back to a full checkpoint before it.
         var first = max(0, lineIndex.count - max(info.records, 0))
         if info.ns > 0 {
-            // Saturating: the header's times come from a file (BlackBoxFile checks them).
+            // Saturating: the header's times come from a file (CrashDumpFile checks them).
             let (since, below) = info.atNs.subtractingReportingOverflow(info.ns)
             let oldest = below ? Int64.min : since
             while first < lineIndex.count && entries[lineIndex[first]].t < oldest { first += 1 }
@@ -175,7 +175,7 @@ public enum RingReader {
         TraceHeader.writeCommon(w, manualClock: info.manualClock, manualStartNs: info.manualStartNs,
                                 defaultDurationNs: info.defaultDurationNs, start: "ring", atNs: info.atNs,
                                 postedBase: info.postedBase)
-        // BlackBoxFile bounds droppedBefore far below overflow; saturate all the same.
+        // CrashDumpFile bounds droppedBefore far below overflow; saturate all the same.
         let (dropped, over) = info.droppedBefore.addingReportingOverflow(Int64(first))
         w.field("dropped", over ? Int64.max : dropped)
         if firstEntry < entries.count { w.field("first_ns", entries[firstEntry].t) }

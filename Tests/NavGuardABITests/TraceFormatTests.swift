@@ -300,7 +300,7 @@ struct TraceFormatTests {
             let body = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
             withUnsafeBytes(of: UInt64(n).littleEndian) { for (i, b) in $0.enumerated() { file[104 + i] = b } }
             file += body
-            let out = try? file.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }
+            let out = try? file.withUnsafeBufferPointer { b throws(TraceError) in try CrashDumpFile.convert(UnsafeRawBufferPointer(b)) }
             #expect(out != nil, "a header and \(n) random bytes still convert")
             if let text = out?.text {
                 let parsed = try? text.withUnsafeBufferPointer { b throws(TraceError) in try Trace.read(UnsafeRawBufferPointer(b)) }
@@ -309,7 +309,7 @@ struct TraceFormatTests {
         }
         // Too short, another layout: refused with a reason.
         let short = Array("NGBBOX01xx".utf8)
-        #expect((try? short.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }) == nil)
+        #expect((try? short.withUnsafeBufferPointer { b throws(TraceError) in try CrashDumpFile.convert(UnsafeRawBufferPointer(b)) }) == nil)
         // A header field the file contradicts, or no writer writes: refused,
         // the error naming it (the first trapped: an overflowing sum).
         var good = [UInt8](repeating: 0, count: 128)
@@ -321,7 +321,7 @@ struct TraceFormatTests {
         good[100] = 1
         good += bytes.prefix(bytes.count & ~7)
         withUnsafeBytes(of: UInt64(bytes.count & ~7).littleEndian) { for (i, b) in $0.enumerated() { good[104 + i] = b } }
-        #expect((try? good.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }) != nil)
+        #expect((try? good.withUnsafeBufferPointer { b throws(TraceError) in try CrashDumpFile.convert(UnsafeRawBufferPointer(b)) }) != nil)
         for (field, offset, value) in [("dropped_lines", 88, UInt64.max), ("ring_records", 64, UInt64.max), ("header_size", 8, 0xFFFF_FFFF),
                                        ("records_bytes", 104, UInt64.max), ("pid", 24, 0), ("last_ns", 80, 1 << 63)] as [(String, Int, UInt64)] {
             var file = good
@@ -329,7 +329,7 @@ struct TraceFormatTests {
             withUnsafeBytes(of: value.littleEndian) { for (i, b) in $0.prefix(width).enumerated() { file[offset + i] = b } }
             var message = ""
             do throws(TraceError) {
-                _ = try file.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }
+                _ = try file.withUnsafeBufferPointer { b throws(TraceError) in try CrashDumpFile.convert(UnsafeRawBufferPointer(b)) }
             } catch {
                 message = error.message
                 #expect(error.status == NG_E_PARSE)

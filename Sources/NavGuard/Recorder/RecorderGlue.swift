@@ -14,7 +14,7 @@ extension ContextBox {
         set { bridge.recorder = newValue }
     }
 
-    /// The call's arguments, once they passed validation (Trace/TraceCalls.swift
+    /// The call's arguments, once they passed validation (NavGuardTrace/TraceCalls.swift
     /// says how each call's are written).
     @inline(__always)
     func recordArgs(_ body: (inout RecordWriter) -> Void) {

@@ -7,7 +7,7 @@ import NavGuardTrace
 // Replay of a trace (docs/trace-format.md): a host of its own that re-makes
 // every recorded call through the public C API, on a manual clock set to
 // each call's instant, and compares what comes back with the recording. It
-// reads the trace through its typed records (Trace/), never by key: results
+// reads the trace through its typed records (NavGuardTrace), never by key: results
 // and callbacks are compared as the recorder writes them (the same encode
 // and format functions make what happens now).
 

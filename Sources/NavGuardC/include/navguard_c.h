@@ -32,10 +32,10 @@ bool ngc_library_path(char *out, size_t size);
 const char *ngc_want_name(uint32_t bit);
 
 /* ------------------------------------------------------------------------ */
-/* The flight recorder's ring, as a crash dump reads it (blackbox.c)         */
+/* The flight recorder's ring, as a crash dump reads it (crash_dump.c)       */
 /* ------------------------------------------------------------------------ */
 
-/* A ring of binary records (Sources/NavGuard/Trace/RecordBytes.swift) and
+/* A ring of binary records (Sources/NavGuardTrace/RecordBytes.swift) and
  * what a crash dump needs to write it without help: the owner thread changes
  * it between ngc_ring_begin and ngc_ring_end; a crash dump on another thread
  * waits for `writing` to be even, and one on the owner's own thread reads
@@ -51,7 +51,7 @@ typedef struct ngc_ring {
     uint32_t slot;             /* its crash-table entry + 1, or 0 */
     uintptr_t owner;           /* the owner thread (ngc_thread_id) */
     uintptr_t alt_thread;      /* the thread whose NavGuard alternate signal
-                                  stack this ring holds (blackbox.c), or 0 */
+                                  stack this ring holds (crash_dump.c), or 0 */
     void *alt_map;             /* that stack's mapping */
     bool alt_wanted;           /* NavGuard's handler dumps it: its owner
                                   thread needs an alternate stack */
@@ -125,7 +125,7 @@ ngc_ring *ngc_ring_new(uint64_t capacity);
 void ngc_ring_free(ngc_ring *r);
 
 /* ------------------------------------------------------------------------ */
-/* Dump files (blackbox.c)                                                   */
+/* Dump files (crash_dump.c)                                                 */
 /* ------------------------------------------------------------------------ */
 
 /* Create `path` as a new dump file (every dump: crash, report,
