@@ -25,7 +25,7 @@
  *  - a replay is deterministic: the same bytes give the same status, line and
  *    identical flag the second time (checked on every 8th input).
  *
- * Built twice from this one file, like fuzz_api.c: fuzz_read (libFuzzer,
+ * Built twice from this one file, like fuzz/api/harness.c: fuzz_read (libFuzzer,
  * -DNAVGUARD_FUZZ=ON, `make fuzz FUZZ_TARGET=fuzz_read`) and fuzz_read_replay
  * (with replay.c's main(): ctest fuzz_read_smoke runs fuzz/corpus-read, the
  * saved crashers of fuzz/crashers/read and generated inputs).

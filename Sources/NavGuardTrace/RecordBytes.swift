@@ -6,7 +6,8 @@ import NavGuardCore
 // The flight recorder's binary records (docs/trace-format.md, "Binary
 // records"): what a recorded call costs is writing one of these, never
 // formatting text. Little-endian, fields unaligned inside a record, each
-// record padded to 8 bytes. TraceRecords.swift says what each record holds.
+// record padded to 8 bytes. TraceCalls.swift, TraceCallbacks.swift and
+// TraceState.swift say what each record holds.
 
 /// A record's kind: its header's byte 4.
 public enum RecordKind: UInt8 {
