@@ -172,11 +172,7 @@ struct TraceFormatTests {
     @Test("a ring dump begins with the state at its first record: every screen named, what was live listed")
     func ringCheckpoint() {
         let c = Ctx()
-        var v = ng_view()
-        v.size = UInt32(MemoryLayout<ng_view>.size)
-        v.id = 7
-        v.frame = ng_rect(x: 0, y: 0, width: 100, height: 100)
-        v.alpha = 1
+        var v = squareView(id: 7)
         #expect(ng_view_set(c.h, &v) == NG_OK)
         startRing(c, records: 10)
         v.id = 8
@@ -185,13 +181,7 @@ struct TraceFormatTests {
         for i in 0..<12 { _ = submitPush(c.h, UInt64(100 + i), "r\(i)") }
         var token: UInt64 = 0
         #expect(ng_hold_begin(c.h, "net", UInt32(NG_MASK_TOUCH), 0, &token) == NG_OK)
-        var e = ng_event()
-        e.size = UInt32(MemoryLayout<ng_event>.size)
-        e.type = NG_EVENT_TOUCH
-        e.phase = NG_TOUCH_BEGAN
-        e.touch_id = 4
-        e.x = 10
-        e.y = 10
+        var e = touchEvent(NG_TOUCH_BEGAN, id: 4, x: 10, y: 10)
         #expect(ng_event_submit(c.h, &e, nil) == NG_OK)
         _ = submitPush(c.h, 200, "late", flags: UInt32(NG_REQF_ANIMATED))
         for i in 0..<20 { #expect(ng_clock_advance(c.h, Int64(i)) == NG_OK) }   // fills the window: the push leaves it
