@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
+import NavGuardC
 import NavGuardCore
 
 // The callbacks a trace records (docs/trace-format.md, "Callbacks"), and
@@ -107,7 +108,7 @@ public struct TraceOutcome {
     init(json v: JSONValue) {
         id = v["id"]?.uint64 ?? 0
         kind = enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT)
-        outcome = enumOrUnknown(v["outcome"], ng_outcome_name, 0..<8)
+        outcome = enumOrUnknown(v["outcome"], ng_outcome_name, 0..<ngc_outcome_end())
         reason = enumOrUnknown(v["reason"], ng_reason_name, 0..<NG_REASON_COUNT)
         source = UInt32(clamping: v["source"]?.int64 ?? 0)
         guardID = v["guard"]?.string
@@ -157,8 +158,8 @@ public struct TraceTransition {
     }
 
     init(json v: JSONValue) {
-        track = enumValue(v["track"], ng_track_name, 0..<3) ?? NG_TRACK_SCREEN
-        phase = enumOrUnknown(v["phase"], ng_phase_name, 0..<8)
+        track = enumValue(v["track"], ng_track_name, 0..<ngc_track_end()) ?? NG_TRACK_SCREEN
+        phase = enumOrUnknown(v["phase"], ng_phase_name, 0..<ngc_phase_end())
         flags = UInt32(truncatingIfNeeded: v["flags"]?.int64 ?? 0)
         id = v["id"]?.uint64 ?? 0
         kind = enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT)
@@ -202,7 +203,7 @@ public struct TraceHoldEnd {
         token = v["token"]?.uint64 ?? 0
         label = v["label"]?.string
         mask = UInt32(truncatingIfNeeded: v["mask"]?.int64 ?? 0)
-        reason = enumOrUnknown(v["reason"], ng_hold_end_reason_name, 0..<8)
+        reason = enumOrUnknown(v["reason"], ng_hold_end_reason_name, 0..<ngc_hold_end_reason_end())
         began = v["began"]?.int64
         ended = v["ended"]?.int64
     }
@@ -235,7 +236,7 @@ public enum LogCallback {
         w.field("message", text: r.text())
     }
     static func read(_ v: JSONValue) -> TraceCallback {
-        .log(severity: enumOrUnknown(v["severity"], ng_severity_name, 0..<8), guardID: v["guard"]?.string,
+        .log(severity: enumOrUnknown(v["severity"], ng_severity_name, 0..<ngc_severity_end()), guardID: v["guard"]?.string,
              message: v["message"]?.string ?? "")
     }
 }
@@ -264,7 +265,7 @@ public struct TraceTouchCancel {
     init(json v: JSONValue) {
         touch = v["touch"]?.uint64 ?? 0
         view = v["view"]?.uint64 ?? 0
-        state = enumOrUnknown(v["state"], ng_touch_state_name, 0..<8)
+        state = enumOrUnknown(v["state"], ng_touch_state_name, 0..<ngc_touch_state_end())
         began = v["began"]?.int64
     }
 }
@@ -338,7 +339,7 @@ public enum QuestionEndCallback {
         w.field("answer", r.i32(), .answer)
     }
     static func read(_ v: JSONValue) -> TraceCallback {
-        .questionEnd(id: v["id"]?.uint64 ?? 0, answer: enumOrUnknown(v["answer"], ng_answer_name, 0..<4))
+        .questionEnd(id: v["id"]?.uint64 ?? 0, answer: enumOrUnknown(v["answer"], ng_answer_name, 0..<ngc_answer_end()))
     }
 }
 
