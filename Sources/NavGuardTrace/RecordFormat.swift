@@ -229,11 +229,7 @@ public enum RingReader {
                     if p.keep > m.stack.count { m.stackGap = true }
                     m.stack = Array(m.stack.prefix(p.keep)) + p.screens
                 }
-                m.holds = p.holds
-                m.touches = p.touches
-                m.transitions = p.transitions
-                m.deferred = p.deferred
-                m.question = p.question
+                m.last = p
                 m.seen = true
             case .call where h.code == CallFn.viewSet.rawValue || h.code == CallFn.viewRemove.rawValue:
                 if h.flags & RecordFlags.truncated != 0 { continue }
@@ -284,11 +280,10 @@ private struct MergedState {
     /// In the order first set (what rebuilds the same tree).
     var views: [(id: UInt64, parent: UInt64, bytes: UnsafeRawBufferPointer)] = []
     var viewsLeftOut = 0
-    var holds: [UnsafeRawBufferPointer] = []
-    var touches: [UnsafeRawBufferPointer] = []
-    var transitions: [UnsafeRawBufferPointer] = []
-    var deferred: [UnsafeRawBufferPointer] = []
-    var question: UnsafeRawBufferPointer?
+    /// The newest checkpoint's parts: its holds, touches, transitions,
+    /// deferred requests and question are the state's (whole in every
+    /// checkpoint); its stack and views were merged into the above.
+    var last = TraceCheckpoint.Parts()
 
     mutating func setView(_ b: UnsafeRawBufferPointer) {
         var r = RecordReader(b)
@@ -328,15 +323,15 @@ private struct MergedState {
         list("stack", stack) { TraceScreen.format(&$0, w) }
         list("views", views.map { $0.bytes }) { TraceView.format(&$0, w) }
         if viewsLeftOut > 0 { w.field("views_omitted", viewsLeftOut) }
-        list("holds", holds) { TraceCheckpoint.formatHold(&$0, w) }
-        list("touches", touches) { TraceCheckpoint.formatTouch(&$0, w) }
-        list("transitions", transitions) { TraceCheckpoint.formatTrack(&$0, w) }
-        list("deferred", deferred) { r in
+        list("holds", last.holds) { TraceCheckpoint.formatHold(&$0, w) }
+        list("touches", last.touches) { TraceCheckpoint.formatTouch(&$0, w) }
+        list("transitions", last.transitions) { TraceCheckpoint.formatTrack(&$0, w) }
+        list("deferred", last.deferred) { r in
             w.begin()
             PostedRecord.format(&r, w)
             w.end()
         }
-        if let q = question {
+        if let q = last.question {
             w.key("question")
             w.begin()
             var r = RecordReader(q)

@@ -325,7 +325,7 @@ final class Replayer {
                 if s.flags != 0 { m.append(("flags", .integer(Int64(s.flags)))) }
                 return .object(m)
             }
-            let text = JSON.serialize(.object([("navguard_snapshot", .integer(1)), ("screens", .array(screens))]))
+            let text = JSON.serialize(.object([("navguard_snapshot", .integer(Engine.snapshotVersion)), ("screens", .array(screens))]))
             let st = text.withCString { ng_stack_restore(ctx, $0, strlen($0)) }
             if st != NG_OK {
                 throw TraceError(status: st, line: 1, message: "the recorded stack: \(String(cString: ng_errmsg(ctx)))")
