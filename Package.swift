@@ -31,8 +31,16 @@ let package = Package(
         // (embedded/: what Embedded Swift's standard library lacks, linked
         // into CMake's Embedded build only; cmake/NavGuardSwift.cmake.)
         .target(name: "NavGuardC", dependencies: ["CNavGuard"], exclude: ["embedded"]),
-        // Thin C ABI: @c @implementation exports of include/navguard/*.h.
-        .target(name: "NavGuard", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardC"]),
+        // The flight recorder's format: the records' byte layout (each call's
+        // encoder beside its reader), their JSON Lines form (the trace), the
+        // ring's checkpoint, and the readers of traces and crash dumps. Read by
+        // the library (recording, replay) and by `navguard` (timeline, stats).
+        // (NavGuardC for the libc headers' module, NavGuardLibc, and the name
+        // functions its lines write.)
+        .target(name: "NavGuardTrace", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardC"]),
+        // Thin C ABI: @c @implementation exports of include/navguard/*.h, the
+        // flight recorder's glue, replay and the crash handler.
+        .target(name: "NavGuard", dependencies: ["NavGuardCore", "NavGuardTrace", "CNavGuard", "NavGuardC"]),
         // The built-in guards, written against plugin.h only. CMake also builds
         // each as its own shared library exporting only ng_plugin_entry.
         .target(name: "NavGuardBuiltins", dependencies: ["CNavGuard"], path: "plugins",
@@ -57,11 +65,11 @@ let package = Package(
         // `navguard plugins validate|list`, `navguard version`. Links the NavGuard
         // module statically (a target dependency, not the dynamic product).
         .executableTarget(name: "navguard-cli",
-                          dependencies: ["NavGuard", "NavGuardCore", "CNavGuard", "NavGuardC", "NavGuardCLIArgs", "NavGuardValidator",
+                          dependencies: ["NavGuard", "NavGuardTrace", "NavGuardCore", "CNavGuard", "NavGuardC", "NavGuardCLIArgs", "NavGuardValidator",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           path: "Sources/navguard-cli"),
         .testTarget(name: "NavGuardCoreTests", dependencies: ["NavGuardCore", "CNavGuard"]),
-        .testTarget(name: "NavGuardABITests", dependencies: ["NavGuard", "CNavGuard"]),
+        .testTarget(name: "NavGuardABITests", dependencies: ["NavGuard", "NavGuardTrace", "CNavGuard"]),
         // --export-dynamic: the ffi-predicate tests look up predicates defined
         // in the test program by name, as a host linked with -rdynamic would.
         .testTarget(name: "NavGuardGuardTests", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardBuiltins"],

@@ -4,9 +4,9 @@
  *
  * The input is a file as `navguard replay` would read it: a JSON Lines trace
  * (docs/trace-format.md) or a crash dump (.ngbox, the binary header and ring
- * records Sources/NavGuardC/blackbox.c writes). It goes to ng_replay, which
+ * records Sources/NavGuardC/crash_dump.c writes). It goes to ng_replay, which
  * reads it the way every reader of the library does (Trace.read: JSON
- * Lines, or BlackBoxFile.convert then RingReader for a dump) and, when it
+ * Lines, or CrashDumpFile.convert then RingReader for a dump) and, when it
  * can, replays it in a context of its own against the recorded chain (the
  * built-in guards, found on the plugin search path). A trace that reads is
  * replayed a second time against the empty chain (ng_replay_options.chain):
@@ -25,7 +25,7 @@
  *  - a replay is deterministic: the same bytes give the same status, line and
  *    identical flag the second time (checked on every 8th input).
  *
- * Built twice from this one file, like fuzz_api.c: fuzz_read (libFuzzer,
+ * Built twice from this one file, like fuzz/api/harness.c: fuzz_read (libFuzzer,
  * -DNAVGUARD_FUZZ=ON, `make fuzz FUZZ_TARGET=fuzz_read`) and fuzz_read_replay
  * (with replay.c's main(): ctest fuzz_read_smoke runs fuzz/corpus-read, the
  * saved crashers of fuzz/crashers/read and generated inputs).
@@ -75,7 +75,7 @@ static const char *stname(ng_status st) {
 #undef STATUS_NAME
 }
 
-/* A crash dump (BlackBoxFile.swift) begins with its magic. */
+/* A crash dump (CrashDumpFile.swift) begins with its magic. */
 static bool is_box(const uint8_t *d, size_t n) { return n >= 8 && memcmp(d, "NGBBOX01", 8) == 0; }
 static struct {
     unsigned long long inputs, st[NG_STATUS_COUNT], identical, boxes;

@@ -16,7 +16,7 @@
  * running longer than -timeout seconds (default 25) counts as a hang.
  *
  * It is linked with one target's file, the same file its libFuzzer target
- * uses: fuzz_api.c (fuzz_api_replay, ctest fuzz_api_smoke on fuzz/corpus
+ * uses: fuzz/api/*.c (fuzz_api_replay, ctest fuzz_api_smoke on fuzz/corpus
  * plus generated programs) or fuzz_read.c (fuzz_read_replay, ctest
  * fuzz_read_smoke on fuzz/corpus-read). Messages and the default artifact
  * prefix use the program's own name.
@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #ifdef NAVGUARD_FUZZ_LIBFUZZER
-#error "replay.c has its own main(); the libFuzzer target (fuzz_api) is fuzz_api.c alone"
+#error "replay.c has its own main(); the libFuzzer target (fuzz_api) is fuzz/api/*.c alone"
 #endif
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -98,7 +98,7 @@ set_tests_properties(fuzz_read_smoke PROPERTIES
 # and replayed (every context of fuzz/corpus records its life through a host
 # writer and replays it; fuzz/corpus-read holds recorded traces and crash
 # dumps). Quick natively; `make test-sanitize` runs them under valgrind's
-# memcheck (ctest/memcheck.sh), where the smoke tests' generated inputs would
+# memcheck (ctest/memcheck/memcheck.sh), where the smoke tests' generated inputs would
 # take too long.
 add_test(NAME fuzz_api_corpus
   COMMAND fuzz_api_replay -artifact_prefix ${PROJECT_BINARY_DIR}/fuzz/corpus-

@@ -130,3 +130,10 @@ func boundedLength(_ p: UnsafePointer<CChar>) -> Int {
     while n < Limits.maxString && p[n] != 0 { n += 1 }
     return n
 }
+
+/// A string literal as a C string (a literal is NUL-terminated and lives as
+/// long as the program): the library's messages and the trace's names.
+@inline(__always)
+public func staticC(_ s: StaticString) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(s.utf8Start).assumingMemoryBound(to: CChar.self)
+}

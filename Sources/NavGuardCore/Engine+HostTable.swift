@@ -22,7 +22,7 @@ private func withSlot<T>(_ h: UnsafePointer<ng_guard_host>?, _ refused: (Int32) 
 
 /// withSlot for a function that adds work (an action, a report, a log):
 /// refused with NG_E_NO_MEMORY once the call's work passed the cap
-/// (WorkCap.swift), and counted to the guard while it runs.
+/// (Engine+WorkCap.swift), and counted to the guard while it runs.
 @inline(__always)
 private func withActingSlot<T>(_ h: UnsafePointer<ng_guard_host>?, _ refused: (Int32) -> T,
                                _ body: (GuardSlot, Engine) -> T) -> T {

@@ -11,7 +11,8 @@ import CNavGuard
 ///   tables), `touches` (TouchTable), `presses` (PressTable), `questions`
 ///   (QuestionDesk) and `views` (ViewTree).
 /// What crosses parts lives here and in the extensions named for a concern
-/// (Requests, Transitions, HoldSet, EventRouting, GuardChain, HostTable):
+/// (Engine+Chain, +Descriptors, +Events, +Holds, +HostTable, +Presses,
+/// +Questions, +Requests, +SlowVotes, +Snapshot, +Transitions, +WorkCap):
 /// every guard action goes through `act`, every queued piece of work through
 /// `drain`.
 public final class Engine {
@@ -39,7 +40,7 @@ public final class Engine {
     var strings = StringPool()
     var votes = VoteTimes()
     let stopwatch: (@convention(c) () -> Int64)?
-    /// Set when this call's work passed Limits.maxWork (WorkCap.swift); the
+    /// Set when this call's work passed Limits.maxWork (Engine+WorkCap.swift); the
     /// ABI layer turns it into the call's status.
     public internal(set) var workCut: EngineError?
 

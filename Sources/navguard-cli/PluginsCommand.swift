@@ -2,7 +2,7 @@
 import ArgumentParser
 import CNavGuard
 import Glibc
-import NavGuard
+import NavGuard   // the plugin loader's search path and chain resolution (Loader/)
 import NavGuardCore
 import NavGuardValidator
 

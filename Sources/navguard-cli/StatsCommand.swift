@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
-import NavGuard
+import NavGuardTrace
 import NavGuardValidator
 
 struct Stats: ParsableCommand {
@@ -62,8 +62,8 @@ struct Convert: ParsableCommand {
         var text = bytes
         var note: String?
         do throws(TraceError) {
-            if bytes.withUnsafeBytes({ BlackBoxFile.isBlackBox($0) }) {
-                let c = try bytes.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }
+            if bytes.withUnsafeBytes({ CrashDumpFile.isCrashDump($0) }) {
+                let c = try bytes.withUnsafeBufferPointer { b throws(TraceError) in try CrashDumpFile.convert(UnsafeRawBufferPointer(b)) }
                 text = c.text
                 note = c.note
             } else {

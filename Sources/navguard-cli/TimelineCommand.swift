@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
-import NavGuard
+import NavGuardTrace
 import NavGuardValidator
 
 struct Timeline: ParsableCommand {
@@ -99,8 +99,8 @@ func readTraceBytes(_ path: String, command: String) throws -> [UInt8] {
         return try readFile(path, maxBytes: Trace.maxTextBytes, maxWhat: "the largest trace navguard reads") { prefix throws(FileError) in
             do throws(TraceError) {
                 let n = try Trace.fileLimit(prefix: prefix)
-                return BlackBoxFile.isBlackBox(prefix)
-                    ? FileLimit(bytes: n, what: n == BlackBoxFile.maxFileBytes ? "a crash dump can be" : "what its crash dump header's records_bytes (offset 104) says")
+                return CrashDumpFile.isCrashDump(prefix)
+                    ? FileLimit(bytes: n, what: n == CrashDumpFile.maxFileBytes ? "a crash dump can be" : "what its crash dump header's records_bytes (offset 104) says")
                     : FileLimit(bytes: n, what: "the largest trace navguard reads")
             } catch {
                 throw FileError(message: "\(path): \(error.message)")

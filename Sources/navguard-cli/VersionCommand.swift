@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import CNavGuard
-import NavGuard
 
 struct Version: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print the library version and the plugin ABI.")

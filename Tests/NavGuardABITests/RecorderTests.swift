@@ -7,6 +7,7 @@
 import CNavGuard
 import Glibc
 import NavGuard
+import NavGuardTrace
 import Testing
 
 /// A host writer that collects the trace in memory.
@@ -69,19 +70,9 @@ func recordedSession(clock: ng_clock_kind = NG_CLOCK_MANUAL) -> TraceSink {
     _ = submitPush(c.h, 3, "item", flags: UInt32(NG_REQF_ANIMATED))
     if clock == NG_CLOCK_MANUAL { #expect(ng_clock_advance(c.h, 30_000_000) == NG_OK) }
     #expect(ng_transition_finish(c.h, NG_TRACK_ALL) == NG_OK)
-    var v = ng_view()
-    v.size = UInt32(MemoryLayout<ng_view>.size)
-    v.id = 7
-    v.frame = ng_rect(x: 0, y: 0, width: 100, height: 100)
-    v.alpha = 1
+    var v = squareView(id: 7)
     #expect(ng_view_set(c.h, &v) == NG_OK)
-    var e = ng_event()
-    e.size = UInt32(MemoryLayout<ng_event>.size)
-    e.type = NG_EVENT_TOUCH
-    e.phase = NG_TOUCH_BEGAN
-    e.touch_id = 1
-    e.x = 50.5
-    e.y = 20
+    var e = touchEvent(NG_TOUCH_BEGAN, id: 1, x: 50.5, y: 20)
     var r = ng_event_result()
     r.size = UInt32(MemoryLayout<ng_event_result>.size)
     #expect(ng_event_submit(c.h, &e, &r) == NG_OK && r.target_view == 7)
@@ -302,23 +293,13 @@ struct RecorderTests {
     @Test("a mid-session trace replays from the recorded stack and views when nothing was live; otherwise it is refused")
     func midSession() {
         let c = Ctx()
-        var v = ng_view()
-        v.size = UInt32(MemoryLayout<ng_view>.size)
-        v.id = 3
-        v.frame = ng_rect(x: 0, y: 0, width: 50, height: 50)
-        v.alpha = 1
+        var v = squareView(id: 3, side: 50)
         #expect(ng_view_set(c.h, &v) == NG_OK)
         _ = submitPush(c.h, 2, "menu")
         let sink = TraceSink()
         #expect(recordToSink(c.h, sink) == NG_OK)
         _ = submitPush(c.h, 4, "item")
-        var e = ng_event()
-        e.size = UInt32(MemoryLayout<ng_event>.size)
-        e.type = NG_EVENT_TOUCH
-        e.phase = NG_TOUCH_BEGAN
-        e.touch_id = 9
-        e.x = 10
-        e.y = 10
+        var e = touchEvent(NG_TOUCH_BEGAN, id: 9, x: 10, y: 10)
         #expect(ng_event_submit(c.h, &e, nil) == NG_OK)
         _ = c.destroy()
         let (st, identical, report, _) = replay(sink.text)

@@ -6,6 +6,7 @@
 import CNavGuard
 import Glibc
 @testable import NavGuard
+@testable import NavGuardTrace
 import NavGuardCore
 import Testing
 
@@ -171,11 +172,7 @@ struct TraceFormatTests {
     @Test("a ring dump begins with the state at its first record: every screen named, what was live listed")
     func ringCheckpoint() {
         let c = Ctx()
-        var v = ng_view()
-        v.size = UInt32(MemoryLayout<ng_view>.size)
-        v.id = 7
-        v.frame = ng_rect(x: 0, y: 0, width: 100, height: 100)
-        v.alpha = 1
+        var v = squareView(id: 7)
         #expect(ng_view_set(c.h, &v) == NG_OK)
         startRing(c, records: 10)
         v.id = 8
@@ -184,13 +181,7 @@ struct TraceFormatTests {
         for i in 0..<12 { _ = submitPush(c.h, UInt64(100 + i), "r\(i)") }
         var token: UInt64 = 0
         #expect(ng_hold_begin(c.h, "net", UInt32(NG_MASK_TOUCH), 0, &token) == NG_OK)
-        var e = ng_event()
-        e.size = UInt32(MemoryLayout<ng_event>.size)
-        e.type = NG_EVENT_TOUCH
-        e.phase = NG_TOUCH_BEGAN
-        e.touch_id = 4
-        e.x = 10
-        e.y = 10
+        var e = touchEvent(NG_TOUCH_BEGAN, id: 4, x: 10, y: 10)
         #expect(ng_event_submit(c.h, &e, nil) == NG_OK)
         _ = submitPush(c.h, 200, "late", flags: UInt32(NG_REQF_ANIMATED))
         for i in 0..<20 { #expect(ng_clock_advance(c.h, Int64(i)) == NG_OK) }   // fills the window: the push leaves it
@@ -299,7 +290,7 @@ struct TraceFormatTests {
             let body = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
             withUnsafeBytes(of: UInt64(n).littleEndian) { for (i, b) in $0.enumerated() { file[104 + i] = b } }
             file += body
-            let out = try? file.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }
+            let out = try? file.withUnsafeBufferPointer { b throws(TraceError) in try CrashDumpFile.convert(UnsafeRawBufferPointer(b)) }
             #expect(out != nil, "a header and \(n) random bytes still convert")
             if let text = out?.text {
                 let parsed = try? text.withUnsafeBufferPointer { b throws(TraceError) in try Trace.read(UnsafeRawBufferPointer(b)) }
@@ -308,7 +299,7 @@ struct TraceFormatTests {
         }
         // Too short, another layout: refused with a reason.
         let short = Array("NGBBOX01xx".utf8)
-        #expect((try? short.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }) == nil)
+        #expect((try? short.withUnsafeBufferPointer { b throws(TraceError) in try CrashDumpFile.convert(UnsafeRawBufferPointer(b)) }) == nil)
         // A header field the file contradicts, or no writer writes: refused,
         // the error naming it (the first trapped: an overflowing sum).
         var good = [UInt8](repeating: 0, count: 128)
@@ -320,7 +311,7 @@ struct TraceFormatTests {
         good[100] = 1
         good += bytes.prefix(bytes.count & ~7)
         withUnsafeBytes(of: UInt64(bytes.count & ~7).littleEndian) { for (i, b) in $0.enumerated() { good[104 + i] = b } }
-        #expect((try? good.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }) != nil)
+        #expect((try? good.withUnsafeBufferPointer { b throws(TraceError) in try CrashDumpFile.convert(UnsafeRawBufferPointer(b)) }) != nil)
         for (field, offset, value) in [("dropped_lines", 88, UInt64.max), ("ring_records", 64, UInt64.max), ("header_size", 8, 0xFFFF_FFFF),
                                        ("records_bytes", 104, UInt64.max), ("pid", 24, 0), ("last_ns", 80, 1 << 63)] as [(String, Int, UInt64)] {
             var file = good
@@ -328,7 +319,7 @@ struct TraceFormatTests {
             withUnsafeBytes(of: value.littleEndian) { for (i, b) in $0.prefix(width).enumerated() { file[offset + i] = b } }
             var message = ""
             do throws(TraceError) {
-                _ = try file.withUnsafeBufferPointer { b throws(TraceError) in try BlackBoxFile.convert(UnsafeRawBufferPointer(b)) }
+                _ = try file.withUnsafeBufferPointer { b throws(TraceError) in try CrashDumpFile.convert(UnsafeRawBufferPointer(b)) }
             } catch {
                 message = error.message
                 #expect(error.status == NG_E_PARSE)

@@ -13,7 +13,7 @@ import Testing
         var focus: UInt64 = 0
     }
 
-    func watch(_ rec: Recorder) -> Shown {
+    func watch(_ rec: CallbackLog) -> Shown {
         let s = Shown()
         rec.onTransition = { e in
             guard e.track == NG_TRACK_SCREEN else { return }

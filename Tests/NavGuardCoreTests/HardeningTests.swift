@@ -97,7 +97,7 @@ struct HardeningTests {
             return nil
         }
         #expect(logs.filter { $0.0 == NG_LOG_ERROR }.map(\.1) == ["org.test.resubmit"], "\(logs.map(\.1))")
-        // Every request it made got its one outcome (the Recorder checks one
+        // Every request it made got its one outcome (the CallbackLog checks one
         // each), and so did the host's.
         #expect(rec.outcomes.count == made + 1 && rec.outcomes[first.requestID]?.outcome == .applied)
         expectClean(rec)
@@ -150,7 +150,7 @@ struct HardeningTests {
     @Test func aSlowVoteIsLoggedAndDoesNotAgeTheTransition() throws {
         fakeNowNs = 10_000 * ms
         let e = Engine(EngineConfig(clock: .external(fakeClock)))
-        let rec = Recorder(engine: e)
+        let rec = CallbackLog(engine: e)
         e.observer = rec
         try e.setRoot(Screen(id: 1, route: "root"))
         let fast = TestGuard(id: "org.test.fast")
@@ -194,7 +194,7 @@ struct HardeningTests {
     @Test func theEventPathIsNotTimed() throws {
         fakeNowNs = 1_000 * ms
         let e = Engine(EngineConfig(clock: .external(fakeClock)))
-        let rec = Recorder(engine: e)
+        let rec = CallbackLog(engine: e)
         e.observer = rec
         try e.setRoot(Screen(id: 1, route: "root"))
         let slow = TestGuard(id: "org.test.slow-events")

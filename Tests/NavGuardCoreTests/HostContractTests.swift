@@ -108,7 +108,7 @@ struct StaleTests {
 struct SwipeScopeTests {
     /// home, menu, item; a swipe back from item (3) to menu (2) in flight,
     /// driven by touch 7 when `driven`.
-    private func swiping(driven: Bool = true) -> (Engine, Recorder) {
+    private func swiping(driven: Bool = true) -> (Engine, CallbackLog) {
         let (e, rec) = makeEngine()
         e.push(2, "menu")
         e.push(3, "item")
@@ -126,7 +126,7 @@ struct SwipeScopeTests {
         e.submit(scoped(.push(Screen(id: id, route: "reply")), from: screen))
     }
 
-    private func outcome(_ rec: Recorder, _ r: SubmitResult) -> (Outcome, Reason)? {
+    private func outcome(_ rec: CallbackLog, _ r: SubmitResult) -> (Outcome, Reason)? {
         let all = rec.outcomeEvents(r.requestID)
         #expect(all.count <= 1, "one outcome per request")
         return all.first.map { ($0.outcome, $0.reason) }

@@ -25,7 +25,7 @@ private struct Descriptors {
 /// Everything one run needs to check its invariants.
 private final class Run {
     let e: Engine
-    let rec: Recorder
+    let rec: CallbackLog
     var rng: SplitMix64
     let runIndex: Int
     var failures: [String] = []
@@ -76,7 +76,7 @@ private final class Run {
         runIndex = index
         rng = SplitMix64(seed: seed)
         e = Engine(EngineConfig(clock: .manual(startNs: 0), defaultDurationNs: 200 * ms))
-        rec = Recorder(engine: e)
+        rec = CallbackLog(engine: e)
         rec.keepLog = false
         e.observer = rec
         try! e.setRoot(Screen(id: 1, route: "root"))

@@ -64,7 +64,7 @@ let WILL = NG_PHASE_WILL
 let DID = NG_PHASE_DID
 let CANCELLED = NG_PHASE_CANCELLED
 
-// MARK: - Recorder
+// MARK: - CallbackLog
 
 /// An EngineObserver that records every callback and checks, as they
 /// arrive, the rules every callback sequence must follow:
@@ -73,7 +73,7 @@ let CANCELLED = NG_PHASE_CANCELLED
 ///  * on each track a WILL is followed by a DID or CANCELLED of the same
 ///    request before the next WILL;
 ///  * a CANCELLED request never gets a DID.
-final class Recorder: EngineObserver {
+final class CallbackLog: EngineObserver {
     weak var engine: Engine?
     var keepLog = true
     var events: [Ev] = []
@@ -534,9 +534,9 @@ final class QueueGuard {
 
 // MARK: - Engine helpers
 
-func makeEngine(root: UInt64? = 1, route: String = "root", defaultDurationNs: Int64 = 350_000_000) -> (Engine, Recorder) {
+func makeEngine(root: UInt64? = 1, route: String = "root", defaultDurationNs: Int64 = 350_000_000) -> (Engine, CallbackLog) {
     let e = Engine(EngineConfig(clock: .manual(startNs: 0), defaultDurationNs: defaultDurationNs))
-    let rec = Recorder(engine: e)
+    let rec = CallbackLog(engine: e)
     e.observer = rec
     if let root { try! e.setRoot(Screen(id: root, route: route)) }
     return (e, rec)
@@ -574,8 +574,8 @@ func statusOf(_ body: () throws(EngineError) -> Void) -> Int32 {
     do { try body(); return NG_OK } catch { return error.status }
 }
 
-/// The callback rules held throughout (the Recorder checks them as they come).
-func expectClean(_ rec: Recorder, sourceLocation: SourceLocation = #_sourceLocation) {
+/// The callback rules held throughout (the CallbackLog checks them as they come).
+func expectClean(_ rec: CallbackLog, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(rec.violations == [], sourceLocation: sourceLocation)
     #expect(rec.depth == 0, sourceLocation: sourceLocation)
     #expect(rec.maxDepth <= 1, sourceLocation: sourceLocation)

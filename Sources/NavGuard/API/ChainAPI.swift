@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 import NavGuardCore
+import NavGuardTrace
 
 // navguard.h, "Guard chain": adding a guard from a descriptor the host
 // holds, and reading the chain. (Loading guards from files: PluginsAPI.swift.)

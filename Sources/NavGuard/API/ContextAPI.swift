@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 import NavGuardCore
+import NavGuardTrace
 
 // navguard.h, "Context": creating, destroying, handing over and asking about
 // a context. (ng_version, ng_version_string and the names are C:

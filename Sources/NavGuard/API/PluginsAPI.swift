@@ -2,6 +2,7 @@
 import CNavGuard
 import NavGuardLibc
 import NavGuardCore
+import NavGuardTrace
 
 // navguard.h, "Plugins: loading guards from shared libraries": one plugin,
 // a whole chain from a configuration (text or file), and where the built-in
@@ -23,7 +24,7 @@ public func ng_plugin_load(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?,
 @c @implementation
 public func ng_chain_configure(_ ctx: OpaquePointer?, _ json: UnsafePointer<CChar>?) -> ng_status {
     withContext(ctx, record: .chain) { box throws(EngineError) in
-        let text = try json.map { j throws(EngineError) in try readConfiguration(j, "json") } ?? defaultChainJSON.description
+        let text = try json.map { j throws(EngineError) in try readConfiguration(j, "json") } ?? String(cString: defaultChainJSON)
         try box.recordChain("ng_chain_configure", config: text) { () throws(EngineError) in
             try configureChain(box.engine, text)
         }
@@ -54,4 +55,4 @@ public func ng_chain_configure_file(_ ctx: OpaquePointer?, _ path: UnsafePointer
 public func ng_plugin_dir() -> UnsafePointer<CChar>! { UnsafePointer(pluginDirectory) }
 
 @c @implementation
-public func ng_default_chain() -> UnsafePointer<CChar>! { staticC(defaultChainJSON) }
+public func ng_default_chain() -> UnsafePointer<CChar>! { UnsafePointer(defaultChainJSON) }

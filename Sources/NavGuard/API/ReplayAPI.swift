@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 import NavGuardCore
+import NavGuardTrace
 
 // navguard.h, "Flight recorder and replay": replaying a trace (no context:
 // the replay makes its own; Replay/ is how).

@@ -2,6 +2,7 @@
 import CNavGuard
 import NavGuardLibc
 import NavGuardCore
+import NavGuardTrace
 
 // navguard.h, "Stack": the root, reading the stack, snapshots, screen flags
 // and focus tokens,

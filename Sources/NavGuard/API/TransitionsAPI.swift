@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 import NavGuardCore
+import NavGuardTrace
 
 // navguard.h, "Transitions": ending tracks, the interactive (swipe) back,
 // and reading what is in flight.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 import NavGuardCore
+import NavGuardTrace
 
 // navguard.h, "Input: events, views and hit testing": the view tree the
 // host mirrors, and hit testing against it.

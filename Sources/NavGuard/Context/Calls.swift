@@ -2,6 +2,7 @@
 import CNavGuard
 import NavGuardLibc
 import NavGuardCore
+import NavGuardTrace
 import Synchronization
 
 // How every [owner] export runs: find the caller's context, run the body,
@@ -28,7 +29,7 @@ func withContext(_ handle: OpaquePointer?, _ body: (ContextBox) throws(EngineErr
 /// As withContext, for a call that changes state, which the flight recorder
 /// records as `fn`: a call refused before it calls `recordArgs` is recorded
 /// as rejected, with its status and message. Past the work cap, such a call
-/// made from a callback is refused (WorkCap.swift). At its end the host's
+/// made from a callback is refused (NavGuardCore/Engine+WorkCap.swift). At its end the host's
 /// on_deadline hears of a new deadline (`deadline` false: the body decides,
 /// for continuous input). Without a recorder and on_deadline this costs two
 /// loads and branches.
@@ -118,9 +119,4 @@ func monotonicNow() -> Int64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
-}
-
-@inline(__always)
-func staticC(_ s: StaticString) -> UnsafePointer<CChar> {
-    UnsafeRawPointer(s.utf8Start).assumingMemoryBound(to: CChar.self)
 }

@@ -2,6 +2,7 @@
 import CNavGuard
 import NavGuardLibc
 import NavGuardCore
+import NavGuardTrace
 
 /// What the host hears: the engine's callbacks handed to the C delegate, the
 /// deadline and wake-up the host's loop runs on, and the flight recorder,

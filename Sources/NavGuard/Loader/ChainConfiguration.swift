@@ -6,11 +6,17 @@ import NavGuardCore
 // A chain configuration (ng_chain_configure, navguard.h): parsed, edited,
 // every guard resolved to a file, then loaded and created all or nothing.
 
-/// The default chain (ng_default_chain), in the order of
-/// NG_DEFAULT_CHAIN_ORDER.
-let defaultChainJSON: StaticString = """
-{"guards":[{"id":"org.navguard.watchdog"},{"id":"org.navguard.global-ignore"},{"id":"org.navguard.exclusive-touch"},{"id":"org.navguard.throttle"},{"id":"org.navguard.dedupe"},{"id":"org.navguard.transition"},{"id":"org.navguard.bar-should"},{"id":"org.navguard.confirm-leave"}]}
-"""
+/// The default chain as a configuration: the built-in guards of
+/// NG_DEFAULT_CHAIN_ORDER (navguard.h, where the chain is written, once), in
+/// its order, each by its id ("org.navguard." and its name).
+let defaultChain: JSONValue = .object([("guards", .array(
+    NG_DEFAULT_CHAIN_ORDER.utf8.split(separator: UInt8(ascii: ",")).map { name in
+        let id = "org.navguard." + String(decoding: name.filter { $0 != UInt8(ascii: " ") }, as: UTF8.self)
+        return .object([("id", .string(id))])
+    }))])
+
+/// The default chain's text (ng_default_chain: static storage, never freed).
+nonisolated(unsafe) let defaultChainJSON: UnsafeMutablePointer<CChar> = strdup(JSON.serialize(defaultChain))!
 
 /// One guard of a resolved chain: its file, its id when the configuration
 /// named one (checked against the plugin's), and its configuration object.
@@ -44,8 +50,7 @@ public func resolveChain(_ text: String) throws(EngineError) -> [ChainEntry] {
         guard root["guards"] == nil else {
             throw EngineError(NG_E_PARSE, "a configuration has \"base\" or \"guards\", not both")
         }
-        // The built-in default chain is a constant that always parses.
-        chain = try entries(try! JSON.parse(defaultChainJSON.description), "the default chain")
+        chain = try entries(defaultChain, "the default chain")
     } else {
         guard root["guards"] != nil else {
             throw EngineError(NG_E_PARSE, "a chain configuration needs \"guards\" (a list) or \"base\": \"default\"")

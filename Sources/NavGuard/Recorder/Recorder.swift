@@ -3,9 +3,10 @@ import CNavGuard
 import NavGuardLibc
 import NavGuardC
 import NavGuardCore
+import NavGuardTrace
 
 /// The flight recorder of one context. A recorded call writes binary
-/// records (Trace/RecordBytes.swift, laid out by Trace/Trace*.swift) into
+/// records (NavGuardTrace/RecordBytes.swift, laid out by NavGuardTrace/Trace*.swift) into
 /// memory allocated when recording starts, and nothing else: the JSON of
 /// docs/trace-format.md is made later, when a file or writer recorder
 /// flushes (at every ng_tick, and when its buffer fills) or a ring is dumped.
@@ -153,7 +154,7 @@ final class Recorder {
     /// Keep the ring for crash dumps (NG_RECORD_CRASH_DUMP); false when 64
     /// rings already are.
     /// With the handler, the calling (owner) thread also gets an alternate
-    /// signal stack when it has none (blackbox.c), so that a stack overflow
+    /// signal stack when it has none (crash_dump.c), so that a stack overflow
     /// is dumped; close() removes it.
     func keepForCrashes(installHandler: Bool) -> Bool { ngc_crash_register(ring, !installHandler) }
 
@@ -165,7 +166,8 @@ final class Recorder {
 
     /// A file or writer trace's first line (a ring's is written at its dump).
     func writeHeader(midSession: Bool) {
-        TraceHeader.write(out, box, midSession: midSession)
+        TraceHeader.write(out, box.engine, manualStartNs: box.manualStartNs, postedBase: box.mailbox.base,
+                          nextPosted: box.mailbox.counter, midSession: midSession)
         emit()
     }
 
@@ -559,7 +561,7 @@ final class Recorder {
     /// Where the record of what led to a guard's report is, for the host's
     /// on_report: a ring is dumped to a new file for it, within the budget
     /// (the records copied here, the file written by the writer thread:
-    /// blackbox.c); a file or writer is flushed.
+    /// crash_dump.c); a file or writer is flushed.
     func noteForReport() -> String {
         guard isRing else {
             flush()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
 import NavGuardCore
+import NavGuardTrace
 
 // How the exports feed the flight recorder: a recorded call's arguments and
 // results (withContext enters and leaves it), chain changes, and stopping.
@@ -13,7 +14,7 @@ extension ContextBox {
         set { bridge.recorder = newValue }
     }
 
-    /// The call's arguments, once they passed validation (Trace/TraceCalls.swift
+    /// The call's arguments, once they passed validation (NavGuardTrace/TraceCalls.swift
     /// says how each call's are written).
     @inline(__always)
     func recordArgs(_ body: (inout RecordWriter) -> Void) {

@@ -2,21 +2,22 @@
 import CNavGuard
 import NavGuardLibc
 import NavGuardCore
+import NavGuardTrace
 
 // Replay of a trace (docs/trace-format.md): a host of its own that re-makes
 // every recorded call through the public C API, on a manual clock set to
 // each call's instant, and compares what comes back with the recording. It
-// reads the trace through its typed records (Trace/), never by key: results
+// reads the trace through its typed records (NavGuardTrace), never by key: results
 // and callbacks are compared as the recorder writes them (the same encode
 // and format functions make what happens now).
 
 /// What a replay found.
-public struct ReplayOutcome {
-    public var identical = false
-    public var calls = 0
-    public var callbacks = 0
-    public var line = 0
-    public var report = ""
+struct ReplayOutcome {
+    var identical = false
+    var calls = 0
+    var callbacks = 0
+    var line = 0
+    var report = ""
 }
 
 /// The replaying host. Owner: the thread that runs `run`.
@@ -324,7 +325,7 @@ final class Replayer {
                 if s.flags != 0 { m.append(("flags", .integer(Int64(s.flags)))) }
                 return .object(m)
             }
-            let text = JSON.serialize(.object([("navguard_snapshot", .integer(1)), ("screens", .array(screens))]))
+            let text = JSON.serialize(.object([("navguard_snapshot", .integer(Engine.snapshotVersion)), ("screens", .array(screens))]))
             let st = text.withCString { ng_stack_restore(ctx, $0, strlen($0)) }
             if st != NG_OK {
                 throw TraceError(status: st, line: 1, message: "the recorded stack: \(String(cString: ng_errmsg(ctx)))")

@@ -2,6 +2,7 @@
 import CNavGuard
 import NavGuardLibc
 import NavGuardCore
+import NavGuardTrace
 
 // The replay context's delegate (callbacks → the comparison, each encoded
 // as the recorder encodes it), and the result handed to ng_replay's caller.

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <pthread.h>
 
+#include "navguard/navguard.h"
+
 /* The calling thread's identity, unique among live threads: the thread
  * pointer, one register read (an owner check runs on every host-table call a
  * guard makes, so it must cost less than a call into libc). With glibc it is
@@ -31,11 +33,30 @@ bool ngc_library_path(char *out, size_t size);
  * other value: what `navguard plugins info` shows of a guard's event_mask. */
 const char *ngc_want_name(uint32_t bit);
 
+/* One past the largest value of a navguard.h NG_*_MAP table: the values a
+ * trace reader tries when it reads a value by its name (ng_*_name gives
+ * "unknown" for any other). Computed from the table itself, so a value added
+ * to the header is read back without a change here. */
+#define NGC_END_OF(constant, name) if ((int32_t)(constant) >= end) end = (int32_t)(constant) + 1;
+#define NGC_TABLE_END(function, map) \
+    static inline int32_t function(void) { int32_t end = 0; map(NGC_END_OF) return end; }
+NGC_TABLE_END(ngc_outcome_end, NG_OUTCOME_MAP)
+NGC_TABLE_END(ngc_track_end, NG_TRACK_MAP)
+NGC_TABLE_END(ngc_phase_end, NG_PHASE_MAP)
+NGC_TABLE_END(ngc_swipe_state_end, NG_SWIPE_STATE_MAP)
+NGC_TABLE_END(ngc_hold_end_reason_end, NG_HOLD_END_REASON_MAP)
+NGC_TABLE_END(ngc_severity_end, NG_SEVERITY_MAP)
+NGC_TABLE_END(ngc_answer_end, NG_ANSWER_MAP)
+NGC_TABLE_END(ngc_touch_phase_end, NG_TOUCH_PHASE_MAP)
+NGC_TABLE_END(ngc_touch_state_end, NG_TOUCH_STATE_MAP)
+NGC_TABLE_END(ngc_verdict_end, NG_VERDICT_MAP)
+NGC_TABLE_END(ngc_shape_kind_end, NG_SHAPE_KIND_MAP)
+
 /* ------------------------------------------------------------------------ */
-/* The flight recorder's ring, as a crash dump reads it (blackbox.c)         */
+/* The flight recorder's ring, as a crash dump reads it (crash_dump.c)       */
 /* ------------------------------------------------------------------------ */
 
-/* A ring of binary records (Sources/NavGuard/Trace/RecordBytes.swift) and
+/* A ring of binary records (Sources/NavGuardTrace/RecordBytes.swift) and
  * what a crash dump needs to write it without help: the owner thread changes
  * it between ngc_ring_begin and ngc_ring_end; a crash dump on another thread
  * waits for `writing` to be even, and one on the owner's own thread reads
@@ -51,7 +72,7 @@ typedef struct ngc_ring {
     uint32_t slot;             /* its crash-table entry + 1, or 0 */
     uintptr_t owner;           /* the owner thread (ngc_thread_id) */
     uintptr_t alt_thread;      /* the thread whose NavGuard alternate signal
-                                  stack this ring holds (blackbox.c), or 0 */
+                                  stack this ring holds (crash_dump.c), or 0 */
     void *alt_map;             /* that stack's mapping */
     bool alt_wanted;           /* NavGuard's handler dumps it: its owner
                                   thread needs an alternate stack */
@@ -125,7 +146,7 @@ ngc_ring *ngc_ring_new(uint64_t capacity);
 void ngc_ring_free(ngc_ring *r);
 
 /* ------------------------------------------------------------------------ */
-/* Dump files (blackbox.c)                                                   */
+/* Dump files (crash_dump.c)                                                 */
 /* ------------------------------------------------------------------------ */
 
 /* Create `path` as a new dump file (every dump: crash, report,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
-import NavGuard
+import NavGuardTrace
 import NavGuardCore
 
 /// What to draw of a trace: a window of it, and whether long idle stretches

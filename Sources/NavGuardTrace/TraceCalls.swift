@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
+import NavGuardC
 import NavGuardLibc
 import NavGuardCore
 
@@ -116,7 +117,7 @@ public indirect enum CallArgs {
     }
 
     /// The arguments in a binary record, as JSON members.
-    static func format(_ fn: CallFn, _ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ fn: CallFn, _ r: inout RecordReader, _ w: TraceLine) {
         switch fn {
         case .root: RootCall.format(&r, w)
         case .submit: SubmitCall.format(&r, w)
@@ -148,9 +149,9 @@ public indirect enum CallArgs {
 // CallArgs above; the others have an enum each.
 
 /// ng_stack_set_root: `"screen"`.
-enum RootCall {
-    static func encode(_ w: inout RecordWriter, _ s: Screen) { TraceScreen.encode(&w, s) }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+public enum RootCall {
+    public static func encode(_ w: inout RecordWriter, _ s: Screen) { TraceScreen.encode(&w, s) }
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.key("screen")
         TraceScreen.format(&r, w)
     }
@@ -171,12 +172,12 @@ enum RootCall {
 /// refused (the outcome's message). Replay submits that same malformed
 /// request to the engine with that reason (Replayer.submitMalformed), so
 /// its outcome, message included, is the recorded one.
-enum SubmitCall {
-    static func encode(_ w: inout RecordWriter, _ r: Request) {
+public enum SubmitCall {
+    public static func encode(_ w: inout RecordWriter, _ r: Request) {
         TraceRequest.encode(&w, r)
         w.text(r.invalidMessage)
     }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.object("req") { TraceRequest.format(&r, $0) }
         if let why = r.text() { w.field("invalid", text: why) }
     }
@@ -199,10 +200,10 @@ enum SubmitCall {
 }
 
 /// ng_event_submit: `"ev"`.
-enum EventCall {
+public enum EventCall {
     @inline(__always)
-    static func encode(_ w: inout RecordWriter, _ e: ng_event) { TraceEvent.encode(&w, e) }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) { w.object("ev") { TraceEvent.format(&r, $0) } }
+    public static func encode(_ w: inout RecordWriter, _ e: ng_event) { TraceEvent.encode(&w, e) }
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) { w.object("ev") { TraceEvent.format(&r, $0) } }
     static func read(_ v: JSONValue) throws(FieldError) -> CallArgs {
         guard let ev = v["ev"] else { throw FieldError(message: "event without \"ev\"") }
         return .event(try TraceEvent.read(json: ev))
@@ -210,9 +211,9 @@ enum EventCall {
 }
 
 /// ng_view_set: `"view"`.
-enum ViewSetCall {
-    static func encode(_ w: inout RecordWriter, _ v: ViewSpec) { TraceView.encode(&w, v) }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+public enum ViewSetCall {
+    public static func encode(_ w: inout RecordWriter, _ v: ViewSpec) { TraceView.encode(&w, v) }
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.key("view")
         TraceView.format(&r, w)
     }
@@ -223,13 +224,13 @@ enum ViewSetCall {
 }
 
 /// ng_hold_begin: `"label"` (null for none), `"mask"`, `"max_ns"`.
-enum HoldBeginCall {
-    static func encode(_ w: inout RecordWriter, label: CStr?, mask: UInt32, maxNs: Int64) {
+public enum HoldBeginCall {
+    public static func encode(_ w: inout RecordWriter, label: CStr?, mask: UInt32, maxNs: Int64) {
         w.text(label)
         w.u32(mask)
         w.i64(maxNs)
     }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("label", text: r.text())
         w.field("mask", r.u32())
         w.field("max_ns", r.i64())
@@ -240,22 +241,22 @@ enum HoldBeginCall {
 }
 
 /// ng_transition_finish: `"track"` by name.
-enum FinishCall {
-    static func format(_ r: inout RecordReader, _ w: TraceLine) { w.field("track", r.i32(), .track) }
+public enum FinishCall {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) { w.field("track", r.i32(), .track) }
     static func read(_ v: JSONValue) throws(FieldError) -> CallArgs {
-        guard let track = enumValue(v["track"], ng_track_name, 0..<3) else { throw FieldError(message: "finish without a track") }
+        guard let track = enumValue(v["track"], ng_track_name, 0..<ngc_track_end()) else { throw FieldError(message: "finish without a track") }
         return .finish(track: track)
     }
 }
 
 /// ng_question_answer: `"id"`, `"answer"` by name.
-enum QuestionAnswerCall {
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+public enum QuestionAnswerCall {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
         w.field("answer", r.i32(), .answer)
     }
     static func read(_ v: JSONValue) throws(FieldError) -> CallArgs {
-        guard let answer = enumValue(v["answer"], ng_answer_name, 0..<4) else {
+        guard let answer = enumValue(v["answer"], ng_answer_name, 0..<ngc_answer_end()) else {
             throw FieldError(message: "question_answer without an answer")
         }
         return .questionAnswer(id: try integer(v["id"], "id"), answer: answer)
@@ -264,9 +265,9 @@ enum QuestionAnswerCall {
 
 /// ng_stack_restore: `"snapshot"` (the text), or `"snapshot_hex"` when it is
 /// not UTF-8.
-enum RestoreCall {
-    static func encode(_ w: inout RecordWriter, _ bytes: UnsafeRawBufferPointer) { w.text(bytes) }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+public enum RestoreCall {
+    public static func encode(_ w: inout RecordWriter, _ bytes: UnsafeRawBufferPointer) { w.text(bytes) }
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         guard let bytes = r.text() else { return }
         if isValidUTF8(bytes) { w.key("snapshot"); w.string(bytes) } else { w.key("snapshot_hex"); w.hex(bytes) }
     }
@@ -282,13 +283,13 @@ enum RestoreCall {
 /// A chain change (ng_chain_configure, _file, ng_plugin_load, ng_chain_add):
 /// `"via"` (the function), `"path"`, `"config"`; its result lists the
 /// guards it added.
-enum ChainCall {
-    static func encode(_ w: inout RecordWriter, via: StaticString, path: String?, config: String?) {
+public enum ChainCall {
+    public static func encode(_ w: inout RecordWriter, via: StaticString, path: String?, config: String?) {
         w.text(UnsafeRawBufferPointer(start: via.utf8Start, count: via.utf8CodeUnitCount))
         w.text(path)
         w.text(config)
     }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("via", text: r.text())
         if let p = r.text() { w.field("path", text: p) }
         if let c = r.text() { w.field("config", text: c) }
@@ -317,7 +318,7 @@ func bytesFromHex(_ s: String) -> [UInt8]? {
 
 /// What a call returns beside its status, as the recorder holds it until
 /// the call returns (no text is built while it runs).
-enum CallResult {
+public enum CallResult {
     case none
     /// ng_request_submit: `"status"` (the outcome), `"id"`, `"reason"` (when
     /// not none), `"guard"` (when one decided).
@@ -340,7 +341,7 @@ enum CallResult {
     /// call that began a transition while the clock moved, the instant that
     /// transition is dated from (when the call returned); replay dates it so.
     @inline(__always)
-    static func encode(_ w: inout RecordWriter, status: ng_status, _ result: CallResult, err: UnsafePointer<CChar>?,
+    public static func encode(_ w: inout RecordWriter, status: ng_status, _ result: CallResult, err: UnsafePointer<CChar>?,
                        datedAt: Int64? = nil, engine: Engine? = nil) {
         // The common ret of ng_event_submit, with one check of room: status
         // OK, no `tr`, no deciding guard; the same bytes as below.
@@ -383,7 +384,7 @@ enum CallResult {
     }
 
     /// `"tr":...,"ret":{"st":...,<results>,"err":...}` (`tr` when recorded).
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         var peek = r
         _ = peek.i32()
         if peek.u8() & datedTag != 0 { w.field("tr", peek.i64()) }
@@ -393,7 +394,7 @@ enum CallResult {
 
     /// The `ret` object alone (replay compares what happens now with it;
     /// `tr` is the line's, not the object's).
-    static func formatObject(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func formatObject(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
         let status = r.i32()
         w.field("st", status: status)
@@ -464,9 +465,9 @@ public struct TraceResult {
         status = v["st"]?.string ?? "?"
         err = v["err"]?.string
         // Lenient: a result only describes; replay compares `json`.
-        outcome = enumOrUnknown(v["status"], ng_outcome_name, 0..<8)
+        outcome = enumOrUnknown(v["status"], ng_outcome_name, 0..<ngc_outcome_end())
         id = v["id"]?.uint64 ?? 0
-        verdict = enumOrUnknown(v["verdict"], ng_verdict_name, 0..<4)
+        verdict = enumOrUnknown(v["verdict"], ng_verdict_name, 0..<ngc_verdict_end())
         reason = v["reason"] == nil ? NG_REASON_NONE : enumOrUnknown(v["reason"], ng_reason_name, 0..<NG_REASON_COUNT)
         view = v["view"]?.uint64 ?? 0
         guardID = v["guard"]?.string
@@ -481,7 +482,7 @@ public struct TraceResult {
         TraceResult.chainComparison(status: json["st"]?.string, guardIDs: listsGuards ? guards.map { $0.id.isEmpty ? nil : $0.id } : nil)
     }
 
-    static func chainComparison(status: String?, guardIDs: [String?]?) -> JSONValue {
+    public static func chainComparison(status: String?, guardIDs: [String?]?) -> JSONValue {
         var m: [(String, JSONValue)] = [("st", status.map { .string($0) } ?? .null)]
         if let g = guardIDs { m.append(("guards", .array(g.map { $0.map { .string($0) } ?? .null }))) }
         return .object(m)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
+import NavGuardC
 import NavGuardLibc
 import NavGuardCore
 
@@ -26,13 +27,13 @@ import NavGuardCore
 ///                              u64 from, u64 to, f64 progress, i32 swipe, u64 driving touch)
 ///     deferred:    u32 n, n posted-style requests (u64 id, request)
 ///     question:    u8 0 or 1, then the question
-enum TraceCheckpoint {
+public enum TraceCheckpoint {
     /// Room a full checkpoint keeps for its small parts after the views
     /// (past it, views are only counted: a checkpoint must fit its record).
     static let reserve = 16 << 10
 
     @_optimize(size)
-    static func encode(_ w: inout RecordWriter, _ e: Engine, full: Bool, keep: Int) {
+    public static func encode(_ w: inout RecordWriter, _ e: Engine, full: Bool, keep: Int) {
         let count = e.stackCount
         let from = full ? 0 : min(keep, count)
         w.u32(UInt32(from))
@@ -154,7 +155,7 @@ enum TraceCheckpoint {
     /// `{"token":...,"label":...,"mask":...,"began":...,"deadline":...,"owner":...,"transition":...}`
     /// (deadline, owner and transition only when set).
     @_optimize(size)
-    static func formatHold(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func formatHold(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
         w.field("token", r.u64())
         w.field("label", text: r.text())
@@ -170,7 +171,7 @@ enum TraceCheckpoint {
 
     /// `{"touch":...,"view":...,"state":"delivered","began":...}`.
     @_optimize(size)
-    static func formatTouch(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func formatTouch(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
         w.field("touch", r.u64())
         w.field("view", r.u64())
@@ -182,7 +183,7 @@ enum TraceCheckpoint {
     /// `{"track":"screen","id":...,"kind":"push","flags":...,"began":...,"deadline":...,"from":...,"to":...}`,
     /// and for an interactive back `"progress"`, `"swipe"` and `"driving_touch"`.
     @_optimize(size)
-    static func formatTrack(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func formatTrack(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
         w.field("track", r.i32(), .track)
         w.field("id", r.u64())
@@ -266,7 +267,7 @@ public struct TraceState {
     /// have handed out next. Every id NavGuard hands out is below 2^53: a
     /// counter above it is refused (counting on from it could overflow).
     @_optimize(size)
-    func counters() throws(FieldError) -> (requestID: UInt64, holdToken: UInt64, guardRequestID: UInt64, questionID: UInt64,
+    public func counters() throws(FieldError) -> (requestID: UInt64, holdToken: UInt64, guardRequestID: UInt64, questionID: UInt64,
                                            posted: UInt64) {
         @_optimize(size)
         func counter(_ key: String, _ dflt: UInt64) throws(FieldError) -> UInt64 {
@@ -293,15 +294,15 @@ public struct TraceState {
         }
         for t in v["touches"]?.array ?? [] {
             touches.append(TraceTouch(touch: t["touch"]?.uint64 ?? 0, view: t["view"]?.uint64 ?? 0,
-                                      state: enumOrUnknown(t["state"], ng_touch_state_name, 0..<8), began: t["began"]?.int64 ?? 0))
+                                      state: enumOrUnknown(t["state"], ng_touch_state_name, 0..<ngc_touch_state_end()), began: t["began"]?.int64 ?? 0))
         }
         for t in v["transitions"]?.array ?? [] {
-            transitions.append(TraceTrack(track: enumValue(t["track"], ng_track_name, 0..<3) ?? NG_TRACK_SCREEN,
+            transitions.append(TraceTrack(track: enumValue(t["track"], ng_track_name, 0..<ngc_track_end()) ?? NG_TRACK_SCREEN,
                                           id: t["id"]?.uint64 ?? 0,
                                           kind: enumOrUnknown(t["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT),
                                           flags: UInt32(truncatingIfNeeded: t["flags"]?.int64 ?? 0), began: t["began"]?.int64 ?? 0,
                                           deadline: t["deadline"]?.int64, from: t["from"]?.uint64 ?? 0, to: t["to"]?.uint64 ?? 0,
-                                          swipe: t["swipe"].flatMap { enumValue($0, ng_swipe_state_name, 0..<8) },
+                                          swipe: t["swipe"].flatMap { enumValue($0, ng_swipe_state_name, 0..<ngc_swipe_state_end()) },
                                           drivingTouch: t["driving_touch"]?.uint64))
         }
         for d in v["deferred"]?.array ?? [] {
@@ -404,11 +405,11 @@ public struct TraceHeader {
     /// The header of a trace recorded from `e` (a file or writer; a ring's
     /// header is written at its dump: RingReader).
     @_optimize(size)
-    static func write(_ w: TraceLine, _ box: ContextBox, midSession: Bool) {
-        let e = box.engine
+    public static func write(_ w: TraceLine, _ e: Engine, manualStartNs: Int64, postedBase: UInt64, nextPosted: UInt64,
+                             midSession: Bool) {
         w.begin()
-        writeCommon(w, manualClock: e.isManualClock, manualStartNs: box.manualStartNs, defaultDurationNs: e.defaultTransitionNs,
-                    start: midSession ? "mid-session" : "create", atNs: e.now, postedBase: box.mailbox.base)
+        writeCommon(w, manualClock: e.isManualClock, manualStartNs: manualStartNs, defaultDurationNs: e.defaultTransitionNs,
+                    start: midSession ? "mid-session" : "create", atNs: e.now, postedBase: postedBase)
         if midSession {
             w.object("state") { w in
                 w.array("stack") { w in
@@ -434,7 +435,7 @@ public struct TraceHeader {
                 w.field("next_hold_token", n.holdToken)
                 w.field("next_guard_request_id", n.guardRequestID)
                 w.field("next_question_id", n.questionID)
-                w.field("next_posted", box.mailbox.counter)
+                w.field("next_posted", nextPosted)
                 w.object("live") { w in
                     w.field("holds", e.holdCount)
                     w.field("touches", e.touchCount)
@@ -469,7 +470,7 @@ public struct TraceHeader {
 /// Run `format` over what `encode` writes (a part written once, outside any
 /// hot path: a header's state, replay's results and callbacks).
 @_optimize(size)
-func withEncoded(_ encode: (inout RecordWriter) -> Void, _ format: (inout RecordReader) -> Void) {
+public func withEncoded(_ encode: (inout RecordWriter) -> Void, _ format: (inout RecordReader) -> Void) {
     var size = 4096
     while true {
         let buf = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)

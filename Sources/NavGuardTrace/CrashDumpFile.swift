@@ -4,7 +4,7 @@ import NavGuardLibc
 import NavGuardCore
 
 /// A crash dump (docs/trace-format.md, "Crash dumps"): what the signal
-/// handler wrote (Sources/NavGuardC/blackbox.c), a 128-byte header then the
+/// handler wrote (Sources/NavGuardC/crash_dump.c), a 128-byte header then the
 /// ring's records as they were, read back into a ring dump's JSON Lines.
 /// A report's dump (the writer thread's) has the same layout with signal
 /// -1: a ring dump with no crash.
@@ -19,7 +19,9 @@ import NavGuardCore
 ///     40  8  manual_start_ns           112 16 library version (NUL-padded)
 ///     48  8  default_duration_ns
 ///     56  8  posted_base
-public enum BlackBoxFile {
+public enum CrashDumpFile {
+    /// The magic keeps the spelling of the files written before the crash
+    /// dump had its name ("black box"): every dump written since 0.3 opens.
     static let magic: [UInt8] = Array("NGBBOX01".utf8)
     static let headerSize = 128
     /// The largest ring a recorder allocates (Recorder.init): no dump's
@@ -32,7 +34,7 @@ public enum BlackBoxFile {
     static let maxDroppedLines: UInt64 = 1 << 53
 
     @_optimize(size)
-    public static func isBlackBox(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    public static func isCrashDump(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytes.count >= 8 && zip(bytes.prefix(8), magic).allSatisfy { $0 == $1 }
     }
 
@@ -59,7 +61,7 @@ public enum BlackBoxFile {
 
         /// The header at the start of `bytes` (the file, or its first bytes).
         init(_ bytes: UnsafeRawBufferPointer) throws(TraceError) {
-            guard isBlackBox(bytes), bytes.count >= headerSize else {
+            guard isCrashDump(bytes), bytes.count >= headerSize else {
                 throw TraceError(status: NG_E_PARSE, line: 1,
                                  message: "not a NavGuard crash dump (\(bytes.count) bytes: too short for its \(headerSize)-byte header)")
             }

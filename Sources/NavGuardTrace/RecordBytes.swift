@@ -6,10 +6,11 @@ import NavGuardCore
 // The flight recorder's binary records (docs/trace-format.md, "Binary
 // records"): what a recorded call costs is writing one of these, never
 // formatting text. Little-endian, fields unaligned inside a record, each
-// record padded to 8 bytes. TraceRecords.swift says what each record holds.
+// record padded to 8 bytes. TraceCalls.swift, TraceCallbacks.swift and
+// TraceState.swift say what each record holds.
 
 /// A record's kind: its header's byte 4.
-enum RecordKind: UInt8 {
+public enum RecordKind: UInt8 {
     /// Filler to the end of a ring's bytes (a record never wraps).
     case pad = 0
     /// A host call: its instant and arguments, then (flag `hasRet`) its
@@ -38,29 +39,33 @@ enum RecordKind: UInt8 {
 ///                stray header fails it; size and flags are left out: a
 ///                call's record grows its ret by rewriting the first 8 bytes
 ///                alone, in one store)
-struct RecordHeader {
-    static let size = 16
-    static let magic: UInt32 = 0x4E47_4258   // "NGBX"
-    var size: UInt32
-    var kind: UInt8
-    var code: UInt8
-    var flags: UInt16
-    var seq: UInt32
+public struct RecordHeader {
+    public static let size = 16
+    public static let magic: UInt32 = 0x4E47_4258   // "NGBX"
+    public var size: UInt32
+    public var kind: UInt8
+    public var code: UInt8
+    public var flags: UInt16
+    public var seq: UInt32
+
+    public init(size: UInt32, kind: UInt8, code: UInt8, flags: UInt16, seq: UInt32) {
+        (self.size, self.kind, self.code, self.flags, self.seq) = (size, kind, code, flags, seq)
+    }
 
     /// The first 8 bytes as one word: rewritten with a single store when a
     /// call's record grows its `ret` (a crash dump reads old or new, never half).
-    var word: UInt64 { UInt64(size) | UInt64(kind) << 32 | UInt64(code) << 40 | UInt64(flags) << 48 }
+    public var word: UInt64 { UInt64(size) | UInt64(kind) << 32 | UInt64(code) << 40 | UInt64(flags) << 48 }
 
-    func store(to p: UnsafeMutableRawPointer) {
+    public func store(to p: UnsafeMutableRawPointer) {
         p.storeBytes(of: word.littleEndian, as: UInt64.self)
         p.storeBytes(of: seq.littleEndian, toByteOffset: 8, as: UInt32.self)
         p.storeBytes(of: check.littleEndian, toByteOffset: 12, as: UInt32.self)
     }
 
-    var check: UInt32 { seq ^ UInt32(kind) ^ UInt32(code) << 8 ^ RecordHeader.magic }
+    public var check: UInt32 { seq ^ UInt32(kind) ^ UInt32(code) << 8 ^ RecordHeader.magic }
 
     /// The header at `p` when it is whole and consistent, else nil.
-    static func load(_ p: UnsafeRawPointer, available: Int) -> RecordHeader? {
+    public static func load(_ p: UnsafeRawPointer, available: Int) -> RecordHeader? {
         guard available >= 8 else { return nil }
         let w = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
         let h = RecordHeader(size: UInt32(truncatingIfNeeded: w), kind: UInt8(truncatingIfNeeded: w >> 32),
@@ -79,50 +84,50 @@ struct RecordHeader {
     }
 }
 
-struct RecordFlags {
+public struct RecordFlags {
     /// A call record that holds its `ret` too.
-    static let hasRet: UInt16 = 1
+    public static let hasRet: UInt16 = 1
     /// A checkpoint with every part (views and the whole stack included).
-    static let full: UInt16 = 2
+    public static let full: UInt16 = 2
     /// Did not fit the ring's largest record: only its header fields were
     /// kept (the formatter says "truncated").
-    static let truncated: UInt16 = 4
+    public static let truncated: UInt16 = 4
     /// An outermost call begun from a state no checkpoint before it shows
     /// (ring mode writes at most one checkpoint per so many records).
-    static let stale: UInt16 = 8
+    public static let stale: UInt16 = 8
 }
 
 /// Writes one record's fields at `p`, up to `end`. Running out of room
 /// sets `overflow` and writes nothing more (the recorder then keeps a
 /// truncated record).
-struct RecordWriter {
-    private(set) var p: UnsafeMutableRawPointer
-    let end: UnsafeMutableRawPointer
-    private(set) var overflow = false
+public struct RecordWriter {
+    public private(set) var p: UnsafeMutableRawPointer
+    public let end: UnsafeMutableRawPointer
+    public private(set) var overflow = false
 
     /// Bytes left before `end`.
-    var room: Int { end - p }
+    public var room: Int { end - p }
 
-    init(_ p: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer) {
+    public init(_ p: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer) {
         self.p = p
         self.end = end
     }
 
     @inline(__always)
-    mutating func put<T: FixedWidthInteger>(_ v: T) {
+    public mutating func put<T: FixedWidthInteger>(_ v: T) {
         let n = MemoryLayout<T>.size
         guard end - p >= n else { overflow = true; return }
         p.storeBytes(of: v.littleEndian, as: T.self)
         p += n
     }
 
-    @inline(__always) mutating func u8(_ v: UInt8) { put(v) }
-    @inline(__always) mutating func i32(_ v: Int32) { put(v) }
-    @inline(__always) mutating func u32(_ v: UInt32) { put(v) }
-    @inline(__always) mutating func i64(_ v: Int64) { put(v) }
-    @inline(__always) mutating func u64(_ v: UInt64) { put(v) }
-    @inline(__always) mutating func f64(_ v: Double) { put(v.bitPattern) }
-    @inline(__always) mutating func bool(_ v: Bool) { put(UInt8(v ? 1 : 0)) }
+    @inline(__always) public mutating func u8(_ v: UInt8) { put(v) }
+    @inline(__always) public mutating func i32(_ v: Int32) { put(v) }
+    @inline(__always) public mutating func u32(_ v: UInt32) { put(v) }
+    @inline(__always) public mutating func i64(_ v: Int64) { put(v) }
+    @inline(__always) public mutating func u64(_ v: UInt64) { put(v) }
+    @inline(__always) public mutating func f64(_ v: Double) { put(v.bitPattern) }
+    @inline(__always) public mutating func bool(_ v: Bool) { put(UInt8(v ? 1 : 0)) }
 
     /// Fixed-size fields, `n` bytes in all, with one check of room rather
     /// than one per field (the hot records: an event and its result).
@@ -130,7 +135,7 @@ struct RecordWriter {
     /// that does not fit does (the record is then truncated or rewritten
     /// larger: what was written of it is dropped either way).
     @inline(__always)
-    mutating func fixed(_ n: Int, _ body: (inout RecordFields) -> Void) {
+    public mutating func fixed(_ n: Int, _ body: (inout RecordFields) -> Void) {
         guard end - p >= n else { overflow = true; return }
         var f = RecordFields(p: p)
         body(&f)
@@ -139,9 +144,9 @@ struct RecordWriter {
     }
 
     /// Text: u32 length then the bytes; `nullText` stands for NULL.
-    static let nullText: UInt32 = 0xFFFF_FFFF
+    public static let nullText: UInt32 = 0xFFFF_FFFF
 
-    mutating func text(_ b: UnsafeRawBufferPointer?) {
+    public mutating func text(_ b: UnsafeRawBufferPointer?) {
         guard let b else { return u32(RecordWriter.nullText) }
         guard end - p >= 4 + b.count else { overflow = true; return }
         u32(UInt32(b.count))
@@ -149,58 +154,58 @@ struct RecordWriter {
         p += b.count
     }
 
-    mutating func text(_ s: UnsafePointer<CChar>?) {
+    public mutating func text(_ s: UnsafePointer<CChar>?) {
         guard let s else { return text(nil as UnsafeRawBufferPointer?) }
         text(UnsafeRawBufferPointer(start: s, count: strlen(s)))
     }
 
-    mutating func text(_ s: CStr?) { text(s?.bytes) }
+    public mutating func text(_ s: CStr?) { text(s?.bytes) }
 
-    mutating func text(_ s: String?) {
+    public mutating func text(_ s: String?) {
         guard var s else { return text(nil as UnsafeRawBufferPointer?) }
         s.withUTF8 { text(UnsafeRawBufferPointer($0)) }
     }
 }
 
 /// Stores fields where RecordWriter.fixed checked the room for them all.
-struct RecordFields {
+public struct RecordFields {
     fileprivate(set) var p: UnsafeMutableRawPointer
 
     @inline(__always)
-    mutating func put<T: FixedWidthInteger>(_ v: T) {
+    public mutating func put<T: FixedWidthInteger>(_ v: T) {
         p.storeBytes(of: v.littleEndian, as: T.self)
         p += MemoryLayout<T>.size
     }
 
-    @inline(__always) mutating func u8(_ v: UInt8) { put(v) }
-    @inline(__always) mutating func i32(_ v: Int32) { put(v) }
-    @inline(__always) mutating func u32(_ v: UInt32) { put(v) }
-    @inline(__always) mutating func i64(_ v: Int64) { put(v) }
-    @inline(__always) mutating func u64(_ v: UInt64) { put(v) }
-    @inline(__always) mutating func f64(_ v: Double) { put(v.bitPattern) }
+    @inline(__always) public mutating func u8(_ v: UInt8) { put(v) }
+    @inline(__always) public mutating func i32(_ v: Int32) { put(v) }
+    @inline(__always) public mutating func u32(_ v: UInt32) { put(v) }
+    @inline(__always) public mutating func i64(_ v: Int64) { put(v) }
+    @inline(__always) public mutating func u64(_ v: UInt64) { put(v) }
+    @inline(__always) public mutating func f64(_ v: Double) { put(v.bitPattern) }
 }
 
 /// Reads one record's fields; never reads past `end` (a crash dump may hold
 /// anything): past it, every value is zero and `bad` is set.
-struct RecordReader {
+public struct RecordReader {
     private(set) var p: UnsafeRawPointer
-    let end: UnsafeRawPointer
+    public let end: UnsafeRawPointer
     private(set) var bad = false
 
-    init(_ p: UnsafeRawPointer, end: UnsafeRawPointer) {
+    public init(_ p: UnsafeRawPointer, end: UnsafeRawPointer) {
         self.p = p
         self.end = end
     }
 
-    init(_ b: UnsafeRawBufferPointer) {
+    public init(_ b: UnsafeRawBufferPointer) {
         p = b.baseAddress ?? UnsafeRawPointer(bitPattern: 8)!
         end = p + b.count
     }
 
-    var remaining: Int { end - p }
+    public var remaining: Int { end - p }
 
     @inline(__always)
-    mutating func get<T: FixedWidthInteger>(_: T.Type = T.self) -> T {
+    public mutating func get<T: FixedWidthInteger>(_: T.Type = T.self) -> T {
         let n = MemoryLayout<T>.size
         guard end - p >= n else { bad = true; return 0 }
         let v = T(littleEndian: p.loadUnaligned(as: T.self))
@@ -208,16 +213,16 @@ struct RecordReader {
         return v
     }
 
-    @inline(__always) mutating func u8() -> UInt8 { get() }
-    @inline(__always) mutating func i32() -> Int32 { get() }
-    @inline(__always) mutating func u32() -> UInt32 { get() }
-    @inline(__always) mutating func i64() -> Int64 { get() }
-    @inline(__always) mutating func u64() -> UInt64 { get() }
-    @inline(__always) mutating func f64() -> Double { Double(bitPattern: get(UInt64.self)) }
-    @inline(__always) mutating func bool() -> Bool { get(UInt8.self) != 0 }
+    @inline(__always) public mutating func u8() -> UInt8 { get() }
+    @inline(__always) public mutating func i32() -> Int32 { get() }
+    @inline(__always) public mutating func u32() -> UInt32 { get() }
+    @inline(__always) public mutating func i64() -> Int64 { get() }
+    @inline(__always) public mutating func u64() -> UInt64 { get() }
+    @inline(__always) public mutating func f64() -> Double { Double(bitPattern: get(UInt64.self)) }
+    @inline(__always) public mutating func bool() -> Bool { get(UInt8.self) != 0 }
 
     /// Text as written by RecordWriter.text: nil for NULL (and when bad).
-    mutating func text() -> UnsafeRawBufferPointer? {
+    public mutating func text() -> UnsafeRawBufferPointer? {
         let n = u32()
         if n == RecordWriter.nullText || bad { return nil }
         guard end - p >= Int(n) else { bad = true; return nil }

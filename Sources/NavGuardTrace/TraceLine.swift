@@ -12,7 +12,7 @@ import NavGuardCore
 /// Invariants: between `begin()` and `end()` the bytes are one JSON object
 /// under construction; `needComma` says whether the next member needs a
 /// separator; every string written is valid UTF-8 and escaped per RFC 8259.
-final class TraceLine {
+public final class TraceLine {
     private var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private var capacity: Int
@@ -20,7 +20,7 @@ final class TraceLine {
     /// The headers' names, at hand (a global would be checked at every use).
     private let names = traceNames
 
-    init(capacity: Int = 512) {
+    public init(capacity: Int = 512) {
         self.capacity = capacity
         base = .allocate(capacity: capacity)
     }
@@ -28,12 +28,12 @@ final class TraceLine {
     deinit { base.deallocate() }
 
     /// The bytes written so far (valid until the next write or reset).
-    var view: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    public var view: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
     /// A copy of the bytes (replay and tests; the recorder uses `view`).
-    var bytes: [UInt8] { Array(view) }
-    var isEmpty: Bool { count == 0 }
+    public var bytes: [UInt8] { Array(view) }
+    public var isEmpty: Bool { count == 0 }
 
-    func reset() {
+    public func reset() {
         count = 0
         needComma = false
     }
@@ -54,13 +54,13 @@ final class TraceLine {
     }
 
     @inline(__always)
-    func raw(_ b: UInt8) {
+    public func raw(_ b: UInt8) {
         reserve(1)
         base[count] = b
         count += 1
     }
 
-    func append(_ p: UnsafeRawBufferPointer) {
+    public func append(_ p: UnsafeRawBufferPointer) {
         guard let src = p.baseAddress, p.count > 0 else { return }
         reserve(p.count)
         UnsafeMutableRawPointer(base + count).copyMemory(from: src, byteCount: p.count)
@@ -69,14 +69,14 @@ final class TraceLine {
 
     // MARK: Structure
 
-    @inline(__always) func begin() { raw(0x7B); needComma = false }             // {
-    @inline(__always) func end() { raw(0x7D); needComma = true }                // }
-    @inline(__always) func newline() { raw(0x0A); needComma = false }
+    @inline(__always) public func begin() { raw(0x7B); needComma = false }             // {
+    @inline(__always) public func end() { raw(0x7D); needComma = true }                // }
+    @inline(__always) public func newline() { raw(0x0A); needComma = false }
 
     /// `"k":` (after a comma when one is due). Inlined at every use: the key
     /// is a literal, so its copy is a few moves.
     @inline(__always)
-    func key(_ k: StaticString) {
+    public func key(_ k: StaticString) {
         let n = k.utf8CodeUnitCount
         reserve(n + 4)
         let out = base
@@ -91,14 +91,14 @@ final class TraceLine {
         needComma = false
     }
 
-    func object(_ k: StaticString, _ body: (TraceLine) -> Void) {
+    public func object(_ k: StaticString, _ body: (TraceLine) -> Void) {
         key(k)
         begin()
         body(self)
         end()
     }
 
-    func array(_ k: StaticString, _ body: (TraceLine) -> Void) {
+    public func array(_ k: StaticString, _ body: (TraceLine) -> Void) {
         key(k)
         raw(0x5B)
         needComma = false
@@ -109,14 +109,14 @@ final class TraceLine {
 
     /// Start an element of an array (objects and numbers inside `array`).
     @inline(__always)
-    func element() {
+    public func element() {
         if needComma { raw(0x2C) }
         needComma = false
     }
 
     /// Members written into another line (a call's results), as members of
     /// the object under construction here.
-    func members(_ other: TraceLine) {
+    public func members(_ other: TraceLine) {
         guard !other.isEmpty else { return }
         if needComma { raw(0x2C) }
         append(other.view)
@@ -126,24 +126,24 @@ final class TraceLine {
     // MARK: Values
 
     @inline(__always)
-    func field(_ k: StaticString, _ v: Int64) { key(k); int(v) }
+    public func field(_ k: StaticString, _ v: Int64) { key(k); int(v) }
     @inline(__always)
-    func field(_ k: StaticString, _ v: Int32) { key(k); int(Int64(v)) }
+    public func field(_ k: StaticString, _ v: Int32) { key(k); int(Int64(v)) }
     @inline(__always)
-    func field(_ k: StaticString, _ v: UInt32) { key(k); int(Int64(v)) }
+    public func field(_ k: StaticString, _ v: UInt32) { key(k); int(Int64(v)) }
     @inline(__always)
-    func field(_ k: StaticString, _ v: Int) { key(k); int(Int64(v)) }
+    public func field(_ k: StaticString, _ v: Int) { key(k); int(Int64(v)) }
     @inline(__always)
-    func field(_ k: StaticString, _ v: UInt64) { key(k); uint(v) }
+    public func field(_ k: StaticString, _ v: UInt64) { key(k); uint(v) }
     @inline(__always)
-    func field(_ k: StaticString, _ v: Bool) { key(k); word(v ? "true" : "false") }
+    public func field(_ k: StaticString, _ v: Bool) { key(k); word(v ? "true" : "false") }
     @inline(__always)
-    func field(_ k: StaticString, _ v: Double) { key(k); double(v) }
-    func field(_ k: StaticString, name: UnsafePointer<CChar>) { key(k); cString(name) }
+    public func field(_ k: StaticString, _ v: Double) { key(k); double(v) }
+    public func field(_ k: StaticString, name: UnsafePointer<CChar>) { key(k); cString(name) }
 
     /// An enumeration value by its name from the headers' tables, or as a
     /// number when the table has no row for it (a host's bad value).
-    func field(_ k: StaticString, _ v: Int32, names: (Int32) -> UnsafePointer<CChar>?) {
+    public func field(_ k: StaticString, _ v: Int32, names: (Int32) -> UnsafePointer<CChar>?) {
         key(k)
         let n = names(v)!
         if strcmp(n, "unknown") == 0 { int(Int64(v)) } else { cString(n) }
@@ -152,14 +152,14 @@ final class TraceLine {
     /// The same through the names kept at hand (TraceNames): no C call, no
     /// string compare, for the values a trace writes on every line.
     @inline(__always)
-    func field(_ k: StaticString, _ v: Int32, _ table: NameTable) {
+    public func field(_ k: StaticString, _ v: Int32, _ table: NameTable) {
         key(k)
         if let n = names.name(table, v) { quoted(n) } else { int(Int64(v)) }
     }
 
     /// Bytes known to need no escape (a name from the headers), in quotes.
     @inline(__always)
-    func quoted(_ b: UnsafeRawBufferPointer) {
+    public func quoted(_ b: UnsafeRawBufferPointer) {
         reserve(b.count + 2)
         base[count] = 0x22
         UnsafeMutableRawPointer(base + count + 1).copyMemory(from: b.baseAddress!, byteCount: b.count)
@@ -170,10 +170,10 @@ final class TraceLine {
 
     /// A string known at compile time ("call", "cb", a function name).
     @inline(__always)
-    func field(_ k: StaticString, literal v: StaticString) { key(k); literal(v) }
+    public func field(_ k: StaticString, literal v: StaticString) { key(k); literal(v) }
 
     @inline(__always)
-    func literal(_ v: StaticString) {
+    public func literal(_ v: StaticString) {
         reserve(v.utf8CodeUnitCount + 2)
         base[count] = 0x22
         count += 1
@@ -184,31 +184,31 @@ final class TraceLine {
         needComma = true
     }
 
-    func field(_ k: StaticString, _ v: UnsafePointer<CChar>?) {
+    public func field(_ k: StaticString, _ v: UnsafePointer<CChar>?) {
         key(k)
         if let v { cString(v) } else { word("null") }
     }
 
     /// Text a binary record holds (nil: null).
     @inline(__always)
-    func field(_ k: StaticString, text v: UnsafeRawBufferPointer?) {
+    public func field(_ k: StaticString, text v: UnsafeRawBufferPointer?) {
         key(k)
         if let v { string(v) } else { word("null") }
     }
 
-    func field(_ k: StaticString, _ v: CStr?) {
+    public func field(_ k: StaticString, _ v: CStr?) {
         key(k)
         if let v { string(v.bytes) } else { word("null") }
     }
 
-    func field(_ k: StaticString, _ v: String?) {
+    public func field(_ k: StaticString, _ v: String?) {
         key(k)
         guard var s = v else { return word("null") }
         s.withUTF8 { string(UnsafeRawBufferPointer($0)) }
     }
 
     @inline(__always)
-    func field(_ k: StaticString, status: ng_status) {
+    public func field(_ k: StaticString, status: ng_status) {
         key(k)
         if let n = names.status(status) { return quoted(n) }
         // "NG_E_RANGE": the name part of ng_strstatus's text.
@@ -219,7 +219,7 @@ final class TraceLine {
     }
 
     @inline(__always)
-    func int(_ v: Int64) {
+    public func int(_ v: Int64) {
         needComma = true
         if v < 0 {
             raw(0x2D)
@@ -232,7 +232,7 @@ final class TraceLine {
     /// Unsigned: a number up to Int64.max, a decimal string above (JSON
     /// readers that use doubles, and NavGuard's own, keep it exact).
     @inline(__always)
-    func uint(_ v: UInt64) {
+    public func uint(_ v: UInt64) {
         if v <= UInt64(Int64.max) { int(Int64(v)); return }
         raw(0x22)
         digits(v)
@@ -285,7 +285,7 @@ final class TraceLine {
 
     /// Integral values as integers; others by their shortest round-trip
     /// text; non-finite ones as the strings "inf", "-inf", "nan".
-    func double(_ v: Double) {
+    public func double(_ v: Double) {
         if v.isNaN { return word("\"nan\"") }
         if v.isInfinite { return word(v < 0 ? "\"-inf\"" : "\"inf\"") }
         if abs(v) < 9.0e15, v == Double(Int64(v)) {
@@ -297,14 +297,14 @@ final class TraceLine {
         needComma = true
     }
 
-    func cString(_ p: UnsafePointer<CChar>) {
+    public func cString(_ p: UnsafePointer<CChar>) {
         string(UnsafeRawBufferPointer(start: p, count: strlen(p)))
     }
 
     /// A JSON string. Text from outside that is not UTF-8 (only a host's
     /// snapshot bytes can be: everything else was checked) gets U+FFFD for
     /// each bad byte, so every line stays JSON; exact bytes go in `hex`.
-    func string(_ s: UnsafeRawBufferPointer) {
+    public func string(_ s: UnsafeRawBufferPointer) {
         let n = s.count
         reserve(n + 2)
         let start = count
@@ -386,7 +386,7 @@ final class TraceLine {
     private func hexDigit(_ d: UInt8) { raw(d < 10 ? 0x30 + d : 0x57 + d) }
 
     /// Bytes as lowercase hex, in a string.
-    func hex(_ s: UnsafeRawBufferPointer) {
+    public func hex(_ s: UnsafeRawBufferPointer) {
         raw(0x22)
         for b in s {
             hexDigit(b >> 4)
@@ -396,18 +396,18 @@ final class TraceLine {
         needComma = true
     }
 
-    func word(_ w: StaticString) {
+    public func word(_ w: StaticString) {
         append(UnsafeRawBufferPointer(start: w.utf8Start, count: w.utf8CodeUnitCount))
         needComma = true
     }
 }
 
 /// A name table of the headers (the NG_*_MAP tables through names.c).
-enum NameTable: Int, CaseIterable {
+public enum NameTable: Int, CaseIterable {
     case requestKind, reason, outcome, track, phase, swipeState, clockKind, holdEndReason, severity, eventType,
          touchPhase, touchState, verdict, shapeKind, answer
 
-    var lookup: (Int32) -> UnsafePointer<CChar>? {
+    public var lookup: (Int32) -> UnsafePointer<CChar>? {
         switch self {
         case .requestKind: return ng_request_kind_name
         case .reason: return ng_reason_name
@@ -438,7 +438,7 @@ final class TraceNames: @unchecked Sendable {
     /// "00" to "99" (numbers are written two digits at a time).
     let pairs: UnsafePointer<UInt8>
 
-    init() {
+    public init() {
         let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 200)
         for k in 0..<100 {
             p[2 * k] = 0x30 + UInt8(k / 10)
@@ -465,13 +465,13 @@ final class TraceNames: @unchecked Sendable {
 
     /// A value's name, or nil when the table has none (or it is out of reach).
     @inline(__always)
-    func name(_ t: NameTable, _ v: Int32) -> UnsafeRawBufferPointer? {
+    public func name(_ t: NameTable, _ v: Int32) -> UnsafeRawBufferPointer? {
         guard v >= 0 && Int(v) < TraceNames.perTable else { return t.lookup(v).flatMap { strcmp($0, "unknown") == 0 ? nil : UnsafeRawBufferPointer(start: $0, count: strlen($0)) } }
         return names[t.rawValue * TraceNames.perTable + Int(v)]
     }
 
     @inline(__always)
-    func status(_ s: Int32) -> UnsafeRawBufferPointer? {
+    public func status(_ s: Int32) -> UnsafeRawBufferPointer? {
         guard s >= 0 && Int(s) < TraceNames.perTable else { return nil }
         return statuses[Int(s)]
     }

@@ -13,6 +13,10 @@ public struct TraceError: Error {
     public let status: ng_status
     public let line: Int
     public let message: String
+
+    public init(status: ng_status, line: Int, message: String) {
+        (self.status, self.line, self.message) = (status, line, message)
+    }
 }
 
 /// A record, typed.
@@ -88,13 +92,13 @@ public struct Trace {
     public static let maxTextBytes = 1 << 30
 
     /// The longest a trace file beginning with `prefix` may be (a crash
-    /// dump: what its header says, at most BlackBoxFile.maxFileBytes; JSON
+    /// dump: what its header says, at most CrashDumpFile.maxFileBytes; JSON
     /// Lines: maxTextBytes), so that a reader can refuse it unread; or why
     /// it is no trace at all (a crash dump's header, a first byte that
     /// begins no JSON object: /dev/zero is refused by its first byte).
     @_optimize(size)
     public static func fileLimit(prefix: UnsafeRawBufferPointer) throws(TraceError) -> Int {
-        if BlackBoxFile.isBlackBox(prefix) { return try BlackBoxFile.fileLimit(prefix) }
+        if CrashDumpFile.isCrashDump(prefix) { return try CrashDumpFile.fileLimit(prefix) }
         if let b = prefix.first, ![0x7B, 0x20, 0x09, 0x0D, 0x0A].contains(b) {
             throw TraceError(status: NG_E_PARSE, line: 1,
                              message: "not a NavGuard trace (it is no crash dump, and its first byte, \(b), begins no JSON object)")
@@ -102,13 +106,13 @@ public struct Trace {
         return maxTextBytes
     }
 
-    /// Read a trace: JSON Lines, or a crash dump (binary, BlackBoxFile),
+    /// Read a trace: JSON Lines, or a crash dump (binary, CrashDumpFile),
     /// converted first. A malformed line is an error naming it, except a
     /// last line cut off without its newline, which ends the trace.
     @_optimize(size)
     public static func read(_ bytes: UnsafeRawBufferPointer) throws(TraceError) -> Trace {
-        if BlackBoxFile.isBlackBox(bytes) {
-            let converted = try BlackBoxFile.convert(bytes)
+        if CrashDumpFile.isCrashDump(bytes) {
+            let converted = try CrashDumpFile.convert(bytes)
             return try converted.text.withUnsafeBufferPointer { b throws(TraceError) in try readLines(UnsafeRawBufferPointer(b)) }
         }
         return try readLines(bytes)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
+import NavGuardC
 import NavGuardCore
 
 // The callbacks a trace records (docs/trace-format.md, "Callbacks"), and
@@ -54,7 +55,7 @@ public enum TraceCallback {
         }
     }
 
-    static func format(_ fn: CallbackFn, _ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ fn: CallbackFn, _ r: inout RecordReader, _ w: TraceLine) {
         switch fn {
         case .outcome: TraceOutcome.format(&r, w)
         case .transition: TraceTransition.format(&r, w)
@@ -83,7 +84,7 @@ public struct TraceOutcome {
     public var outcomeName: String { enumName(outcome, ng_outcome_name) }
     public var reasonName: String { enumName(reason, ng_reason_name) }
 
-    static func encode(_ w: inout RecordWriter, _ o: OutcomeRecord) {
+    public static func encode(_ w: inout RecordWriter, _ o: OutcomeRecord) {
         w.u64(o.requestID)
         w.i32(o.kind.rawValue)
         w.i32(o.outcome.rawValue)
@@ -93,7 +94,7 @@ public struct TraceOutcome {
         w.text(o.message)
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
         w.field("kind", r.i32(), .requestKind)
         w.field("outcome", r.i32(), .outcome)
@@ -107,7 +108,7 @@ public struct TraceOutcome {
     init(json v: JSONValue) {
         id = v["id"]?.uint64 ?? 0
         kind = enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT)
-        outcome = enumOrUnknown(v["outcome"], ng_outcome_name, 0..<8)
+        outcome = enumOrUnknown(v["outcome"], ng_outcome_name, 0..<ngc_outcome_end())
         reason = enumOrUnknown(v["reason"], ng_reason_name, 0..<NG_REASON_COUNT)
         source = UInt32(clamping: v["source"]?.int64 ?? 0)
         guardID = v["guard"]?.string
@@ -130,7 +131,7 @@ public struct TraceTransition {
 
     public var kindName: String { enumName(kind, ng_request_kind_name) }
 
-    static func encode(_ w: inout RecordWriter, _ e: ng_transition_event) {
+    public static func encode(_ w: inout RecordWriter, _ e: ng_transition_event) {
         w.i32(e.track)
         w.i32(e.phase)
         w.u32(e.flags)
@@ -141,7 +142,7 @@ public struct TraceTransition {
         w.u64(e.focus_token)
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("track", r.i32(), .track)
         w.field("phase", r.i32(), .phase)
         w.field("flags", r.u32())
@@ -157,8 +158,8 @@ public struct TraceTransition {
     }
 
     init(json v: JSONValue) {
-        track = enumValue(v["track"], ng_track_name, 0..<3) ?? NG_TRACK_SCREEN
-        phase = enumOrUnknown(v["phase"], ng_phase_name, 0..<8)
+        track = enumValue(v["track"], ng_track_name, 0..<ngc_track_end()) ?? NG_TRACK_SCREEN
+        phase = enumOrUnknown(v["phase"], ng_phase_name, 0..<ngc_phase_end())
         flags = UInt32(truncatingIfNeeded: v["flags"]?.int64 ?? 0)
         id = v["id"]?.uint64 ?? 0
         kind = enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT)
@@ -180,7 +181,7 @@ public struct TraceHoldEnd {
 
     public var reasonName: String { enumName(reason, ng_hold_end_reason_name) }
 
-    static func encode(_ w: inout RecordWriter, _ h: ng_hold_info) {
+    public static func encode(_ w: inout RecordWriter, _ h: ng_hold_info) {
         w.u64(h.token)
         w.text(h.label)
         w.u32(h.mask)
@@ -189,7 +190,7 @@ public struct TraceHoldEnd {
         w.i64(h.ended_ns)
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("token", r.u64())
         w.field("label", text: r.text())
         w.field("mask", r.u32())
@@ -202,7 +203,7 @@ public struct TraceHoldEnd {
         token = v["token"]?.uint64 ?? 0
         label = v["label"]?.string
         mask = UInt32(truncatingIfNeeded: v["mask"]?.int64 ?? 0)
-        reason = enumOrUnknown(v["reason"], ng_hold_end_reason_name, 0..<8)
+        reason = enumOrUnknown(v["reason"], ng_hold_end_reason_name, 0..<ngc_hold_end_reason_end())
         began = v["began"]?.int64
         ended = v["ended"]?.int64
     }
@@ -210,12 +211,12 @@ public struct TraceHoldEnd {
 
 /// on_report: `"guard"`, `"text"` (the guard's text; the library's notes for
 /// the host are not recorded).
-enum ReportCallback {
-    static func encode(_ w: inout RecordWriter, guardID: UnsafePointer<CChar>?, text: UnsafePointer<CChar>?) {
+public enum ReportCallback {
+    public static func encode(_ w: inout RecordWriter, guardID: UnsafePointer<CChar>?, text: UnsafePointer<CChar>?) {
         w.text(guardID)
         w.text(text)
     }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("guard", text: r.text())
         w.field("text", text: r.text())
     }
@@ -223,19 +224,19 @@ enum ReportCallback {
 }
 
 /// on_log: `"severity"` (name), `"guard"`, `"message"`.
-enum LogCallback {
-    static func encode(_ w: inout RecordWriter, severity: Int32, guardID: UnsafePointer<CChar>?, message: UnsafePointer<CChar>?) {
+public enum LogCallback {
+    public static func encode(_ w: inout RecordWriter, severity: Int32, guardID: UnsafePointer<CChar>?, message: UnsafePointer<CChar>?) {
         w.i32(severity)
         w.text(guardID)
         w.text(message)
     }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("severity", r.i32(), .severity)
         w.field("guard", text: r.text())
         w.field("message", text: r.text())
     }
     static func read(_ v: JSONValue) -> TraceCallback {
-        .log(severity: enumOrUnknown(v["severity"], ng_severity_name, 0..<8), guardID: v["guard"]?.string,
+        .log(severity: enumOrUnknown(v["severity"], ng_severity_name, 0..<ngc_severity_end()), guardID: v["guard"]?.string,
              message: v["message"]?.string ?? "")
     }
 }
@@ -247,14 +248,14 @@ public struct TraceTouchCancel {
     public var state: Int32
     public var began: Int64?
 
-    static func encode(_ w: inout RecordWriter, _ t: ng_touch_info) {
+    public static func encode(_ w: inout RecordWriter, _ t: ng_touch_info) {
         w.u64(t.touch_id)
         w.u64(t.view_id)
         w.i32(t.state)
         w.i64(t.began_ns)
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("touch", r.u64())
         w.field("view", r.u64())
         w.field("state", r.i32(), .touchState)
@@ -264,7 +265,7 @@ public struct TraceTouchCancel {
     init(json v: JSONValue) {
         touch = v["touch"]?.uint64 ?? 0
         view = v["view"]?.uint64 ?? 0
-        state = enumOrUnknown(v["state"], ng_touch_state_name, 0..<8)
+        state = enumOrUnknown(v["state"], ng_touch_state_name, 0..<ngc_touch_state_end())
         began = v["began"]?.int64
     }
 }
@@ -283,7 +284,7 @@ public struct TraceQuestion {
     public var screen: UInt64
     public var deadline: Int64?
 
-    static func encode(_ w: inout RecordWriter, _ q: ng_question) {
+    public static func encode(_ w: inout RecordWriter, _ q: ng_question) {
         w.u64(q.question_id)
         w.text(q.topic)
         w.text(q.text)
@@ -295,7 +296,7 @@ public struct TraceQuestion {
         w.i64(q.deadline_ns)
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
         w.field("topic", text: r.text())
         w.field("text", text: r.text())
@@ -328,17 +329,17 @@ public struct TraceQuestion {
 }
 
 /// on_question_end: `"id"`, `"answer"` (name).
-enum QuestionEndCallback {
-    static func encode(_ w: inout RecordWriter, _ q: ng_question, answer: Int32) {
+public enum QuestionEndCallback {
+    public static func encode(_ w: inout RecordWriter, _ q: ng_question, answer: Int32) {
         w.u64(q.question_id)
         w.i32(answer)
     }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
         w.field("answer", r.i32(), .answer)
     }
     static func read(_ v: JSONValue) -> TraceCallback {
-        .questionEnd(id: v["id"]?.uint64 ?? 0, answer: enumOrUnknown(v["answer"], ng_answer_name, 0..<4))
+        .questionEnd(id: v["id"]?.uint64 ?? 0, answer: enumOrUnknown(v["answer"], ng_answer_name, 0..<ngc_answer_end()))
     }
 }
 
@@ -347,13 +348,13 @@ enum QuestionEndCallback {
 /// line: `"id"`, `"req"`, and `"posted_ns"`, when it was posted on the
 /// context's clock (how long it waited for that tick; replay posts it again
 /// just before the tick and does not compare this).
-enum PostedRecord {
-    static func encode(_ w: inout RecordWriter, _ r: Request, postedNs: Int64) {
+public enum PostedRecord {
+    public static func encode(_ w: inout RecordWriter, _ r: Request, postedNs: Int64) {
         w.u64(r.id)
         TraceRequest.encode(&w, r)
         w.i64(postedNs)
     }
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
         w.object("req") { TraceRequest.format(&r, $0) }
         let at = r.i64()

@@ -7,11 +7,11 @@ import NavGuardCore
 // does when it flushes, and what a ring dump (in the process, or from a
 // crash dump by `navguard`) does with the ring.
 
-enum RecordFormat {
+public enum RecordFormat {
     /// One record as one JSON line (without its newline); false for a
     /// record that is no line (a pad, a checkpoint) or cannot be read.
     @discardableResult
-    static func line(_ h: RecordHeader, _ payload: UnsafeRawBufferPointer, _ w: TraceLine) -> Bool {
+    public static func line(_ h: RecordHeader, _ payload: UnsafeRawBufferPointer, _ w: TraceLine) -> Bool {
         var r = RecordReader(payload)
         switch RecordKind(rawValue: h.kind) {
         case .call:
@@ -66,7 +66,7 @@ enum RecordFormat {
     }
 
     /// Whether a record is a line of the trace.
-    static func isLine(_ kind: UInt8) -> Bool {
+    public static func isLine(_ kind: UInt8) -> Bool {
         switch RecordKind(rawValue: kind) {
         case .call, .ret, .rejected, .callback, .posted: return true
         default: return false
@@ -75,27 +75,33 @@ enum RecordFormat {
 }
 
 /// What a ring dump's header says beside its records.
-struct RingInfo {
-    var manualClock: Bool
-    var manualStartNs: Int64
-    var defaultDurationNs: Int64
-    var postedBase: UInt64
+public struct RingInfo {
+    public var manualClock: Bool
+    public var manualStartNs: Int64
+    public var defaultDurationNs: Int64
+    public var postedBase: UInt64
     /// The window: the newest `records` lines, younger than `ns` (0: any age).
-    var records: Int
-    var ns: Int64
+    public var records: Int
+    public var ns: Int64
     /// When the dump was made (the context's clock).
-    var atNs: Int64
+    public var atNs: Int64
     /// Lines the ring had dropped from memory before these bytes.
-    var droppedBefore: Int64
-    var crash: (signal: Int32, pid: Int64)?
+    public var droppedBefore: Int64
+    public var crash: (signal: Int32, pid: Int64)?
     /// What was wrong with the bytes before they were read (a cut dump).
-    var damage: String? = nil
+    public var damage: String? = nil
+
+    public init(manualClock: Bool, manualStartNs: Int64, defaultDurationNs: Int64, postedBase: UInt64, records: Int, ns: Int64,
+                atNs: Int64, droppedBefore: Int64, crash: (signal: Int32, pid: Int64)?, damage: String? = nil) {
+        (self.manualClock, self.manualStartNs, self.defaultDurationNs, self.postedBase) = (manualClock, manualStartNs, defaultDurationNs, postedBase)
+        (self.records, self.ns, self.atNs, self.droppedBefore, self.crash, self.damage) = (records, ns, atNs, droppedBefore, crash, damage)
+    }
 }
 
 /// A ring's records (their bytes in order, oldest first) as a trace: a
 /// header with `"start":"ring"` and the checkpoint of the state at the
 /// first line kept, then the lines of the window.
-enum RingReader {
+public enum RingReader {
     private struct Entry {
         var offset: Int
         var header: RecordHeader
@@ -103,7 +109,7 @@ enum RingReader {
         var t: Int64
     }
 
-    static func trace(_ bytes: UnsafeRawBufferPointer, _ info: RingInfo) -> (text: [UInt8], lines: Int, note: String?) {
+    public static func trace(_ bytes: UnsafeRawBufferPointer, _ info: RingInfo) -> (text: [UInt8], lines: Int, note: String?) {
         // The records, while they are whole and follow each other.
         var entries: [Entry] = []
         var note: String?
@@ -137,7 +143,7 @@ enum RingReader {
         // The window's first line, then back to a full checkpoint before it.
         var first = max(0, lineIndex.count - max(info.records, 0))
         if info.ns > 0 {
-            // Saturating: the header's times come from a file (BlackBoxFile checks them).
+            // Saturating: the header's times come from a file (CrashDumpFile checks them).
             let (since, below) = info.atNs.subtractingReportingOverflow(info.ns)
             let oldest = below ? Int64.min : since
             while first < lineIndex.count && entries[lineIndex[first]].t < oldest { first += 1 }
@@ -169,7 +175,7 @@ enum RingReader {
         TraceHeader.writeCommon(w, manualClock: info.manualClock, manualStartNs: info.manualStartNs,
                                 defaultDurationNs: info.defaultDurationNs, start: "ring", atNs: info.atNs,
                                 postedBase: info.postedBase)
-        // BlackBoxFile bounds droppedBefore far below overflow; saturate all the same.
+        // CrashDumpFile bounds droppedBefore far below overflow; saturate all the same.
         let (dropped, over) = info.droppedBefore.addingReportingOverflow(Int64(first))
         w.field("dropped", over ? Int64.max : dropped)
         if firstEntry < entries.count { w.field("first_ns", entries[firstEntry].t) }
@@ -223,11 +229,7 @@ enum RingReader {
                     if p.keep > m.stack.count { m.stackGap = true }
                     m.stack = Array(m.stack.prefix(p.keep)) + p.screens
                 }
-                m.holds = p.holds
-                m.touches = p.touches
-                m.transitions = p.transitions
-                m.deferred = p.deferred
-                m.question = p.question
+                m.last = p
                 m.seen = true
             case .call where h.code == CallFn.viewSet.rawValue || h.code == CallFn.viewRemove.rawValue:
                 if h.flags & RecordFlags.truncated != 0 { continue }
@@ -278,11 +280,10 @@ private struct MergedState {
     /// In the order first set (what rebuilds the same tree).
     var views: [(id: UInt64, parent: UInt64, bytes: UnsafeRawBufferPointer)] = []
     var viewsLeftOut = 0
-    var holds: [UnsafeRawBufferPointer] = []
-    var touches: [UnsafeRawBufferPointer] = []
-    var transitions: [UnsafeRawBufferPointer] = []
-    var deferred: [UnsafeRawBufferPointer] = []
-    var question: UnsafeRawBufferPointer?
+    /// The newest checkpoint's parts: its holds, touches, transitions,
+    /// deferred requests and question are the state's (whole in every
+    /// checkpoint); its stack and views were merged into the above.
+    var last = TraceCheckpoint.Parts()
 
     mutating func setView(_ b: UnsafeRawBufferPointer) {
         var r = RecordReader(b)
@@ -322,15 +323,15 @@ private struct MergedState {
         list("stack", stack) { TraceScreen.format(&$0, w) }
         list("views", views.map { $0.bytes }) { TraceView.format(&$0, w) }
         if viewsLeftOut > 0 { w.field("views_omitted", viewsLeftOut) }
-        list("holds", holds) { TraceCheckpoint.formatHold(&$0, w) }
-        list("touches", touches) { TraceCheckpoint.formatTouch(&$0, w) }
-        list("transitions", transitions) { TraceCheckpoint.formatTrack(&$0, w) }
-        list("deferred", deferred) { r in
+        list("holds", last.holds) { TraceCheckpoint.formatHold(&$0, w) }
+        list("touches", last.touches) { TraceCheckpoint.formatTouch(&$0, w) }
+        list("transitions", last.transitions) { TraceCheckpoint.formatTrack(&$0, w) }
+        list("deferred", last.deferred) { r in
             w.begin()
             PostedRecord.format(&r, w)
             w.end()
         }
-        if let q = question {
+        if let q = last.question {
             w.key("question")
             w.begin()
             var r = RecordReader(q)

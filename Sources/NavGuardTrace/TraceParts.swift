@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
+import NavGuardC
 import NavGuardLibc
 import NavGuardCore
 
@@ -24,7 +25,7 @@ public struct FieldError: Error {
 }
 
 /// A record's fields read by `body`: a bad one is refused naming the line.
-func reading<T>(_ line: Int, _ body: () throws(FieldError) -> T) throws(TraceError) -> T {
+public func reading<T>(_ line: Int, _ body: () throws(FieldError) -> T) throws(TraceError) -> T {
     do { return try body() } catch { throw error.error(line: line) }
 }
 
@@ -88,7 +89,7 @@ public func enumName(_ v: Int32, _ f: (Int32) -> UnsafePointer<CChar>?) -> Strin
 }
 
 /// A long record shortened for a report.
-func clip(_ s: String) -> String { s.count > 400 ? String(s.prefix(397)) + "..." : s }
+public func clip(_ s: String) -> String { s.count > 400 ? String(s.prefix(397)) + "..." : s }
 
 extension JSONValue {
     /// An unsigned 64-bit value: a number >= 0, or a decimal string above
@@ -117,14 +118,14 @@ public struct TraceScreen: Equatable {
     public var identity: String?
     public var flags: UInt32
 
-    static func encode(_ w: inout RecordWriter, _ s: Screen) {
+    public static func encode(_ w: inout RecordWriter, _ s: Screen) {
         w.u64(s.id)
         w.text(s.route)
         w.text(s.identity)
         w.u32(s.flags)
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
         w.field("id", r.u64())
         w.field("route", text: r.text())
@@ -173,7 +174,7 @@ public struct TraceRequest {
 
     public var kindName: String { enumName(kind, ng_request_kind_name) }
 
-    static func encode(_ w: inout RecordWriter, _ r: Request) {
+    public static func encode(_ w: inout RecordWriter, _ r: Request) {
         w.i32(r.kind.rawValue)
         w.u32(r.flags)
         w.u32(r.source)
@@ -192,7 +193,7 @@ public struct TraceRequest {
         if r.device != 0 { w.u64(r.device) }
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("kind", r.i32(), .requestKind)
         let flags = r.u32()
         if flags != 0 { w.field("flags", flags) }
@@ -247,7 +248,7 @@ public struct TraceRequest {
     public init(kind: Int32) { self.kind = kind }
 
     /// The request as the host passed it (C strings valid during `body`).
-    func withC(_ body: (UnsafePointer<ng_request>) -> ng_status) -> ng_status {
+    public func withC(_ body: (UnsafePointer<ng_request>) -> ng_status) -> ng_status {
         var strings = CStrings()
         defer { strings.free() }
         var r = ng_request()
@@ -272,21 +273,23 @@ public struct TraceRequest {
 }
 
 /// C strings that live until `free()` (the duration of one replayed call).
-struct CStrings {
+public struct CStrings {
     private(set) var pointers: [UnsafeMutablePointer<CChar>] = []
 
-    mutating func make(_ s: String?) -> UnsafePointer<CChar>? {
+    public init() {}
+
+    public mutating func make(_ s: String?) -> UnsafePointer<CChar>? {
         guard let s else { return nil }
         let p = strdup(s)!
         pointers.append(p)
         return UnsafePointer(p)
     }
 
-    mutating func screen(_ s: TraceScreen) -> ng_screen {
+    public mutating func screen(_ s: TraceScreen) -> ng_screen {
         ng_screen(id: s.id, route: make(s.route), identity: make(s.identity))
     }
 
-    func free() { for p in pointers { NavGuardLibc.free(p) } }
+    public func free() { for p in pointers { NavGuardLibc.free(p) } }
 }
 
 // MARK: Event
@@ -301,7 +304,7 @@ public enum TraceEvent {
     static let size = 60
 
     @inline(__always)
-    static func encode(_ w: inout RecordWriter, _ e: ng_event) {
+    public static func encode(_ w: inout RecordWriter, _ e: ng_event) {
         w.fixed(size) { f in
             f.i32(e.type)
             f.i32(e.phase)
@@ -315,7 +318,7 @@ public enum TraceEvent {
         }
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         let type = r.i32()
         w.field("type", type, .eventType)
         if type == NG_EVENT_TOUCH { w.field("phase", r.i32(), .touchPhase) } else { w.field("phase", r.i32()) }
@@ -340,7 +343,7 @@ public enum TraceEvent {
         e.size = UInt32(MemoryLayout<ng_event>.size)
         e.type = type
         if type == NG_EVENT_TOUCH {
-            guard let phase = enumValue(v["phase"], ng_touch_phase_name, 0..<4) else {
+            guard let phase = enumValue(v["phase"], ng_touch_phase_name, 0..<ngc_touch_phase_end()) else {
                 throw FieldError(message: "a touch event with an unknown phase")
             }
             e.phase = phase
@@ -375,7 +378,7 @@ public struct TraceView {
     public var shape = [Double](repeating: 0, count: 7)
     public var points: [(x: Double, y: Double)] = []
 
-    static func encode(_ w: inout RecordWriter, _ v: ViewSpec) {
+    public static func encode(_ w: inout RecordWriter, _ v: ViewSpec) {
         w.u64(v.id)
         w.u64(v.parent)
         w.f64(v.frame.x)
@@ -401,7 +404,7 @@ public struct TraceView {
         }
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
         w.field("id", r.u64())
         w.field("parent", r.u64())
@@ -453,7 +456,7 @@ public struct TraceView {
         flags = try integer(v["flags"], "flags")
         alpha = try real(v["alpha"], "alpha", default: 1)
         let s = v["shape"]
-        guard let kind = s?["kind"] == nil ? NG_SHAPE_BOUNDS : enumValue(s?["kind"], ng_shape_kind_name, 0..<4) else {
+        guard let kind = s?["kind"] == nil ? NG_SHAPE_BOUNDS : enumValue(s?["kind"], ng_shape_kind_name, 0..<ngc_shape_kind_end()) else {
             throw FieldError(message: "view \(id) has an unknown shape kind")
         }
         shapeKind = kind
@@ -465,7 +468,7 @@ public struct TraceView {
     }
 
     /// The view as the host passed it.
-    func withC(_ body: (UnsafePointer<ng_view>) -> ng_status) -> ng_status {
+    public func withC(_ body: (UnsafePointer<ng_view>) -> ng_status) -> ng_status {
         var c = ng_view()
         c.size = UInt32(MemoryLayout<ng_view>.size)
         c.id = id
@@ -502,14 +505,14 @@ public struct TraceGuard {
     /// Its configuration as text.
     public var config: String?
 
-    static func encode(_ w: inout RecordWriter, _ g: (id: UnsafePointer<CChar>, version: UnsafePointer<CChar>, origin: String?, config: CStr)) {
+    public static func encode(_ w: inout RecordWriter, _ g: (id: UnsafePointer<CChar>, version: UnsafePointer<CChar>, origin: String?, config: CStr)) {
         w.text(g.id)
         w.text(g.version)
         w.text(g.origin)
         w.text(g.config)
     }
 
-    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.begin()
         w.field("id", text: r.text())
         w.field("version", text: r.text())
