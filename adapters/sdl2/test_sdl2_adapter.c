@@ -422,12 +422,16 @@ static void test_keys_remote_wheel(ng_context *ctx) {
     e.cbutton.button = SDL_CONTROLLER_BUTTON_B;
     e.cbutton.state = SDL_PRESSED;
     EXPECT(conv(&a, &e, &ev), "controller down not mapped");
-    expect_event("controller down", &ev, NG_EVENT_REMOTE, NG_KEY_DOWN, 3, 0, 0, SDL_CONTROLLER_BUTTON_B);
+    /* Instance id 3 is device 4 (NG_SDL2_PAD_DEVICE: + 1, never the keyboard's 0). */
+    expect_event("controller down", &ev, NG_EVENT_REMOTE, NG_KEY_DOWN, 4, 0, 0, SDL_CONTROLLER_BUTTON_B);
     e.type = SDL_CONTROLLERBUTTONUP;
     e.cbutton.state = SDL_RELEASED;
     e.cbutton.which = 4;
     EXPECT(conv(&a, &e, &ev), "controller up not mapped");
-    expect_event("controller up", &ev, NG_EVENT_REMOTE, NG_KEY_UP, 4, 0, 0, SDL_CONTROLLER_BUTTON_B);
+    expect_event("controller up", &ev, NG_EVENT_REMOTE, NG_KEY_UP, 5, 0, 0, SDL_CONTROLLER_BUTTON_B);
+    /* The first controller (instance 0) and the keyboard never share a device. */
+    e.cbutton.which = 0;
+    EXPECT(conv(&a, &e, &ev) && ev.touch_id == 1, "instance 0: device %llu, want 1", (unsigned long long)ev.touch_id);
 
     memset(&e, 0, sizeof e);
     e.type = SDL_MOUSEWHEEL;

@@ -459,8 +459,10 @@ static void on_press_cancel(void *user, ng_context *ctx, const ng_press_info *p)
     klog_str("code", p->type == NG_EVENT_REMOTE ? ng_button_name(p->code) : SDL_GetKeyName((SDL_Keycode)p->code));
     klog_str("cause", ng_press_cause_name(p->cause));
     klog_end();
-    for (int i = 0; i < MAX_HELD; i++)
-        if (g->held[i].used && g->held[i].device == p->device && g->held[i].code == p->code) g->held[i].used = false;
+    /* A D-pad still held keeps repeating (the game's timer follows the
+     * button, as a real game's does): NavGuard drops those repeats until the
+     * button is pressed again. */
+    (void)g;
 }
 
 static void on_question(void *user, ng_context *ctx, const ng_question *q) {
