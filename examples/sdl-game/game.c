@@ -103,6 +103,7 @@ typedef struct {
     char ctl_buf[512];
     size_t ctl_len;
     int activations;
+    uint64_t pause_owner;              /* the device that paused (drawn) */
 } game;
 
 /* ------------------------------------------------------------------------ */
@@ -289,7 +290,10 @@ static void act(game *g, const ng_event *e) {
         return;
     }
     if (route == R_GAME) {
-        if (down && k == ACT_START) push(g, R_PAUSE, e->touch_id);
+        if (down && k == ACT_START) {
+            g->pause_owner = e->touch_id;
+            push(g, R_PAUSE, e->touch_id);
+        }
         return;
     }
     if (route == R_PAUSE && down && k == ACT_START) {
@@ -309,7 +313,7 @@ static void log_input(const ng_event *e, const ng_event_result *r, const char *f
     static const char *const PH[] = { "down", "up", "repeat", "device-removed" };
     klog_begin("input");
     klog_str("from", from);
-    klog_str("type", e->type == NG_EVENT_REMOTE ? "remote" : "key");
+    klog_str("event", e->type == NG_EVENT_REMOTE ? "remote" : "key");
     klog_uint("device", e->touch_id);
     klog_str("code", e->type == NG_EVENT_REMOTE ? ng_button_name(e->code) : SDL_GetKeyName((SDL_Keycode)e->code));
     klog_str("phase", e->phase >= 0 && e->phase < 4 ? PH[e->phase] : "other");
@@ -530,10 +534,14 @@ static void draw_screen(game *g, uint64_t id, int focus, int dx) {
     if (route == R_PAUSE) {
         draw_game_scene(g, dx);
         fill(g, (SDL_Rect){ dx, 0, W, H }, (SDL_Color){ 0, 0, 0, 140 });
-        fill(g, (SDL_Rect){ dx + 240, 130, 320, 340 }, BG[R_PAUSE]);
-        text(g, g->big, TITLES[R_PAUSE], dx + 400, 150, WHITE, true);
+        fill(g, (SDL_Rect){ dx + 240, 130, 320, 370 }, BG[R_PAUSE]);
+        text(g, g->big, TITLES[R_PAUSE], dx + 400, 142, WHITE, true);
+        char owner[64];
+        if (g->pause_owner) snprintf(owner, sizeof owner, "controller %llu's menu", (unsigned long long)g->pause_owner);
+        else snprintf(owner, sizeof owner, "the keyboard's menu");
+        text(g, g->font, owner, dx + 400, 194, (SDL_Color){ 203, 213, 225, 255 }, true);
         for (int i = 0; i < NITEMS[R_PAUSE]; i++) {
-            SDL_Rect r = { dx + 270, 230 + i * 70, 260, 54 };
+            SDL_Rect r = { dx + 270, 250 + i * 70, 260, 54 };
             fill(g, r, i == focus ? FOCUS : ROW);
             text(g, g->font, ITEMS[R_PAUSE][i], dx + 400, r.y + 13, i == focus ? DARK : WHITE, true);
         }
