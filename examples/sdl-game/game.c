@@ -816,8 +816,11 @@ int main(int argc, char **argv) {
     while (g->running) {
         control_poll(g);
         repeats(g);
-        if (g->dirty || g->an.on) draw(g);
-        int timeout = g->an.on ? 16 : -1;
+        /* Frames while something moves (a slide, the running scene, which
+         * the pause menu stops); otherwise sleep until input: 0 % CPU. */
+        bool moving = g->an.on || route_of(g, top_id(g)) == R_GAME;
+        if (g->dirty || moving) draw(g);
+        int timeout = moving ? 16 : -1;
         int rw = repeat_wait(g);
         if (rw >= 0 && (timeout < 0 || rw < timeout)) timeout = rw;
         if (g->ctl_fd >= 0 && (timeout < 0 || timeout > 10)) timeout = 10;
