@@ -15,6 +15,10 @@
 #   make demo-window     the SDL kiosk (examples/sdl-kiosk) in a real window, with
 #                        DEMO_ARGS; without DISPLAY a scripted visit under xvfb-run
 #                        leaves a screenshot in build/sdl-kiosk.bmp
+#   make demo-game       the game front-end (examples/sdl-game): keyboard or
+#                        controllers, with DEMO_ARGS; without DISPLAY a scripted
+#                        game with two virtual controllers under xvfb-run leaves
+#                        its pause menu in build/sdl-game.bmp
 #   make demo-qt         the Qt Quick kiosk (examples/qt-kiosk), likewise; its
 #                        headless screenshot is build/qt-kiosk.png
 #   make package         the Debian packages into build/packages (CPack), then lintian
@@ -89,7 +93,7 @@ FUZZ_CC      ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT) 2>/
 FUZZ_FLAGS   ?=
 FUZZ_OUT     := $(FUZZ_DIR)/fuzz
 
-.PHONY: all tools test-tools sanitize-tools test-memcheck package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window demo-qt bench bench-compare fuzz docs clean \
+.PHONY: all tools test-tools sanitize-tools test-memcheck package-tools configure build test swift-test swift-test-asan test-sanitize install package test-dist demo demo-window demo-game demo-qt bench bench-compare fuzz docs clean \
         cross-tools cross-arm64 test-arm64 package-arm64 bench-arm64
 
 all: build
@@ -355,6 +359,26 @@ demo-window: test-tools build
 	  xvfb-run -a -s "-screen 0 800x600x24 -nolisten tcp" \
 	    examples/sdl-kiosk/headless-demo.sh "$$app" "$(BUILD_DIR)/sdl-kiosk.bmp" $(DEMO_ARGS); \
 	  echo "screenshot: $(BUILD_DIR)/sdl-kiosk.bmp"; \
+	fi
+
+# demo-game: examples/sdl-game in a window on $(DISPLAY), run with DEMO_ARGS
+# (e.g. DEMO_ARGS=--unguarded; arrows/D-pad, Enter/A, Escape/B is Back, P or
+# Start pauses, F12 screenshot, Ctrl+Q quits). With no DISPLAY it plays a
+# short scripted game with two virtual controllers under `xvfb-run -a`
+# (examples/sdl-game/headless-demo.sh), whose exit screenshot (controller 1's
+# pause menu, controller 2's presses dropped) is left in $(BUILD_DIR)/sdl-game.bmp.
+demo-game: test-tools build
+	@app="$(BUILD_DIR)/examples/sdl-game/sdl-game"; \
+	test -x "$$app" || { echo "error: $$app was not built (see the sdl-game line of cmake's output)" >&2; exit 1; }; \
+	if [ -n "$${DISPLAY:-}" ]; then \
+	  echo "sdl-game on $$DISPLAY: arrows or D-pad, Enter or A, Escape or B is Back, P or Start pauses, Ctrl+Q quits"; \
+	  "$$app" $(DEMO_ARGS); \
+	else \
+	  echo "DISPLAY is not set: no screen to open a window on. Playing a scripted game under xvfb-run instead;"; \
+	  echo "its screenshot goes to $(BUILD_DIR)/sdl-game.bmp (run with a DISPLAY to play yourself)."; \
+	  xvfb-run -a -s "-screen 0 800x600x24 -nolisten tcp" \
+	    examples/sdl-game/headless-demo.sh "$$app" "$(BUILD_DIR)/sdl-game.bmp" $(DEMO_ARGS); \
+	  echo "screenshot: $(BUILD_DIR)/sdl-game.bmp"; \
 	fi
 
 # demo-qt: examples/qt-kiosk in a window on $(DISPLAY), run with DEMO_ARGS

@@ -275,7 +275,7 @@ static int stick_desired(const ng_sdl2 *a, int i) {
 static bool stick_step(ng_sdl2 *a, int i, Uint32 ts, ng_event *out) {
     int want = stick_desired(a, i);
     int dir = a->pads[i].dir;
-    uint64_t device = (uint64_t)(Uint32)a->pads[i].id;
+    uint64_t device = NG_SDL2_PAD_DEVICE(a->pads[i].id);
     Uint64 now = SDL_GetTicks64();
     if (want != dir) {
         if (dir >= 0) {
@@ -409,7 +409,7 @@ bool ng_sdl2_convert(ng_sdl2 *a, const SDL_Event *e, ng_event *out) {
             SDL_GameController *gc = SDL_GameControllerFromInstanceID(c->which);
             if (gc && !SDL_GameControllerGetAttached(gc)) phase = NG_KEY_DEVICE_REMOVED;
         }
-        fill(out, NG_EVENT_REMOTE, phase, (uint64_t)(Uint32)c->which, event_time(a, c->timestamp), 0.0, 0.0,
+        fill(out, NG_EVENT_REMOTE, phase, NG_SDL2_PAD_DEVICE(c->which), event_time(a, c->timestamp), 0.0, 0.0,
              (int64_t)c->button);
         return true;
     }
@@ -459,7 +459,7 @@ ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out) {
     if (e->type == SDL_CONTROLLERDEVICEREMOVED) {
         int i = pad_index(a, e->cdevice.which, false);
         if (i >= 0) a->pads[i].used = false;
-        return ng_device_removed(a->ctx, NG_EVENT_REMOTE, (uint64_t)(Uint32)e->cdevice.which);
+        return ng_device_removed(a->ctx, NG_EVENT_REMOTE, NG_SDL2_PAD_DEVICE(e->cdevice.which));
     }
     if (!ng_sdl2_convert(a, e, &out->event)) return NG_OK;
     out->mapped = true;
@@ -483,6 +483,9 @@ ng_status ng_sdl2_submit(ng_sdl2 *a, const SDL_Event *e, ng_sdl2_input *out) {
         ng_request back = NG_REQUEST_INIT(NG_REQ_BACK);
         back.source = NG_SDL2_SOURCE_BACK;
         back.flags = a->back_flags;
+        /* The press's device, so org.navguard.device-owner can judge the
+         * Back (a controller: NG_SDL2_PAD_DEVICE; the keyboard: 0, none). */
+        back.device = out->event.touch_id;
         ng_request_result r = NG_REQUEST_RESULT_INIT;
         if (ng_request_submit(a->ctx, &back, &r) == NG_OK) {
             out->back = true;

@@ -53,9 +53,11 @@
  *  - gives controllers and keys their life in NavGuard (navguard.h,
  *    "Presses"): a controller button is NG_EVENT_REMOTE with code =
  *    SDL_GameControllerButton (= NG_BUTTON_*) and touch_id = the controller's
- *    instance id (SDL_JoystickID: it never changes while the controller is
- *    plugged in, unlike its device index); a key is NG_EVENT_KEY, device 0,
- *    SDL's repeats NG_KEY_REPEAT. A controller unplugged while a button is
+ *    device, NG_SDL2_PAD_DEVICE(instance id) = instance id + 1 (SDL_JoystickID:
+ *    it never changes while the controller is plugged in, unlike its device
+ *    index; + 1 because SDL numbers the first controller 0, which is the
+ *    keyboard's device and ng_request.device's "none"); a key is
+ *    NG_EVENT_KEY, device 0, SDL's repeats NG_KEY_REPEAT. A controller unplugged while a button is
  *    held ends that press with a cancel, never a release: SDL (2.26) sends
  *    a BUTTONUP for each held button of an open controller that goes (its
  *    "recentering"), then SDL_CONTROLLERDEVICEREMOVED. Such an up (its
@@ -64,7 +66,8 @@
  *    (one on_press_cancel each, cause NG_PRESS_DEVICE_REMOVED; its verdict
  *    is DELIVER, target 0: the host must not treat it as a release). On
  *    SDL_CONTROLLERDEVICEREMOVED itself, ng_sdl2_submit calls
- *    ng_device_removed(ctx, NG_EVENT_REMOTE, which) (for a controller the
+ *    ng_device_removed(ctx, NG_EVENT_REMOTE, NG_SDL2_PAD_DEVICE(which)) (for a
+ *    controller the
  *    host never opened, or an SDL that sends no ups) and returns the event
  *    unmapped, for the host to close its SDL_GameController. (An up the
  *    user made just before unplugging, still queued, is then a cancel too.)
@@ -78,7 +81,8 @@
  * press it is (so NavGuard gives it its life: a hold drops it, a guard may
  * refuse it, it gets exactly one end), and only when that down is DELIVERED
  * does the adapter submit an NG_REQ_BACK request (ng_request_submit, source
- * NG_SDL2_SOURCE_BACK, flags ng_sdl2.back_flags) through the guard chain. ng_sdl2_input.back says it
+ * NG_SDL2_SOURCE_BACK, flags ng_sdl2.back_flags, device = the press's
+ * device: NG_SDL2_PAD_DEVICE of the controller, 0 for a key) through the guard chain. ng_sdl2_input.back says it
  * did, back_result how the request went (APPLIED, REFUSED, DEFERRED...).
  * So the Back is sent besides delivering the press, not instead: the host
  * must treat an input with `back` set as handled (not act on the press
@@ -95,8 +99,8 @@
  * The left stick (ng_sdl2.stick_dpad, off by default). SDL reports the
  * stick as axes; menus want D-pad presses. With stick_dpad set, the left
  * stick's SDL_CONTROLLERAXISMOTION events of each controller become
- * NG_EVENT_REMOTE presses of NG_BUTTON_DPAD_UP/DOWN/LEFT/RIGHT, device = the
- * instance id, as the D-pad's own would be: a direction goes down when the
+ * NG_EVENT_REMOTE presses of NG_BUTTON_DPAD_UP/DOWN/LEFT/RIGHT, device =
+ * NG_SDL2_PAD_DEVICE(instance id), as the D-pad's own would be: a direction goes down when the
  * stick leaves the dead zone (stick_press) along it (the larger axis wins),
  * and up only when it comes back under stick_release (hysteresis: a stick
  * resting at the edge does not chatter); a turn from one direction to
@@ -138,6 +142,18 @@ extern "C" {
 #define NG_SDL2_PRESS_DOWN    NG_KEY_DOWN
 #define NG_SDL2_PRESS_UP      NG_KEY_UP
 #define NG_SDL2_PRESS_REPEAT  NG_KEY_REPEAT
+
+/* The device of a controller's presses (ng_event.touch_id), of its Back
+ * requests (ng_request.device) and of ng_device_removed: its SDL instance id
+ * + 1. SDL gives the first controller instance id 0, and device 0 is the
+ * keyboard's (its keys' touch_id) and ng_request.device's "none", so a
+ * controller never shares a device with the keyboard: with
+ * org.navguard.device-owner, list "0" in `shared` to let the keyboard in
+ * everywhere, and a screen pushed by controller 0 belongs to device 1.
+ * (The adapter's first version used the instance id itself, which collided
+ * with the keyboard for controller 0.) A host that pushes
+ * on a controller's press sets ng_request.device to the press's touch_id. */
+#define NG_SDL2_PAD_DEVICE(instance_id) ((uint64_t)(Uint32)(instance_id) + 1u)
 
 /* ng_request.source of the Back requests the adapter sends ("sdl2-back"). */
 #define NG_SDL2_SOURCE_BACK   0x53444C42u

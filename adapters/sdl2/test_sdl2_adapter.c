@@ -18,6 +18,8 @@
 #include "navguard_sdl2.h"
 #include "check.h"
 
+#include <navguard/plugin.h>
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -420,12 +422,16 @@ static void test_keys_remote_wheel(ng_context *ctx) {
     e.cbutton.button = SDL_CONTROLLER_BUTTON_B;
     e.cbutton.state = SDL_PRESSED;
     EXPECT(conv(&a, &e, &ev), "controller down not mapped");
-    expect_event("controller down", &ev, NG_EVENT_REMOTE, NG_KEY_DOWN, 3, 0, 0, SDL_CONTROLLER_BUTTON_B);
+    /* Instance id 3 is device 4 (NG_SDL2_PAD_DEVICE: + 1, never the keyboard's 0). */
+    expect_event("controller down", &ev, NG_EVENT_REMOTE, NG_KEY_DOWN, 4, 0, 0, SDL_CONTROLLER_BUTTON_B);
     e.type = SDL_CONTROLLERBUTTONUP;
     e.cbutton.state = SDL_RELEASED;
     e.cbutton.which = 4;
     EXPECT(conv(&a, &e, &ev), "controller up not mapped");
-    expect_event("controller up", &ev, NG_EVENT_REMOTE, NG_KEY_UP, 4, 0, 0, SDL_CONTROLLER_BUTTON_B);
+    expect_event("controller up", &ev, NG_EVENT_REMOTE, NG_KEY_UP, 5, 0, 0, SDL_CONTROLLER_BUTTON_B);
+    /* The first controller (instance 0) and the keyboard never share a device. */
+    e.cbutton.which = 0;
+    EXPECT(conv(&a, &e, &ev) && ev.touch_id == 1, "instance 0: device %llu, want 1", (unsigned long long)ev.touch_id);
 
     memset(&e, 0, sizeof e);
     e.type = SDL_MOUSEWHEEL;
@@ -1267,6 +1273,26 @@ static void on_press_cancel(void *user, ng_context *ctx, const ng_press_info *pr
     g_press_cancel = *press;
 }
 
+/* A guard that only watches: the device of the last Back it was asked about
+ * (the adapter sets ng_request.device on its Back). */
+static uint64_t g_back_device = UINT64_MAX;
+static int g_spy_instance;
+static void *spy_create(const ng_guard_host *host, const char *config) {
+    (void)host; (void)config;
+    return &g_spy_instance;
+}
+static void spy_destroy(void *instance) { (void)instance; }
+static ng_vote spy_request(void *instance, const ng_guard_request *r, ng_verdict *v) {
+    (void)instance; (void)v;
+    if (r->kind == NG_REQ_BACK) g_back_device = NG_HAS_FIELD(r, ng_guard_request, device) ? r->device : UINT64_MAX;
+    return NG_VOTE_ALLOW;
+}
+static const ng_plugin_descriptor g_spy = {
+    .abi_major = NG_PLUGIN_ABI_MAJOR, .abi_minor = NG_PLUGIN_ABI_MINOR, .size = sizeof(ng_plugin_descriptor),
+    .id = "test.back-device-spy", .name = "back-device-spy", .version = "1", .description = "watches Back's device",
+    .create = spy_create, .destroy = spy_destroy, .on_request = spy_request,
+};
+
 static ng_context *make_game_context(void) {
     ng_options o = NG_OPTIONS_INIT;
     o.clock = NG_CLOCK_MANUAL;
@@ -1279,6 +1305,7 @@ static ng_context *make_game_context(void) {
         exit(2);
     }
     MUST(ctx, ng_chain_configure(ctx, NULL));
+    MUST(ctx, ng_chain_add(ctx, &g_spy, NULL));
     static const char *routes[] = { "title", "menu", "options" };
     ng_screen title = { 1, "title", NULL };
     MUST(ctx, ng_stack_set_root(ctx, &title));
@@ -1375,20 +1402,21 @@ static void test_game_controllers(void) {
     set_button(gc, SDL_CONTROLLER_BUTTON_A, 1);
     EXPECT(pump(&a, &in, &removed, &backs) == 1 && in.event.type == NG_EVENT_REMOTE &&
                in.event.phase == NG_KEY_DOWN && in.event.code == NG_BUTTON_A &&
-               in.event.touch_id == (uint64_t)(Uint32)id && in.result.verdict == NG_VERDICT_DELIVER && !in.back,
-           "A down from the virtual controller: device %llu (want instance id %d), verdict %d",
+               in.event.touch_id == NG_SDL2_PAD_DEVICE(id) && in.event.touch_id != 0 &&
+               in.result.verdict == NG_VERDICT_DELIVER && !in.back,
+           "A down from the virtual controller: device %llu (want instance id %d + 1, never the keyboard's 0), verdict %d",
            (unsigned long long)in.event.touch_id, (int)id, in.result.verdict);
     SDL_JoystickDetachVirtual(index);
     memset(&in, 0, sizeof in);
     pump(&a, &in, &removed, &backs);
     /* SDL's own up for the held A (its recentering) is no release. */
-    EXPECT(in.mapped && in.event.phase == NG_KEY_DEVICE_REMOVED && in.event.touch_id == (uint64_t)(Uint32)id &&
+    EXPECT(in.mapped && in.event.phase == NG_KEY_DEVICE_REMOVED && in.event.touch_id == NG_SDL2_PAD_DEVICE(id) &&
                in.result.verdict == NG_VERDICT_DELIVER,
            "the up SDL makes for A as the controller goes: phase %d (want NG_KEY_DEVICE_REMOVED)", in.event.phase);
     EXPECT(removed == 1, "SDL_CONTROLLERDEVICEREMOVED handed back unmapped %d time(s), want 1", removed);
     EXPECT(g_press_cancels == 1 && g_press_cancel.cause == NG_PRESS_DEVICE_REMOVED &&
                g_press_cancel.type == NG_EVENT_REMOTE && g_press_cancel.code == NG_BUTTON_A &&
-               g_press_cancel.device == (uint64_t)(Uint32)id,
+               g_press_cancel.device == NG_SDL2_PAD_DEVICE(id),
            "unplugged while A is held: %d on_press_cancel (want 1, cause device-removed), cause %d",
            g_press_cancels, g_press_cancel.cause);
     SDL_GameControllerClose(gc);
@@ -1406,12 +1434,12 @@ static void test_game_controllers(void) {
     c.cbutton.button = SDL_CONTROLLER_BUTTON_X;
     c.cbutton.state = SDL_PRESSED;
     ng_sdl2_submit(&a, &c, &in);
-    EXPECT(in.mapped && in.result.verdict == NG_VERDICT_DELIVER && in.event.touch_id == 77, "X down of device 77");
+    EXPECT(in.mapped && in.result.verdict == NG_VERDICT_DELIVER && in.event.touch_id == 78, "X down of instance 77: device 78");
     SDL_zero(c);
     c.type = SDL_CONTROLLERDEVICEREMOVED;
     c.cdevice.which = 77;
     ng_status st = ng_sdl2_submit(&a, &c, &in);
-    EXPECT(st == NG_OK && !in.mapped && g_press_cancels == 1 && g_press_cancel.device == 77 &&
+    EXPECT(st == NG_OK && !in.mapped && g_press_cancels == 1 && g_press_cancel.device == 78 &&
                g_press_cancel.code == NG_BUTTON_X && g_press_cancel.cause == NG_PRESS_DEVICE_REMOVED,
            "SDL_CONTROLLERDEVICEREMOVED of 77: %s, mapped %d, %d cancel(s) (want unmapped, 1)", ng_strstatus(st),
            in.mapped, g_press_cancels);
@@ -1426,6 +1454,9 @@ static void test_game_controllers(void) {
     EXPECT(backs == 1 && in.back && in.back_result.status == NG_OUTCOME_APPLIED &&
                in.event.code == NG_BUTTON_B && in.result.verdict == NG_VERDICT_DELIVER,
            "B: %d Back(s) (want 1), status %d", backs, in.back_result.status);
+    EXPECT(g_back_device == NG_SDL2_PAD_DEVICE(id),
+           "B's Back request: device %llu (want the controller's, %llu), for org.navguard.device-owner",
+           (unsigned long long)g_back_device, (unsigned long long)NG_SDL2_PAD_DEVICE(id));
     EXPECT(g_press_cancels == 1 && g_press_cancel.cause == NG_PRESS_TRANSITION && g_press_cancel.code == NG_BUTTON_B,
            "B's press after its Back started: %d cancel(s), cause %d (want 1, transition)", g_press_cancels,
            g_press_cancel.cause);
@@ -1465,6 +1496,9 @@ static void test_game_controllers(void) {
     ng_sdl2_submit(&a, &k, &in);
     EXPECT(in.back && in.back_result.status == NG_OUTCOME_APPLIED && in.event.type == NG_EVENT_KEY,
            "Escape: back %d, status %d", in.back, in.back_result.status);
+    EXPECT(g_back_device == 0 && in.event.touch_id == 0,
+           "Escape's Back request: device %llu, key device %llu (want 0: the keyboard)",
+           (unsigned long long)g_back_device, (unsigned long long)in.event.touch_id);
     k = key(SDL_KEYDOWN, SDLK_ESCAPE, 1);
     ng_sdl2_submit(&a, &k, &in);
     EXPECT(!in.back && in.event.phase == NG_KEY_REPEAT, "Escape's repeat sent a Back");
@@ -1514,7 +1548,7 @@ static void stick(ng_sdl2 *a, SDL_GameController *gc, SDL_GameControllerAxis axi
 
 static bool stick_is(int i, int32_t phase, int64_t code, SDL_JoystickID id) {
     return i < g_stick_n && g_stick[i].type == NG_EVENT_REMOTE && g_stick[i].phase == phase &&
-           g_stick[i].code == code && g_stick[i].touch_id == (uint64_t)(Uint32)id;
+           g_stick[i].code == code && g_stick[i].touch_id == NG_SDL2_PAD_DEVICE(id);
 }
 
 static void test_stick_dpad(void) {
