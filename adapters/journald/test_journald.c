@@ -359,6 +359,40 @@ static void test_no_journal(void) {
     ngj_destroy(sink);
 }
 
+/* A journald that does not read (stuck, or slow): sd_journal_sendv blocks
+ * once the socket's queue is full (net.unix.max_dgram_qlen datagrams); the
+ * sink drops, counts and tells once, and returns. */
+static void test_full_queue(void) {
+    char path[320];
+    snprintf(path, sizeof path, "%s/stuck.socket", g_dir);
+    int rx = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof a.sun_path) return;
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    EXPECT(bind(rx, (struct sockaddr *)&a, sizeof a) == 0, "bind %s", path);
+    ngj_options jo = NGJ_OPTIONS_INIT;
+    jo.socket_path = path;
+    jo.on_unavailable = unavailable;
+    ngj_sink *sink = ngj_create(&jo);
+    g_told = 0;
+    for (int i = 0; i < 2000; i++) ngj_report(sink, NULL, "g", "a report");
+    printf("stuck journal: %llu sent before the queue filled, %llu dropped\n", (unsigned long long)ngj_sent(sink),
+           (unsigned long long)ngj_dropped(sink));
+    EXPECT(ngj_dropped(sink) > 0 && ngj_sent(sink) + ngj_dropped(sink) == 2000, "the rest dropped, every one counted");
+    EXPECT(g_told == 1 && g_told_errno == EAGAIN, "told once (%d), EAGAIN (%d)", g_told, g_told_errno);
+    /* Once journald reads again, entries go through and a later outage is
+     * told again. */
+    char buf[65536];
+    while (recv(rx, buf, sizeof buf, MSG_DONTWAIT) >= 0) {}
+    uint64_t sent = ngj_sent(sink);
+    ngj_report(sink, NULL, "g", "a report");
+    EXPECT(ngj_sent(sink) == sent + 1, "sent again once drained");
+    for (int i = 0; i < 2000; i++) ngj_report(sink, NULL, "g", "a report");
+    EXPECT(g_told == 2, "a new outage is told (%d)", g_told);
+    ngj_destroy(sink);
+    close(rx);
+}
+
 int main(void) {
     snprintf(g_dir, sizeof g_dir, "%s/navguard-journald-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(g_dir)) {
@@ -380,6 +414,7 @@ int main(void) {
     test_crash_dump();
     test_bad_input();
     test_no_journal();
+    test_full_queue();
     close(g_sock);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
