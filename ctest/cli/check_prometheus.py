@@ -184,6 +184,11 @@ def case_stats(args):
     out, j = compare(args, traces, "kiosk-sim")
     check(sum(sum(g["refused"].values()) for g in j["guards"]) > 0, "kiosk-sim's traces have refusals")
     check(sum(j["reports"].values()) > 0, "and reports")
+    # A transition the watchdog ended is one request (its screen and bar
+    # lanes are one): at most the forced and rolled-back ones of --json.
+    ended = sum(s["forced"] + s["cancelled"] for s in j["screens"])
+    check(0 < j["watchdog_actions"].get("transition", 0) <= ended,
+          f"watchdog transitions {j['watchdog_actions']} within forced + cancelled ({ended})")
     print(open(out).read(), end="")
     # A file that does not read: exit 2, the old textfile left as it was.
     bad = os.path.join(args.work, "bad.jsonl")

@@ -40,7 +40,8 @@ enum StatsBuilder {
                 }
             }
             for s in t.spans {
-                if s.endedBy == "the watchdog", s.category == "transition" || s.category == "hold" {
+                // A transition counts once (its screen lane; the bar's is the same request).
+                if s.endedBy == "the watchdog", (s.category == "transition" && s.lane == .screen) || s.category == "hold" {
                     m.watchdogActions[s.category, default: 0] += 1
                 }
                 switch s.category {
