@@ -265,6 +265,43 @@ static void test_context(void) {
     ngj_destroy(sink);
 }
 
+/* A watchdog told not to report logs its recovery instead: that line is the
+ * watchdog entry. */
+static void test_watchdog_log(void) {
+    ngj_options jo = NGJ_OPTIONS_INIT;
+    jo.socket_path = g_path;
+    ngj_sink *sink = ngj_create(&jo);
+    ng_options o = NG_OPTIONS_INIT;
+    o.clock = NG_CLOCK_MANUAL;
+    ngj_wrap(sink, &o.delegate);
+    ng_context *ctx = NULL;
+    MUST(ctx, ng_context_create(&o, &ctx));
+    MUST(ctx, ng_chain_configure(ctx, "{\"base\":\"default\",\"edits\":[{\"configure\":\"org.navguard.watchdog\","
+                                      "\"config\":{\"report\":false}}]}"));
+    ng_screen home = { 1, "home", NULL };
+    MUST(ctx, ng_stack_set_root(ctx, &home));
+    ng_request push = NG_REQUEST_INIT(NG_REQ_PUSH);
+    push.flags = NG_REQF_ANIMATED;
+    push.screen.id = 2;
+    push.screen.route = "menu";
+    ng_request_result res = NG_REQUEST_RESULT_INIT;
+    MUST(ctx, ng_request_submit(ctx, &push, &res));
+    MUST(ctx, ng_clock_set(ctx, 2500 * MS));
+    MUST(ctx, ng_tick(ctx));
+    entry e;
+    EXPECT(receive(&e), "a watchdog entry from its log line");
+    EXPECT_FIELD(&e, "MESSAGE_ID", NGJ_MESSAGE_ID_WATCHDOG);
+    EXPECT_FIELD(&e, "PRIORITY", "3");
+    EXPECT_FIELD(&e, "NAVGUARD_GUARD", NGJ_WATCHDOG_ID);
+    EXPECT_FIELD(&e, "NAVGUARD_ROUTE", "menu");
+    const char *msg = field(&e, "MESSAGE", NULL);
+    EXPECT(msg && strncmp(msg, "watchdog: recovered 1 stuck item", 32) == 0, "MESSAGE: %s", msg ? msg : "(absent)");
+    entry_free(&e);
+    EXPECT(!receive(&e), "nothing more (no refusal entries unasked)");
+    ng_context_destroy(ctx);
+    ngj_destroy(sink);
+}
+
 static void test_crash_dump(void) {
     ngj_options jo = NGJ_OPTIONS_INIT;
     jo.socket_path = g_path;
@@ -411,6 +448,7 @@ int main(void) {
         return 1;
     }
     test_context();
+    test_watchdog_log();
     test_crash_dump();
     test_bad_input();
     test_no_journal();
