@@ -141,7 +141,10 @@ package-tools: tools
 QT_PACKAGES := qt6-declarative-dev qml6-module-qtquick qml6-module-qtquick-controls \
   qml6-module-qtquick-templates qml6-module-qtquick-window qml6-module-qtquick-layouts \
   qml6-module-qtqml-workerscript
-TEST_PACKAGES := xvfb xdotool libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core $(QT_PACKAGES) abigail-tools $(PACKAGE_TOOLS)
+# prometheus: its promtool checks the textfiles of `navguard stats --format
+# prometheus` and adapters/journald's navguard_metrics (without it those
+# ctests check the format with their own parser only).
+TEST_PACKAGES := xvfb xdotool libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core $(QT_PACKAGES) abigail-tools prometheus $(PACKAGE_TOOLS)
 test-tools: tools
 	@missing=""; \
 	for p in $(TEST_PACKAGES); do \

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 import NavGuardTrace
 import NavGuardValidator
 
@@ -14,18 +17,33 @@ struct Stats: ParsableCommand {
         finished) or forced (by the watchdog or another guard), the swipes \
         back cancelled on it (rolled back: it stayed on top; by the user or \
         a guard), and its longest holds (while it was on top). --json prints the same as one \
-        JSON object, for a fleet's own dashboards. Exits 2 when a trace \
-        cannot be read.
+        JSON object, for a fleet's own dashboards; --format prometheus as \
+        the text format of node_exporter's textfile collector (counters \
+        navguard_refusals_total, navguard_drops_total (requests and events), \
+        navguard_transitions_stuck_total, navguard_transitions_forced_total, \
+        navguard_watchdog_actions_total, navguard_crash_dumps_total, \
+        navguard_reports_total; gauge navguard_longest_hold_seconds). \
+        Exits 2 when a trace cannot be read.
         """)
 
     @Argument(help: "The traces (JSON Lines), ring dumps or crash dumps.")
     var files: [String]
 
-    @Flag(help: "Print the counts as JSON.")
+    @Flag(help: "Print the counts as JSON (the same as --format json).")
     var json = false
+
+    @Option(help: ArgumentHelp("table, json, or prometheus (the text format node_exporter's textfile collector reads).", valueName: "format"))
+    var format: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output: a temporary file beside it (<out>.<pid>.tmp) renamed into place, so a reader (node_exporter) never sees half of it.", valueName: "out"))
+    var output: String?
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one trace") }
+        if let format, !["table", "json", "prometheus"].contains(format) {
+            throw ValidationError("--format must be table, json or prometheus, not '\(format)'")
+        }
+        if json, let format, format != "json" { throw ValidationError("--json and --format \(format) disagree") }
     }
 
     func run() throws {
@@ -35,7 +53,28 @@ struct Stats: ParsableCommand {
             models.append(TimelineBuilder.build(trace, source: path, options: TimelineOptions(foldIdleNs: nil)))
         }
         let stats = StatsBuilder.build(models)
-        print(json ? StatsFormat.json(stats) : StatsFormat.table(stats), terminator: "")
+        let text: String
+        switch json ? "json" : format ?? "table" {
+        case "json": text = StatsFormat.json(stats)
+        case "prometheus": text = StatsFormat.prometheus(stats)
+        default: text = StatsFormat.table(stats)
+        }
+        guard let output else {
+            print(text, terminator: "")
+            return
+        }
+        let tmp = "\(output).\(getpid()).tmp"
+        do throws(FileError) { try writeFile(tmp, text) } catch {
+            unlink(tmp)
+            printError("navguard stats: \(error.message)")
+            throw ExitCode(1)
+        }
+        if rename(tmp, output) != 0 {
+            let err = errno
+            unlink(tmp)
+            printError("navguard stats: cannot rename \(tmp) to \(output): \(String(cString: strerror(err)))")
+            throw ExitCode(1)
+        }
     }
 }
 

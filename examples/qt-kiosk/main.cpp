@@ -14,6 +14,7 @@
  * Usage: qt-kiosk [--unguarded] [--stack home,menu] [--anim-ms N]
  *                 [--network-delay-ms N] [--network-unscoped] [--log FILE]
  *                 [--record FILE] [--screenshot FILE.png|.bmp] [--idle-ms N]
+ *                 [--journal] [--metrics FILE]
  * --idle-ms N: after N ms with no input the kiosk returns to Home (0, the
  * default: never): the built-in guard org.navguard.idle-return added to the
  * default chain with after_ms N (README, "kiosk"). On Checkout NavGuard asks
@@ -28,6 +29,8 @@
  * (the --screenshot is written at exit).
  */
 #include "navguard_qt6.h"
+#include "navguard_journald.h"
+#include "navguard_metrics.h"
 
 extern "C" {
 #include "log.h"
@@ -46,7 +49,9 @@ extern "C" {
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <unistd.h>
@@ -99,8 +104,72 @@ public:
     Navigator *m_nav = nullptr;
     QPointer<QQuickItem> m_stackView;
     bool m_ready = false;
+    ngj_sink *m_journal = nullptr;     /* --journal */
+    ngm_metrics *m_metrics = nullptr;  /* --metrics FILE */
 
-    ~Kiosk() override { stopWorkers(); }
+    ~Kiosk() override {
+        stopWorkers();
+        ngj_destroy(m_journal);
+        ngm_destroy(m_metrics);
+    }
+
+    /* --journal and --metrics: the Navigator owns the delegate, so its
+     * signals (emitted inside the callbacks: the stack is the current one)
+     * feed the sink and the counters. */
+    void attachFleet(Navigator *nav) {
+        if (!m_journal && !m_metrics) return;
+        connect(nav, &Navigator::report, this, [this, nav](const QString &guard, const QString &text) {
+            QByteArray g = guard.toUtf8(), t = text.toUtf8();
+            ngj_report(m_journal, nav->context(), g.constData(), t.constData());
+            ngm_report(m_metrics, nav->context(), g.constData(), t.constData());
+            ngm_poll(m_metrics);
+        });
+        connect(nav, &Navigator::outcome, this, [this, nav](const QVariantMap &m) {
+            ng_outcome o{};
+            o.size = sizeof o;
+            QString outcome = m.value(QStringLiteral("outcome")).toString();
+            o.outcome = outcome == QLatin1String(ng_outcome_name(NG_OUTCOME_REFUSED)) ? NG_OUTCOME_REFUSED
+                      : outcome == QLatin1String(ng_outcome_name(NG_OUTCOME_DROPPED)) ? NG_OUTCOME_DROPPED : NG_OUTCOME_APPLIED;
+            if (o.outcome == NG_OUTCOME_APPLIED) return;
+            o.request_id = static_cast<uint64_t>(m.value(QStringLiteral("id")).toDouble());
+            QString reason = m.value(QStringLiteral("reason")).toString(), kind = m.value(QStringLiteral("kind")).toString();
+            for (ng_reason r = 0; r < NG_REASON_COUNT; r++)
+                if (reason == QLatin1String(ng_reason_name(r))) o.reason = r;
+            for (ng_request_kind k = 0; k < NG_REQ_KIND_COUNT; k++)
+                if (kind == QLatin1String(ng_request_kind_name(k))) o.kind = k;
+            QByteArray guard = m.value(QStringLiteral("guard")).toString().toUtf8();
+            QByteArray message = m.value(QStringLiteral("message")).toString().toUtf8();
+            o.guard_id = m.value(QStringLiteral("guard")).isNull() ? nullptr : guard.constData();
+            o.message = m.value(QStringLiteral("message")).isNull() ? nullptr : message.constData();
+            ngj_outcome(m_journal, nav->context(), &o);
+            ngm_outcome(m_metrics, nav->context(), &o);
+            ngm_poll(m_metrics);
+        });
+        connect(nav, &Navigator::transition, this, [this, nav](const QVariantMap &m) {
+            if (m.value(QStringLiteral("track")).toString() != QLatin1String(ng_track_name(NG_TRACK_SCREEN)) ||
+                m.value(QStringLiteral("phase")).toString() == QLatin1String(ng_phase_name(NG_PHASE_WILL)) ||
+                !m.value(QStringLiteral("flags")).toStringList().contains(QStringLiteral("forced")))
+                return;
+            ng_transition_event e{};
+            e.size = sizeof e;
+            e.track = NG_TRACK_SCREEN;
+            e.phase = NG_PHASE_DID;
+            e.flags = NG_TRANSF_FORCED;
+            ngm_transition(m_metrics, nav->context(), &e);
+            ngm_poll(m_metrics);
+        });
+        connect(nav, &Navigator::holdEnded, this, [this, nav](const QVariantMap &m) {
+            ng_hold_info h{};
+            h.size = sizeof h;
+            QByteArray label = m.value(QStringLiteral("label")).toString().toUtf8();
+            h.label = label.constData();
+            QString reason = m.value(QStringLiteral("reason")).toString();
+            h.reason = reason == QLatin1String(ng_hold_end_reason_name(NG_HOLD_RELEASED)) ? NG_HOLD_RELEASED : NG_HOLD_ENDED;
+            h.ended_ns = static_cast<int64_t>(m.value(QStringLiteral("ms")).toDouble() * 1e6);
+            ngm_hold_end(m_metrics, nav->context(), &h);
+            ngm_poll(m_metrics);
+        });
+    }
 
     /* The Navigator's chain: "" (its default, or empty when unguarded), or
      * with --idle-ms the default chain and the idle return. */
@@ -123,6 +192,7 @@ public:
             return;
         }
         m_nav = nav;
+        attachFleet(nav);
         m_stackView = stackView;
         /* The log's "back-key" action: Escape or Backspace pressed, logged
          * as it reaches the window, before the Navigator's backKeys turn it
@@ -445,7 +515,11 @@ int main(int argc, char **argv) {
                                QStringLiteral("file"));
     QCommandLineOption idleMs(QStringLiteral("idle-ms"), QStringLiteral("return to Home after this long with no input (0: never)"),
                               QStringLiteral("ms"), QStringLiteral("0"));
-    cli.addOptions({ unguarded, stack, animMs, netMs, unscoped, logOpt, recordOpt, shotOpt, idleMs });
+    QCommandLineOption journalOpt(QStringLiteral("journal"),
+                                  QStringLiteral("reports, watchdog actions and refusals to the systemd journal"));
+    QCommandLineOption metricsOpt(QStringLiteral("metrics"), QStringLiteral("a Prometheus textfile (node_exporter), kept current"),
+                                  QStringLiteral("file"));
+    cli.addOptions({ unguarded, stack, animMs, netMs, unscoped, logOpt, recordOpt, shotOpt, idleMs, journalOpt, metricsOpt });
     cli.process(app);
 
     Kiosk kiosk;
@@ -469,6 +543,26 @@ int main(int argc, char **argv) {
         }
     kiosk.m_recordPath = cli.value(recordOpt);
     kiosk.m_screenshotPath = cli.value(shotOpt);
+    if (cli.isSet(journalOpt)) {
+        ngj_options jo = NGJ_OPTIONS_INIT;
+        jo.flags = NGJ_REFUSALS;
+        jo.identifier = "qt-kiosk";
+        jo.on_unavailable = [](void *, int, const char *message) { std::fprintf(stderr, "qt-kiosk: %s\n", message); };
+        kiosk.m_journal = ngj_create(&jo);
+        if (!kiosk.m_journal) {
+            std::perror("qt-kiosk: --journal");
+            return 1;
+        }
+    }
+    if (cli.isSet(metricsOpt)) {
+        QByteArray path = cli.value(metricsOpt).toUtf8();
+        kiosk.m_metrics = ngm_create(path.constData(), 0);
+        int err = kiosk.m_metrics ? ngm_write(kiosk.m_metrics) : ENOMEM;
+        if (err) {
+            std::fprintf(stderr, "qt-kiosk: --metrics %s: %s\n", path.constData(), std::strerror(err));
+            return 1;
+        }
+    }
     klog_clock_start();
     QByteArray logPath = cli.value(logOpt).toUtf8();
     if (!klog_open(logPath.isEmpty() ? nullptr : logPath.constData())) {
@@ -500,6 +594,7 @@ int main(int argc, char **argv) {
     /* The log closes here; the engine (and the Navigator's context with it)
      * goes when main returns, before `kiosk`. */
     klog_close();
+    if (kiosk.m_metrics) ngm_write(kiosk.m_metrics);
     return rc;
 }
 

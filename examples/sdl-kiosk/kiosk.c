@@ -17,7 +17,10 @@
  * Usage: sdl-kiosk [--unguarded] [--stack home,menu] [--anim-ms N]
  *                  [--network-delay-ms N] [--idle-ms N] [--log FILE]
  *                  [--screenshot FILE.bmp] [--font FILE.ttf] [--software]
- *                  [--overlay] [--record FILE]
+ *                  [--overlay] [--record FILE] [--journal] [--metrics FILE]
+ * --journal: a structured journal entry per guard report, watchdog action
+ * and refusal (adapters/journald); --metrics FILE keeps a Prometheus
+ * textfile current for node_exporter (navguard_metrics.h).
  * --record FILE writes the whole session's flight-recorder trace (from the
  * context's creation to its destruction) for `navguard replay FILE`.
  * --idle-ms N: after N ms with no input (mouse, finger, key) the kiosk pops
@@ -1150,9 +1153,11 @@ static void usage(FILE *f, const char *argv0) {
     fprintf(f,
             "usage: %s [--unguarded] [--stack home,menu,...] [--anim-ms N] [--network-delay-ms N]\n"
             "          [--idle-ms N] [--log FILE] [--screenshot FILE.bmp] [--font FILE.ttf] [--software]\n"
-            "          [--overlay] [--record FILE]\n"
+            "          [--overlay] [--record FILE] [--journal] [--metrics FILE]\n"
             "  --idle-ms N    after N ms with no input, return to Home (0: never, the default)\n"
             "  --record FILE  the session's flight-recorder trace, for navguard replay\n"
+            "  --journal      reports, watchdog actions and refusals to the systemd journal\n"
+            "  --metrics FILE a Prometheus textfile (node_exporter), kept current\n"
             "keys: F1 overlay, F12 screenshot, Backspace hardware back, Escape quit\n",
             argv0);
 }
@@ -1165,6 +1170,41 @@ static bool parse_int(const char *s, int lo, int hi, int *out) {
     return true;
 }
 
+static void journal_unavailable(void *user, int err, const char *message) {
+    (void)user;
+    (void)err;
+    fprintf(stderr, "sdl-kiosk: %s\n", message);
+}
+
+/* --journal and --metrics: the sink and the counters wrap the delegate (the
+ * kiosk's own callbacks still run first). */
+static bool fleet_wrap(app *ap, ng_delegate *d) {
+    if (ap->journal) {
+        ngj_options jo = NGJ_OPTIONS_INIT;
+        jo.flags = NGJ_REFUSALS;
+        jo.identifier = "sdl-kiosk";
+        jo.on_unavailable = journal_unavailable;
+        if (!(ap->journal_sink = ngj_create(&jo))) {
+            fprintf(stderr, "sdl-kiosk: --journal: %s\n", strerror(errno));
+            return false;
+        }
+        ngj_wrap(ap->journal_sink, d);
+    }
+    if (ap->metrics_path) {
+        if (!(ap->metrics = ngm_create(ap->metrics_path, 0))) {
+            fprintf(stderr, "sdl-kiosk: --metrics: out of memory\n");
+            return false;
+        }
+        ngm_wrap(ap->metrics, d);
+        int err = ngm_write(ap->metrics);
+        if (err) {
+            fprintf(stderr, "sdl-kiosk: --metrics %s: %s\n", ap->metrics_path, strerror(err));
+            return false;
+        }
+    }
+    return true;
+}
+
 static int parse_args(app *ap, int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
@@ -1172,6 +1212,8 @@ static int parse_args(app *ap, int argc, char **argv) {
         if (strcmp(o, "--unguarded") == 0) ap->unguarded = true;
         else if (strcmp(o, "--software") == 0) ap->software = true;
         else if (strcmp(o, "--overlay") == 0) ap->overlay_at_start = true;
+        else if (strcmp(o, "--journal") == 0) ap->journal = true;
+        else if (val && strcmp(o, "--metrics") == 0) ap->metrics_path = argv[++i];
         else if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
             usage(stdout, argv[0]);
             exit(0);
@@ -1300,6 +1342,7 @@ int main(int argc, char **argv) {
     opts.delegate.on_touch_cancel = on_touch_cancel;
     opts.delegate.on_question = on_question;
     opts.delegate.on_question_end = on_question_end;
+    if (!fleet_wrap(ap, &opts.delegate)) return 1;
     ng_status st = ng_context_create(&opts, &ap->ctx);
     if (st != NG_OK) {
         fprintf(stderr, "sdl-kiosk: ng_context_create: %s\n", ng_strstatus(st));
@@ -1407,6 +1450,7 @@ int main(int argc, char **argv) {
         }
         if (ap->quit) break;
         waiting_judge(ap);
+        if (ap->metrics) ngm_poll(ap->metrics);
         bool was_animating = animating(ap);
         step_anim(ap, now_ms());
         now = now_ms();
@@ -1449,6 +1493,9 @@ int main(int argc, char **argv) {
     ap->destroying = true;
     check(ap, ng_context_destroy(ap->ctx), "ng_context_destroy");
     ap->ctx = NULL;
+    if (ap->metrics) ngm_write(ap->metrics);
+    ngm_destroy(ap->metrics);
+    ngj_destroy(ap->journal_sink);
 
     pthread_mutex_lock(&g_sig_mu);
     g_sig_exiting = true;

@@ -6,6 +6,8 @@
 
 #include <navguard/navguard.h>
 #include "navguard_sdl2.h"
+#include "navguard_journald.h"
+#include "navguard_metrics.h"
 
 #include <SDL.h>
 #include <SDL_ttf.h>
@@ -144,6 +146,10 @@ typedef struct app {
     int network_delay_ms, anim_ms;
     int idle_ms;               /* --idle-ms: pop to root after this long with no input (0: off) */
     bool unguarded, software, overlay_at_start;
+    bool journal;              /* --journal: reports to the systemd journal */
+    const char *metrics_path;  /* --metrics FILE: a textfile for node_exporter */
+    ngj_sink *journal_sink;
+    ngm_metrics *metrics;
 
     ng_context *ctx;
     ng_sdl2 a;

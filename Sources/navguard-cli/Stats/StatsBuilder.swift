@@ -16,6 +16,7 @@ enum StatsBuilder {
         for t in models {
             m.files.append(t.source)
             if let c = t.crash { m.crashes.append((t.source, c)) }
+            for r in t.reports { m.reports[r.guardID, default: 0] += 1 }
             for i in t.instants {
                 let g = arg(i.args, "guard") ?? "the core"
                 let reason = arg(i.args, "reason") ?? "?"
@@ -32,11 +33,17 @@ enum StatsBuilder {
                     var row = guardRow(g)
                     row.eventsDropped[reason, default: 0] += 1
                     guards[g] = row
+                case "touch.cancel" where arg(i.args, "by") == "the watchdog":
+                    m.watchdogActions["touch", default: 0] += 1
                 default:
                     break
                 }
             }
             for s in t.spans {
+                // A transition counts once (its screen lane; the bar's is the same request).
+                if s.endedBy == "the watchdog", (s.category == "transition" && s.lane == .screen) || s.category == "hold" {
+                    m.watchdogActions[s.category, default: 0] += 1
+                }
                 switch s.category {
                 case "touch.dropped":
                     let g = arg(s.args, "guard") ?? "the core"
@@ -64,6 +71,7 @@ enum StatsBuilder {
                     var row = screenRow(name)
                     let label = s.name.hasPrefix("… ") ? String(s.name.dropFirst(2)) : s.name
                     let end = s.endedBy.map { "released by \($0)" } ?? (s.flag?.hasPrefix("STILL HELD") == true ? "still held" : arg(s.args, "end") ?? "?")
+                    m.longestHoldByLabel[label] = max(m.longestHoldByLabel[label] ?? 0, s.end - s.start)
                     row.longestHolds.append(.init(label: label, ns: s.end - s.start, file: t.source, end: end))
                     row.longestHolds.sort { $0.ns > $1.ns }
                     if row.longestHolds.count > holdsKept { row.longestHolds.removeLast(row.longestHolds.count - holdsKept) }

@@ -40,4 +40,11 @@ struct StatsModel {
     var crashes: [(file: String, signal: String)] = []
     var guards: [GuardRow] = []
     var screens: [ScreenRow] = []
+    /// Guard reports, by guard id.
+    var reports: [String: Int] = [:]
+    /// What the watchdog ended, by kind: "transition" (forced or rolled
+    /// back), "hold" (released), "touch" (cancelled).
+    var watchdogActions: [String: Int] = [:]
+    /// The longest hold of each label, over every screen and file (ns).
+    var longestHoldByLabel: [String: Int64] = [:]
 }
