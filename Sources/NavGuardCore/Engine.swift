@@ -271,7 +271,7 @@ public final class Engine {
         defer { run.draining = false }
         while let w = run.take() {
             if run.overrunUnlogged { noteOverrun() }
-            switch w {
+            switch consume w {
             case .note(let n): deliver(n)
             case .evaluate(let r): _ = evaluate(r)
             case .action(let a): perform(a)
@@ -299,13 +299,13 @@ public final class Engine {
         }
     }
 
-    func deliver(_ n: Note) {
+    func deliver(_ n: consuming Note) {
         // Its receivers add work through their own doors: a guard's host
         // table names the guard (RunQueue), the rest is the host's.
         run.actor = 0
         run.depth += 1
         defer { run.depth -= 1 }
-        switch n {
+        switch consume n {
         case .outcome(let o):
             guardsOutcome(o)
             observer?.engineOutcome(o)

@@ -28,6 +28,10 @@ struct ScreenStack {
 
     func contains(id: UInt64) -> Bool { ids.contains(id) }
     func lastIndex(of id: UInt64) -> Int? {
+        // The top first (the usual case: a transition's screen, a scoped
+        // request's): one comparison, no hashing.
+        let top = screens.count - 1
+        if top >= 0 && screens[top].id == id { return top }
         guard ids.contains(id) else { return nil }
         return screens.lastIndex { $0.id == id }
     }

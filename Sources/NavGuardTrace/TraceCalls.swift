@@ -346,10 +346,7 @@ public enum CallResult {
         // The common ret of ng_event_submit, with one check of room: status
         // OK, no `tr`, no deciding guard; the same bytes as below.
         if status == NG_OK, datedAt == nil, case .event(let verdict, let reason, let view, .none) = result {
-            return w.fixed(29) { f in
-                f.i32(status); f.u8(eventTag); f.i32(verdict); f.i32(reason); f.u64(view)
-                f.u32(RecordWriter.nullText); f.u32(RecordWriter.nullText)
-            }
+            return encodeEvent(&w, verdict: verdict, reason: reason, view: view)
         }
         w.i32(status)
         switch result {
@@ -371,6 +368,15 @@ public enum CallResult {
             }
         }
         w.text(status == NG_OK ? nil : err)
+    }
+
+    /// That common ret: status OK, no `tr`, no guard, no error text.
+    @inline(__always)
+    static func encodeEvent(_ w: inout RecordWriter, verdict: Int32, reason: Int32, view: UInt64) {
+        w.fixed(29) { f in
+            f.i32(NG_OK); f.u8(eventTag); f.i32(verdict); f.i32(reason); f.u64(view)
+            f.u32(RecordWriter.nullText); f.u32(RecordWriter.nullText)
+        }
     }
 
     @inline(__always)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* callgrind driver: the event path per moved event (bench/README.md). Each mode
  * builds one scenario (50 views, one live touch), then moves it N/10 + N
- * times in run_loop, the only function callgrind collects. Not a benchmark
+ * times in run_loop, the only function callgrind collects (push, push-default:
+ * N/10 + N push+finish pairs in run_push, collected with
+ * --toggle-collect=run_push; Ir per pair = total / (1.1 x N)). Not a benchmark
  * target (not in bench/*.c): built by hand. */
 #include <navguard/navguard.h>
 #include <navguard/plugin.h>
@@ -39,13 +41,33 @@ __attribute__((noinline)) void run_loop(ng_context *ctx, long n) {
   for (long i = 0; i < n; i++) { e.x = 490 + (double)(i & 15); CHECK(ng_event_submit(ctx, &e, &r)); d += r.verdict == NG_VERDICT_DELIVER; }
   if (d != (uint64_t)n) { fprintf(stderr, "not delivered %llu/%ld\n", (unsigned long long)d, n); exit(1); }
 }
+static void on_outcome(void *u, ng_context *c, const ng_outcome *o) { (void)u; (void)c; (void)o; }
+static void on_transition(void *u, ng_context *c, const ng_transition_event *t) { (void)u; (void)c; (void)t; }
+/* push+finish pairs (bench (iv)): an animated push, finish, pop, finish, on
+ * the manual clock advanced 301 ms before each request. */
+__attribute__((noinline)) void run_push(ng_context *ctx, long n) {
+  ng_request push = NG_REQUEST_INIT(NG_REQ_PUSH); push.flags = NG_REQF_ANIMATED; push.source = 1; push.screen.id = 2; push.screen.route = "item";
+  ng_request pop = NG_REQUEST_INIT(NG_REQ_POP); pop.flags = NG_REQF_ANIMATED; pop.source = 1;
+  ng_request_result r = NG_REQUEST_RESULT_INIT;
+  for (long i = 0; i < n; i++) {
+    CHECK(ng_clock_advance(ctx, 301000000LL)); CHECK(ng_request_submit(ctx, &push, &r));
+    if (r.status != NG_OUTCOME_APPLIED) { fprintf(stderr, "push not applied\n"); exit(1); }
+    CHECK(ng_transition_finish(ctx, NG_TRACK_ALL));
+    CHECK(ng_clock_advance(ctx, 301000000LL)); CHECK(ng_request_submit(ctx, &pop, &r));
+    if (r.status != NG_OUTCOME_APPLIED) { fprintf(stderr, "pop not applied\n"); exit(1); }
+    CHECK(ng_transition_finish(ctx, NG_TRACK_ALL));
+  }
+}
 int main(int argc, char **argv) {
   const char *m = argc > 1 ? argv[1] : "empty"; long n = argc > 2 ? atol(argv[2]) : 100000;
   if (!strcmp(m, "floor")) { run_floor(n/10); double t0=nowns(); run_floor(n); printf("%s %.1f ns\n", m, (nowns()-t0)/n); return 0; }
-  ng_options o = NG_OPTIONS_INIT; ng_context *ctx = NULL; CHECK(ng_context_create(&o, &ctx));
+  ng_options o = NG_OPTIONS_INIT; ng_context *ctx = NULL;
+  if (!strncmp(m, "push", 4)) { o.clock = NG_CLOCK_MANUAL; o.manual_start_ns = 1000000000LL; o.delegate.on_outcome = on_outcome; o.delegate.on_transition = on_transition; }
+  CHECK(ng_context_create(&o, &ctx));
   ng_screen root = { 1, "home", NULL }; CHECK(ng_stack_set_root(ctx, &root));
   if (!strcmp(m, "trivial")) for (int i = 0; i < 5; i++) CHECK(ng_chain_add(ctx, &td[i], NULL));
-  if (!strncmp(m, "default", 7) || !strncmp(m, "rec", 3)) CHECK(ng_chain_configure(ctx, NULL));
+  if (!strncmp(m, "default", 7) || !strncmp(m, "rec", 3) || !strcmp(m, "push-default")) CHECK(ng_chain_configure(ctx, NULL));
+  if (!strncmp(m, "push", 4)) { run_push(ctx, n / 10); run_push(ctx, n); CHECK(ng_context_destroy(ctx)); return 0; }
   if (!strcmp(m, "holds")) for (int i = 0; i < 1000; i++) { uint64_t t; CHECK(ng_hold_begin(ctx, "b", NG_MASK_KEY, 0, &t)); }
   ng_record_options ro = NG_RECORD_OPTIONS_INIT;
   if (!strcmp(m, "rec-ring")) { ro.ring_records = getenv("RING") ? (uint32_t)atol(getenv("RING")) : 100000; CHECK(ng_record_start(ctx, &ro)); }

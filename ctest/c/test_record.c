@@ -211,6 +211,49 @@ int main(void) {
     free(dtext);
     if (dump[0]) unlink(dump);
 
+    /* 4. A full ring keeps its window: 20,000 moved events through a ring
+     * of 1,000 records (1 MiB, about 8,700 events) wrap it twice; what it
+     * drops to make room (in batches) never cuts into the newest 1,000,
+     * and the newest event is whole, with its result. */
+    {
+        ng_options o = NG_OPTIONS_INIT;
+        ng_context *rc = NULL;
+        MUST(rc, ng_context_create(&o, &rc));
+        ng_screen root = { 1, "home", NULL };
+        MUST(rc, ng_stack_set_root(rc, &root));
+        ng_view w = NG_VIEW_INIT;
+        w.id = 1; w.frame.width = 1024; w.frame.height = 768;
+        MUST(rc, ng_view_set(rc, &w));
+        ng_record_options rr = NG_RECORD_OPTIONS_INIT;
+        rr.ring_records = 1000;
+        MUST(rc, ng_record_start(rc, &rr));
+        ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
+        e.phase = NG_TOUCH_BEGAN; e.touch_id = 1; e.x = 10; e.y = 10;
+        ng_event_result r = NG_EVENT_RESULT_INIT;
+        MUST(rc, ng_event_submit(rc, &e, &r));
+        e.phase = NG_TOUCH_MOVED;
+        for (int i = 1; i <= 20000; i++) {
+            e.x = 10 + (i % 1000); e.y = 10 + i / 1000;
+            MUST(rc, ng_event_submit(rc, &e, &r));
+        }
+        char rpath[300];
+        snprintf(rpath, sizeof rpath, "%s/full-ring.jsonl", dir);
+        MUST(rc, ng_record_dump(rc, rpath));
+        MUST(rc, ng_context_destroy(rc));
+        size_t rlen = 0;
+        char *rt = read_file(rpath, &rlen);
+        int moved = 0, withRet = 0;
+        for (const char *q = rt; q && (q = strstr(q, "\"phase\":\"moved\"")); q++) moved++;
+        for (const char *q = rt; q && (q = strstr(q, "\"verdict\":\"deliver\"")); q++) withRet++;
+        EXPECT(rt && moved >= 1000 && moved <= 1100, "a full ring of 1000 records holds %d moved events", moved);
+        EXPECT(withRet >= moved, "each of its %d moved events has its result (%d)", moved, withRet);
+        /* The newest: i = 20000, x = 10, y = 30. */
+        const char *last = rt ? strstr(rt, "\"x\":10,\"y\":30") : NULL;
+        EXPECT(last != NULL, "the newest moved event is in the full ring");
+        free(rt);
+        unlink(rpath);
+    }
+
     free(trace);
     if (!g_failures) {
         unlink(path);

@@ -138,7 +138,7 @@ private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: U
 @inline(never)
 private func recordEventArgs(_ rec: Unmanaged<Recorder>, _ event: UnsafePointer<ng_event>) {
     rec._withUnsafeGuaranteedRef {
-        $0.enterArgs(.event, continuous: isContinuous(event.pointee)) { EventCall.encode(&$0, event.pointee) }
+        $0.enterEvent(event, continuous: isContinuous(event.pointee))
     }
 }
 

@@ -218,6 +218,43 @@ final class Recorder {
         args(continuous: continuous, body)
     }
 
+    /// A recorded ng_event_submit begins, its event valid: `enterArgs`, with
+    /// what each call checks done once. An outermost call into a ring with
+    /// no checkpoint due and `reserve` bytes free after `tail` (the steady
+    /// state) writes its record here; any other goes the general way. The
+    /// same record either way.
+    @inline(__always)
+    func enterEvent(_ event: UnsafePointer<ng_event>, continuous: Bool) {
+        guard _fastPath(isRing && depth == 0 && !stale && bytesSinceFull < fullEvery && failed == nil
+                        && ringHasRoom(reserve)
+                        && engineRef._withUnsafeGuaranteedRef({ $0.stateVersion }) == checkpointVersion) else {
+            return enterArgs(.event, continuous: continuous) { EventCall.encode(&$0, event.pointee) }
+        }
+        let t = engineRef._withUnsafeGuaranteedRef { e in
+            e.trackDatedAt = nil   // a host call begins
+            return continuous ? e.continuousNow : e.now
+        }
+        ngc_ring_set_last_ns(ring, t)
+        var record = -1
+        if ngc_ring_begin(ring) {
+            let start = tail
+            var w = RecordWriter(base + start + RecordHeader.size, end: base + start + reserve)
+            w.i64(t)
+            EventCall.encode(&w, event.pointee)
+            commit(start, w.p - base, .call, CallFn.event.rawValue, 0)
+            ngc_ring_end(ring)
+            record = start
+        }
+        frames[0] = Frame(fn: .event, argsWritten: true, record: record)
+        depth = 1
+    }
+
+    /// `room` bytes are free after `tail` in a ring (makeRoom has nothing to do).
+    @inline(__always)
+    private func ringHasRoom(_ room: Int) -> Bool {
+        head < tail ? capacity &- tail >= room : (used > 0 && head &- tail >= room)
+    }
+
     /// How many recorded calls are in progress.
     var callDepth: Int { depth }
 
@@ -231,6 +268,15 @@ final class Recorder {
         let i = depth - 1
         depth = i
         guard frames[i].argsWritten else { return rejected(frames[i].fn, status, err, engine.now) }
+        // ng_event_submit's common return (CallResult.encode's short form):
+        // status OK, no deciding guard, no transition dated, nothing
+        // recorded since its call, written after it with its fields stored
+        // directly.
+        if status == NG_OK, case .event(let verdict, let reason, let view, .none) = frames[i].result,
+           frames[i].record >= 0, frames[i].record == lastStart,
+           engineRef._withUnsafeGuaranteedRef({ $0.trackDatedAt == nil }), extendLastEvent(verdict, reason, view) {
+            return
+        }
         let result = frames[i].result
         if case .chain = result { return leaveChain(frames[i], status, err) }
         // A transition this host call began is dated from when the call
@@ -353,6 +399,31 @@ final class Recorder {
         return true
     }
 
+    /// extendLast for an event's short ret (CallResult.encode: the same
+    /// bytes); false when it does not fit.
+    @inline(__always)
+    private func extendLastEvent(_ verdict: Int32, _ reason: Int32, _ view: UInt64) -> Bool {
+        guard failed == nil, ngc_ring_begin(ring) else { return true }
+        defer { ngc_ring_end(ring) }
+        let start = lastStart
+        var w = RecordWriter(base + lastEnd, end: base + start + reserve)
+        CallResult.encodeEvent(&w, verdict: verdict, reason: reason, view: view)
+        guard !w.overflow else { return false }
+        let end = w.p - base
+        let size = (end &- start &+ 7) & ~7
+        // As extendLast: the new end first, then the header saying so.
+        let grown = start &+ size &- tail
+        used &+= grown
+        bytesSinceFull &+= grown
+        tail = start &+ size
+        lastEnd = end
+        ngc_ring_set_tail(ring, UInt64(tail))
+        let p = base + start
+        let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
+        ngc_store_word(p, ((word & ~0xFFFF_FFFF) | UInt64(UInt32(truncatingIfNeeded: size)) | UInt64(RecordFlags.hasRet) << 48).littleEndian)
+        return true
+    }
+
     /// Make `room` bytes free after `tail`: a ring drops its oldest records
     /// (wrapping with a pad at the end), a file or writer buffer is flushed.
     @inline(__always)
@@ -396,20 +467,31 @@ final class Recorder {
             }
             // Records from head to the end and from the start to tail.
             if head - tail >= room { return }
-            dropOldest()
+            dropOldest(room)
         }
     }
 
-    /// Drop the oldest record (a ring).
-    private func dropOldest() {
-        let h = RecordHeader.load(base + head, available: capacity - head)
-        let size = h.map { Int($0.size) } ?? (capacity - head)
-        if let h, RecordFormat.isLine(h.kind) { ngc_ring_count_dropped(ring) }
-        head += size
-        used -= size
-        if head >= capacity { head = 0 }
+    /// Drop the oldest records (a ring) until `room` bytes and
+    /// `dropBatch` more are free before `head`, or `head` wraps: the next
+    /// records then find their room without coming here.
+    private func dropOldest(_ room: Int) {
+        let want = room &+ dropBatch
+        repeat {
+            let h = RecordHeader.load(base + head, available: capacity - head)
+            let size = h.map { Int($0.size) } ?? (capacity - head)
+            if let h, RecordFormat.isLine(h.kind) { ngc_ring_count_dropped(ring) }
+            head += size
+            used -= size
+            if head >= capacity { head = 0; break }
+        } while used > 0 && head - tail < want
+        // Published once: the dropped bytes are overwritten only after this.
         ngc_ring_set_head(ring, UInt64(head))
     }
+
+    /// What a full ring drops beyond the room it needs, at once: 1/64 of
+    /// it (a 1 MiB ring: 16 KiB, about 136 moved events), within the slack
+    /// the ring's size keeps over `ring_records` (160 bytes a record).
+    private var dropBatch: Int { capacity >> 6 }
 
     // MARK: Ring checkpoints
 
