@@ -372,7 +372,7 @@ public enum CallResult {
 
     /// That common ret: status OK, no `tr`, no guard, no error text.
     @inline(__always)
-    static func encodeEvent(_ w: inout RecordWriter, verdict: Int32, reason: Int32, view: UInt64) {
+    public static func encodeEvent(_ w: inout RecordWriter, verdict: Int32, reason: Int32, view: UInt64) {
         w.fixed(29) { f in
             f.i32(NG_OK); f.u8(eventTag); f.i32(verdict); f.i32(reason); f.u64(view)
             f.u32(RecordWriter.nullText); f.u32(RecordWriter.nullText)
