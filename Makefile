@@ -192,7 +192,7 @@ test: test-tools swift-test swift-test-asan build
 SANITIZE_DIR   ?= build-sanitize
 SANITIZE_CC    ?= $(FUZZ_CC)
 SANITIZE_CXX   ?= $(dir $(SANITIZE_CC))clang++
-SANITIZE_C_TESTS := c_test_.*|header_check_c(xx)?_run|readme_example(_cxx)?|sdl2_adapter|qt6_adapter
+SANITIZE_C_TESTS := c_test_.*|compat_.*|header_check_c(xx)?_run|readme_example(_cxx)?|sdl2_adapter|qt6_adapter|journald_sink|journald_metrics
 SANITIZE_TESTS_address := ^($(SANITIZE_C_TESTS)|fuzz_api_smoke|fuzz_read_smoke)$$
 SANITIZE_TESTS_thread  := ^($(SANITIZE_C_TESTS))$$
 # Then the C tests that record and replay, the other C tests that are clean
