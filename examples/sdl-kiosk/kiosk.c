@@ -20,7 +20,10 @@
  *                  [--overlay] [--record FILE] [--journal] [--metrics FILE]
  * --journal: a structured journal entry per guard report, watchdog action
  * and refusal (adapters/journald); --metrics FILE keeps a Prometheus
- * textfile current for node_exporter (navguard_metrics.h).
+ * textfile current for node_exporter (navguard_metrics.h). The environment
+ * variable NAVGUARD_JOURNAL_SOCKET, when set and not empty, names the
+ * journal's socket instead of /run/systemd/journal/socket (the tests bind
+ * their own).
  * --record FILE writes the whole session's flight-recorder trace (from the
  * context's creation to its destruction) for `navguard replay FILE`.
  * --idle-ms N: after N ms with no input (mouse, finger, key) the kiosk pops
@@ -1157,6 +1160,7 @@ static void usage(FILE *f, const char *argv0) {
             "  --idle-ms N    after N ms with no input, return to Home (0: never, the default)\n"
             "  --record FILE  the session's flight-recorder trace, for navguard replay\n"
             "  --journal      reports, watchdog actions and refusals to the systemd journal\n"
+            "                 (its socket: $NAVGUARD_JOURNAL_SOCKET, else /run/systemd/journal/socket)\n"
             "  --metrics FILE a Prometheus textfile (node_exporter), kept current\n"
             "keys: F1 overlay, F12 screenshot, Backspace hardware back, Escape quit\n",
             argv0);
@@ -1176,6 +1180,13 @@ static void journal_unavailable(void *user, int err, const char *message) {
     fprintf(stderr, "sdl-kiosk: %s\n", message);
 }
 
+/* NAVGUARD_JOURNAL_SOCKET: another journal socket (a test's); NULL: the
+ * system journal's. */
+static const char *journal_socket(void) {
+    const char *p = getenv("NAVGUARD_JOURNAL_SOCKET");
+    return p && p[0] ? p : NULL;
+}
+
 /* --journal and --metrics: the sink and the counters wrap the delegate (the
  * kiosk's own callbacks still run first). */
 static bool fleet_wrap(app *ap, ng_delegate *d) {
@@ -1183,6 +1194,7 @@ static bool fleet_wrap(app *ap, ng_delegate *d) {
         ngj_options jo = NGJ_OPTIONS_INIT;
         jo.flags = NGJ_REFUSALS;
         jo.identifier = "sdl-kiosk";
+        jo.socket_path = journal_socket();
         jo.on_unavailable = journal_unavailable;
         if (!(ap->journal_sink = ngj_create(&jo))) {
             fprintf(stderr, "sdl-kiosk: --journal: %s\n", strerror(errno));
