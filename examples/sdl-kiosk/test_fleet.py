@@ -6,7 +6,7 @@
 The test binds an AF_UNIX datagram socket of its own and points the kiosk's
 journal sink at it with NAVGUARD_JOURNAL_SOCKET, then drives one scenario:
 on Menu with 6 s transitions, the Back key twice. The first Back pops (a
-6 s slide), the second is refused (a transition is in flight), and the
+6 s slide), the second is refused (by the throttle guard), and the
 watchdog, whose transition limit is 2 s, finishes the pop and reports. The
 kiosk quits; then
 
@@ -25,7 +25,15 @@ kiosk quits; then
             check metrics`, has every family with # HELP and # TYPE, and
             its counts are the log's: refusals and drops by guard and
             reason, reports by guard, forced transitions and the watchdog's
-            transition actions, no crash dump.
+            transition actions, and the crash dumps announced.
+
+sdl-kiosk also records a ring (--dump-dir DIR): before that scenario it is
+started once with --dump-dir and killed with SIGSEGV (a crash dump in DIR);
+the scenario's run then announces it (CRASH_DUMP, PRIORITY 2, NAVGUARD_DUMP
+its path, marked <dump>.journald), counts it in navguard_crash_dumps_total,
+and the watchdog's report writes a report dump (a DUMP entry, PRIORITY 6,
+NAVGUARD_DUMP the file the report names); a third start announces nothing.
+The Qt kiosk records no ring (the Qt adapter records to a file only).
 
   test_fleet.py --kiosk sdl --app build/examples/sdl-kiosk/sdl-kiosk
   test_fleet.py --kiosk qt --app build/examples/qt-kiosk/qt-kiosk --keep -v
@@ -34,7 +42,9 @@ import argparse
 import fcntl
 import importlib.util
 import os
+import re
 import shutil
+import signal
 import socket
 import struct
 import sys
@@ -60,6 +70,8 @@ Failure, expect = h.Failure, h.expect
 # adapters/journald/navguard_journald.h
 MID_REPORT = "5f8e2a7c3b6d4e19a0c1d2e3f4a5b601"
 MID_WATCHDOG = "5f8e2a7c3b6d4e19a0c1d2e3f4a5b602"
+MID_DUMP = "5f8e2a7c3b6d4e19a0c1d2e3f4a5b603"
+MID_CRASH_DUMP = "5f8e2a7c3b6d4e19a0c1d2e3f4a5b604"
 MID_REFUSAL = "5f8e2a7c3b6d4e19a0c1d2e3f4a5b605"
 WATCHDOG = "org.navguard.watchdog"
 CORE = "the core"          # navguard_metrics.c's guard label for a refusal by the core
@@ -176,7 +188,14 @@ def back_twice_watchdog(k, back_key):
     k.quit()
 
 
-def check_journal(k, entries, identifier):
+def report_dump(text):
+    """The report dump a report's text names (navguard.h, ng_record_options),
+    or None."""
+    m = re.search(r"flight recorder: the last records \(.*?\) are in (.+?) \(binary", text)
+    return m.group(1) if m else None
+
+
+def check_journal(k, entries, identifier, crash_dumps=()):
     refused = [e for e in k.of("outcome") if e["outcome"] == "refused"]
     reports = k.of("report")
     start = k.of("start")
@@ -193,8 +212,27 @@ def check_journal(k, entries, identifier):
     for r in reports:
         mid = MID_WATCHDOG if r["guard"] == WATCHDOG else MID_REPORT
         want_kinds[mid] = want_kinds.get(mid, 0) + 1
+    dumps = [d for d in (report_dump(r["text"]) for r in reports) if d]
+    if dumps:
+        want_kinds[MID_DUMP] = len(dumps)
+    if crash_dumps:
+        want_kinds[MID_CRASH_DUMP] = len(crash_dumps)
     expect(kinds == want_kinds, f"journal entries by MESSAGE_ID {kinds}, the log says {want_kinds}")
 
+    # Crash dumps are announced at start-up, of no context and no screen.
+    crash = by_id.get(MID_CRASH_DUMP, [])
+    for e in crash:
+        expect(e.get("PRIORITY") == "2" and e.get("NAVGUARD_DUMP") in crash_dumps
+               and e["NAVGUARD_DUMP"] in e.get("MESSAGE", ""),
+               f"the crash dump's entry: {e}, expected PRIORITY 2 and NAVGUARD_DUMP one of {list(crash_dumps)}")
+        expect(os.path.exists(e["NAVGUARD_DUMP"] + ".journald"), f"{e['NAVGUARD_DUMP']}: not marked announced")
+    expect(sorted(e["NAVGUARD_DUMP"] for e in crash) == sorted(crash_dumps),
+           f"crash dumps announced {[e['NAVGUARD_DUMP'] for e in crash]}, expected {list(crash_dumps)}")
+    total = len(entries)
+    entries = [e for e in entries if e.get("MESSAGE_ID") != MID_CRASH_DUMP]
+    for e, d in zip(by_id.get(MID_DUMP, []), dumps):
+        expect(e.get("PRIORITY") == "6" and e.get("NAVGUARD_DUMP") == d and os.path.exists(d),
+               f"the report dump's entry: {e}, expected PRIORITY 6 and NAVGUARD_DUMP {d} (a file)")
     contexts = {e.get("NAVGUARD_CONTEXT") for e in entries}
     expect(len(contexts) == 1 and None not in contexts and "" not in contexts,
            f"NAVGUARD_CONTEXT: {contexts}, expected one context named in every entry")
@@ -226,12 +264,12 @@ def check_journal(k, entries, identifier):
         got = {f: e.get(f) for f in want}
         expect(got == want, f"the watchdog's entry: {got}, expected {want}")
     o = refused[0]
-    return (f"journal: {len(entries)} entries ({len(refused)} refusal: request {o['id']} {o['kind']} "
-            f"{o['reason']} by {o['guard'] or CORE}; {want_kinds.get(MID_WATCHDOG, 0)} watchdog report), "
-            f"every field as the log says")
+    return (f"journal: {total} entries ({len(refused)} refusal: request {o['id']} {o['kind']} "
+            f"{o['reason']} by {o['guard'] or CORE}; {want_kinds.get(MID_WATCHDOG, 0)} watchdog report; "
+            f"{len(dumps)} report dump, {len(crash_dumps)} crash dump), every field as the log says")
 
 
-def check_metrics(k, path, promtool):
+def check_metrics(k, path, promtool, crash_dumps=0):
     expect(os.path.exists(path), f"--metrics {path}: no file")
     left = [f for f in os.listdir(os.path.dirname(path)) if f.endswith(".tmp")]
     expect(not left, f"a temporary file was left beside the textfile: {left}")
@@ -261,7 +299,7 @@ def check_metrics(k, path, promtool):
     for e in forced:
         add("navguard_transitions_forced_total", (("route", e["to_route"] or "?"),))
     want[("navguard_watchdog_actions_total", (("kind", "transition"),))] = len(forced)
-    want[("navguard_crash_dumps_total", ())] = 0
+    want[("navguard_crash_dumps_total", ())] = crash_dumps
     expect(forced, "the log shows no forced transition: the watchdog did not end the pop")
 
     counted = {key: v for key, v in samples.items() if key[0] != "navguard_longest_hold_seconds"}
@@ -273,7 +311,7 @@ def check_metrics(k, path, promtool):
     refusals = sum(v for key, v in want.items() if key[0] == "navguard_refusals_total")
     return (f"metrics: {len(samples)} samples, promtool ok, {refusals} refusal, "
             f"{len(forced)} forced transition, reports {sum(v for key, v in want.items() if key[0] == 'navguard_reports_total')}"
-            f" = the log")
+            f", {crash_dumps} crash dump = the log")
 
 
 def main():
@@ -303,47 +341,101 @@ def main():
     tmp = tempfile.mkdtemp(prefix=f"{name}-fleet-")
     ok = False
     t0 = time.monotonic()
-    journal = None
     try:
-        sock = os.path.join(tmp, "journal.socket")
-        journal = Journal(sock)
-        os.environ["NAVGUARD_JOURNAL_SOCKET"] = sock
-        metrics = os.path.join(tmp, "metrics", "navguard.prom")
-        os.makedirs(os.path.dirname(metrics))
-        k = make(a.app, tmp, "fleet", ["--stack", "home,menu", "--anim-ms", str(ANIM_MS),
-                                       "--journal", "--metrics", metrics])
-        try:
-            k.start()
-            back_twice_watchdog(k, back_key)
-            journal.close()           # reads what is queued, then stops
-            entries = journal.entries()
-            journal = None
-            if a.verbose:
-                for e in entries:
-                    print("    " + " ".join(f"{f}={v!r}" for f, v in e.items() if f != "NAVGUARD_TEXT"))
-            notes = [check_journal(k, entries, name), check_metrics(k, metrics, shutil.which("promtool"))]
-            expect("entries are dropped" not in k.output(),
-                   f"the kiosk said the journal dropped entries:\n{k.output()}")
-        except Failure:
-            if a.verbose:
-                for e in k.events():
-                    if e["type"] not in ("verdict", "frames"):
-                        print("      " + h.json.dumps(e), flush=True)
-            raise
-        finally:
-            k.close()
+        notes = run_fleet(a, make, back_key, tmp, name)
         print(f"PASS fleet {time.monotonic() - t0:5.1f} s  {'; '.join(notes)}")
         ok = True
     except Failure as e:
-        print(f"FAIL fleet {time.monotonic() - t0:5.1f} s  --journal and --metrics: {e}")
+        print(f"FAIL fleet {time.monotonic() - t0:5.1f} s  --journal, --metrics and --dump-dir: {e}")
     finally:
-        if journal:
-            journal.close()
         if a.keep or not ok:
-            print(f"log, journal socket and textfile: {tmp}")
+            print(f"logs, journal socket, textfile and dumps: {tmp}")
         else:
             shutil.rmtree(tmp, ignore_errors=True)
     return 0 if ok else 1
+
+
+def crash(make, app, tmp, dumps):
+    """sdl-kiosk --dump-dir: SIGSEGV after its first frame writes a crash
+    dump there (NG_RECORD_CRASH_DUMP) and the process dies of the signal."""
+    k = make(app, tmp, "crash", ["--dump-dir", dumps])
+    try:
+        k.start()
+        k.proc.send_signal(signal.SIGSEGV)
+        try:
+            k.proc.wait(15)
+        except h.subprocess.TimeoutExpired:
+            raise Failure("the kiosk did not end on SIGSEGV")
+        expect(k.proc.returncode == -signal.SIGSEGV,
+               f"the kiosk exited with {k.proc.returncode} on SIGSEGV, expected to die of it:\n{k.output()}")
+    finally:
+        k.close()
+    found = sorted(os.path.join(dumps, f) for f in os.listdir(dumps) if f.endswith("-crash.ngbox"))
+    expect(len(found) == 1, f"crash dumps in {dumps} after SIGSEGV: {os.listdir(dumps)}")
+    return found
+
+
+def session(a, make, tmp, label, args):
+    """A kiosk with --journal to a socket of the test's: (kiosk, entries);
+    `args` and the scenario set by the caller through `body`."""
+    sock = os.path.join(tmp, f"{label}.socket")
+    journal = Journal(sock)
+    os.environ["NAVGUARD_JOURNAL_SOCKET"] = sock
+    k = make(a.app, tmp, label, args + ["--journal"])
+    return k, journal
+
+
+def run_fleet(a, make, back_key, tmp, name):
+    notes = []
+    metrics = os.path.join(tmp, "metrics", "navguard.prom")
+    os.makedirs(os.path.dirname(metrics))
+    dumps = os.path.join(tmp, "dumps")
+    ring = a.kiosk == "sdl"          # only sdl-kiosk records a ring (--dump-dir)
+    crash_dumps = []
+    if ring:
+        os.makedirs(dumps)
+        crash_dumps = crash(make, a.app, tmp, dumps)
+        notes.append(f"SIGSEGV: crash dump {os.path.basename(crash_dumps[0])}")
+
+    k, journal = session(a, make, tmp, "fleet", ["--stack", "home,menu", "--anim-ms", str(ANIM_MS),
+                                                 "--metrics", metrics] + (["--dump-dir", dumps] if ring else []))
+    try:
+        try:
+            k.start()
+            back_twice_watchdog(k, back_key)
+        finally:
+            journal.close()           # reads what is queued, then stops
+        entries = journal.entries()
+        if a.verbose:
+            for e in entries:
+                print("    " + " ".join(f"{f}={v!r}" for f, v in e.items() if f != "NAVGUARD_TEXT"))
+        notes.append(check_journal(k, entries, name, crash_dumps))
+        notes.append(check_metrics(k, metrics, shutil.which("promtool"), len(crash_dumps)))
+        expect("entries are dropped" not in k.output(), f"the kiosk said the journal dropped entries:\n{k.output()}")
+    except Failure:
+        if a.verbose:
+            for e in k.events():
+                if e["type"] not in ("verdict", "frames"):
+                    print("      " + h.json.dumps(e), flush=True)
+        raise
+    finally:
+        k.close()
+
+    if ring:
+        # Announced once: the next start says nothing of that crash dump.
+        k, journal = session(a, make, tmp, "again", ["--dump-dir", dumps])
+        try:
+            try:
+                k.start()
+                k.quit()
+            finally:
+                journal.close()
+            again = [e for e in journal.entries() if e.get("MESSAGE_ID") == MID_CRASH_DUMP]
+        finally:
+            k.close()
+        expect(not again, f"the crash dump was announced again at the next start: {again}")
+        notes.append("not announced again")
+    return notes
 
 
 if __name__ == "__main__":
