@@ -287,6 +287,17 @@ add_test(NAME navguard_cli_convert_old_dump COMMAND sh -c
   "mkdir -p \"$(dirname \"$3\")\" && \"$1\" convert \"$2/crash-ring-4096.ngbox\" -o \"$3\" && tail -n +2 \"$3\" > \"$3.body\" && tail -n +2 \"$2/ring-4096.jsonl\" | diff - \"$3.body\""
   sh ${NAVGUARD_CLI_BINARY} ${PROJECT_SOURCE_DIR}/fuzz/corpus-read ${CMAKE_BINARY_DIR}/navguard-cli-tests/old-dump.jsonl)
 
+# navguard_cli_convert_output: convert -o writes a temporary file and renames
+# it into place, as stats --output does (ctest/cli/check_convert_output.py):
+# an old file a reader holds stays whole, nothing is left behind on failure.
+if(NAVGUARD_PYTHON)
+  add_test(NAME navguard_cli_convert_output
+    COMMAND ${NAVGUARD_PYTHON} ${PROJECT_SOURCE_DIR}/ctest/cli/check_convert_output.py
+            --cli ${NAVGUARD_CLI_BINARY} --dump ${PROJECT_SOURCE_DIR}/fuzz/corpus-read/crash-ring-4096.ngbox
+            --work ${CMAKE_BINARY_DIR}/navguard-cli-tests/convert-output)
+  set_tests_properties(navguard_cli_convert_output PROPERTIES TIMEOUT 120)
+endif()
+
 # --- validate_<plugin> for every guard plugin target -------------------------
 # Deferred to the end of the top-level directory, when plugins/ and examples/
 # have defined their targets.

@@ -63,18 +63,7 @@ struct Stats: ParsableCommand {
             print(text, terminator: "")
             return
         }
-        let tmp = "\(output).\(getpid()).tmp"
-        do throws(FileError) { try writeFile(tmp, text) } catch {
-            unlink(tmp)
-            printError("navguard stats: \(error.message)")
-            throw ExitCode(1)
-        }
-        if rename(tmp, output) != 0 {
-            let err = errno
-            unlink(tmp)
-            printError("navguard stats: cannot rename \(tmp) to \(output): \(String(cString: strerror(err)))")
-            throw ExitCode(1)
-        }
+        try replaceFile(output, text, command: "stats")
     }
 }
 
@@ -93,7 +82,7 @@ struct Convert: ParsableCommand {
     @Argument(help: "The crash dump.")
     var dump: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the trace here instead of to standard output.", valueName: "out"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the trace here instead of to standard output: a temporary file beside it (<out>.<pid>.tmp) renamed into place, so a reader (a collector picking up what a device sends back) never sees half of it.", valueName: "out"))
     var output: String?
 
     func run() throws {
@@ -115,12 +104,29 @@ struct Convert: ParsableCommand {
         }
         if let note { printError("navguard convert: \(dump): \(note)") }
         if let output {
-            do throws(FileError) { try writeFile(output, String(decoding: text, as: UTF8.self)) } catch {
-                printError("navguard convert: \(error.message)")
-                throw ExitCode(1)
-            }
+            try replaceFile(output, String(decoding: text, as: UTF8.self), command: "convert")
         } else {
             writeAll(1, String(decoding: text, as: UTF8.self))
         }
+    }
+}
+
+/// Write `text` to `output` whole (stats -o, convert -o): into a temporary
+/// file beside it, <output>.<pid>.tmp, renamed into place, so a reader
+/// (node_exporter, a collector) never sees half a file and a failed write
+/// leaves the old one as it was. On failure the temporary file is removed,
+/// the error printed as "navguard <command>: ..." and the exit status is 1.
+func replaceFile(_ output: String, _ text: String, command: String) throws {
+    let tmp = "\(output).\(getpid()).tmp"
+    do throws(FileError) { try writeFile(tmp, text) } catch {
+        unlink(tmp)
+        printError("navguard \(command): \(error.message)")
+        throw ExitCode(1)
+    }
+    if rename(tmp, output) != 0 {
+        let err = errno
+        unlink(tmp)
+        printError("navguard \(command): cannot rename \(tmp) to \(output): \(String(cString: strerror(err)))")
+        throw ExitCode(1)
     }
 }

@@ -15,6 +15,8 @@
  *                 [--network-delay-ms N] [--network-unscoped] [--log FILE]
  *                 [--record FILE] [--screenshot FILE.png|.bmp] [--idle-ms N]
  *                 [--journal] [--metrics FILE]
+ * --journal writes to $NAVGUARD_JOURNAL_SOCKET when it is set (a test's
+ * socket), else to the system journal.
  * --idle-ms N: after N ms with no input the kiosk returns to Home (0, the
  * default: never): the built-in guard org.navguard.idle-return added to the
  * default chain with after_ms N (README, "kiosk"). On Checkout NavGuard asks
@@ -51,6 +53,7 @@ extern "C" {
 #include <csignal>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -516,7 +519,8 @@ int main(int argc, char **argv) {
     QCommandLineOption idleMs(QStringLiteral("idle-ms"), QStringLiteral("return to Home after this long with no input (0: never)"),
                               QStringLiteral("ms"), QStringLiteral("0"));
     QCommandLineOption journalOpt(QStringLiteral("journal"),
-                                  QStringLiteral("reports, watchdog actions and refusals to the systemd journal"));
+                                  QStringLiteral("reports, watchdog actions and refusals to the systemd journal "
+                                                 "(its socket: $NAVGUARD_JOURNAL_SOCKET, else /run/systemd/journal/socket)"));
     QCommandLineOption metricsOpt(QStringLiteral("metrics"), QStringLiteral("a Prometheus textfile (node_exporter), kept current"),
                                   QStringLiteral("file"));
     cli.addOptions({ unguarded, stack, animMs, netMs, unscoped, logOpt, recordOpt, shotOpt, idleMs, journalOpt, metricsOpt });
@@ -547,6 +551,9 @@ int main(int argc, char **argv) {
         ngj_options jo = NGJ_OPTIONS_INIT;
         jo.flags = NGJ_REFUSALS;
         jo.identifier = "qt-kiosk";
+        /* NAVGUARD_JOURNAL_SOCKET: another journal socket (a test's). */
+        const char *journalSocket = std::getenv("NAVGUARD_JOURNAL_SOCKET");
+        jo.socket_path = journalSocket && journalSocket[0] ? journalSocket : nullptr;
         jo.on_unavailable = [](void *, int, const char *message) { std::fprintf(stderr, "qt-kiosk: %s\n", message); };
         kiosk.m_journal = ngj_create(&jo);
         if (!kiosk.m_journal) {

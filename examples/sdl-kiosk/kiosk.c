@@ -17,12 +17,21 @@
  * Usage: sdl-kiosk [--unguarded] [--stack home,menu] [--anim-ms N]
  *                  [--network-delay-ms N] [--idle-ms N] [--log FILE]
  *                  [--screenshot FILE.bmp] [--font FILE.ttf] [--software]
- *                  [--overlay] [--record FILE] [--journal] [--metrics FILE]
+ *                  [--overlay] [--record FILE | --dump-dir DIR] [--journal]
+ *                  [--metrics FILE]
  * --journal: a structured journal entry per guard report, watchdog action
  * and refusal (adapters/journald); --metrics FILE keeps a Prometheus
- * textfile current for node_exporter (navguard_metrics.h).
+ * textfile current for node_exporter (navguard_metrics.h). The environment
+ * variable NAVGUARD_JOURNAL_SOCKET, when set and not empty, names the
+ * journal's socket instead of /run/systemd/journal/socket (the tests bind
+ * their own).
  * --record FILE writes the whole session's flight-recorder trace (from the
  * context's creation to its destruction) for `navguard replay FILE`.
+ * --dump-dir DIR records into a ring instead (not with --record): a guard's
+ * report writes the ring to DIR (within the dump budget), and so does a
+ * fatal signal (a crash dump); at start-up, with --journal, the crash dumps
+ * in DIR not announced before get a journal entry each (and are counted in
+ * --metrics' navguard_crash_dumps_total).
  * --idle-ms N: after N ms with no input (mouse, finger, key) the kiosk pops
  * to the root, animated, as kiosks return to their attract screen (0, the
  * default: never): the built-in guard org.navguard.idle-return, added to the
@@ -1153,10 +1162,12 @@ static void usage(FILE *f, const char *argv0) {
     fprintf(f,
             "usage: %s [--unguarded] [--stack home,menu,...] [--anim-ms N] [--network-delay-ms N]\n"
             "          [--idle-ms N] [--log FILE] [--screenshot FILE.bmp] [--font FILE.ttf] [--software]\n"
-            "          [--overlay] [--record FILE] [--journal] [--metrics FILE]\n"
+            "          [--overlay] [--record FILE | --dump-dir DIR] [--journal] [--metrics FILE]\n"
             "  --idle-ms N    after N ms with no input, return to Home (0: never, the default)\n"
             "  --record FILE  the session's flight-recorder trace, for navguard replay\n"
+            "  --dump-dir DIR a flight-recorder ring, dumped to DIR by a report or a crash\n"
             "  --journal      reports, watchdog actions and refusals to the systemd journal\n"
+            "                 (its socket: $NAVGUARD_JOURNAL_SOCKET, else /run/systemd/journal/socket)\n"
             "  --metrics FILE a Prometheus textfile (node_exporter), kept current\n"
             "keys: F1 overlay, F12 screenshot, Backspace hardware back, Escape quit\n",
             argv0);
@@ -1176,6 +1187,13 @@ static void journal_unavailable(void *user, int err, const char *message) {
     fprintf(stderr, "sdl-kiosk: %s\n", message);
 }
 
+/* NAVGUARD_JOURNAL_SOCKET: another journal socket (a test's); NULL: the
+ * system journal's. */
+static const char *journal_socket(void) {
+    const char *p = getenv("NAVGUARD_JOURNAL_SOCKET");
+    return p && p[0] ? p : NULL;
+}
+
 /* --journal and --metrics: the sink and the counters wrap the delegate (the
  * kiosk's own callbacks still run first). */
 static bool fleet_wrap(app *ap, ng_delegate *d) {
@@ -1183,6 +1201,7 @@ static bool fleet_wrap(app *ap, ng_delegate *d) {
         ngj_options jo = NGJ_OPTIONS_INIT;
         jo.flags = NGJ_REFUSALS;
         jo.identifier = "sdl-kiosk";
+        jo.socket_path = journal_socket();
         jo.on_unavailable = journal_unavailable;
         if (!(ap->journal_sink = ngj_create(&jo))) {
             fprintf(stderr, "sdl-kiosk: --journal: %s\n", strerror(errno));
@@ -1222,6 +1241,7 @@ static int parse_args(app *ap, int argc, char **argv) {
         else if (val && strcmp(o, "--font") == 0) ap->font_path = argv[++i];
         else if (val && strcmp(o, "--stack") == 0) ap->stack_arg = argv[++i];
         else if (val && strcmp(o, "--record") == 0) ap->record_path = argv[++i];
+        else if (val && strcmp(o, "--dump-dir") == 0) ap->dump_dir = argv[++i];
         else if (val && strcmp(o, "--anim-ms") == 0) {
             if (!parse_int(argv[++i], 0, 60000, &ap->anim_ms)) return -1;
         } else if (val && strcmp(o, "--network-delay-ms") == 0) {
@@ -1230,7 +1250,7 @@ static int parse_args(app *ap, int argc, char **argv) {
             if (!parse_int(argv[++i], 0, 86400000, &ap->idle_ms)) return -1;
         } else return -1;
     }
-    return 0;
+    return ap->record_path && ap->dump_dir ? -1 : 0;   /* one recorder per context */
 }
 
 /* The initial stack: the root, then (for --stack with more screens) a
@@ -1350,14 +1370,26 @@ int main(int argc, char **argv) {
     }
     /* Before any other call on the context: only a trace recorded from the
      * creation replays exactly. */
-    if (ap->record_path) {
+    if (ap->record_path || ap->dump_dir) {
         ng_record_options ro = NG_RECORD_OPTIONS_INIT;
         ro.path = ap->record_path;
+        if (ap->dump_dir) {
+            ro.ring_records = 100000;
+            ro.dump_dir = ap->dump_dir;
+            ro.crash = NG_RECORD_CRASH_DUMP;
+        }
         st = ng_record_start(ap->ctx, &ro);
         if (st != NG_OK) {
-            fprintf(stderr, "sdl-kiosk: --record: %s (%s)\n", ng_strstatus(st), ng_errmsg(ap->ctx));
+            fprintf(stderr, "sdl-kiosk: %s: %s (%s)\n", ap->record_path ? "--record" : "--dump-dir", ng_strstatus(st),
+                    ng_errmsg(ap->ctx));
             return 1;
         }
+    }
+    /* The crash dumps an earlier run left, announced once. */
+    if (ap->dump_dir && ap->journal_sink) {
+        int n = ngj_announce_crash_dumps(ap->journal_sink, ap->dump_dir);
+        if (n < 0) fprintf(stderr, "sdl-kiosk: --dump-dir %s: %s\n", ap->dump_dir, strerror(errno));
+        else if (ap->metrics) ngm_add_crash_dumps(ap->metrics, (uint64_t)n);
     }
     if (!ap->unguarded) {
         /* --idle-ms: the default chain and the idle return (README, "kiosk"). */

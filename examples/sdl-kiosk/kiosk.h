@@ -148,6 +148,7 @@ typedef struct app {
     bool unguarded, software, overlay_at_start;
     bool journal;              /* --journal: reports to the systemd journal */
     const char *metrics_path;  /* --metrics FILE: a textfile for node_exporter */
+    const char *dump_dir;      /* --dump-dir DIR: a ring, its report and crash dumps there */
     ngj_sink *journal_sink;
     ngm_metrics *metrics;
 
