@@ -68,9 +68,12 @@ public func readFile(_ path: String, maxBytes: Int = 1 << 30, maxWhat: String = 
     return bytes
 }
 
-/// Create or truncate the file at `path` and write `text` to it.
-public func writeFile(_ path: String, _ text: String) throws(FileError) {
-    let fd = ngc_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+/// Create or truncate the file at `path` and write `text` to it; with
+/// `exclusive`, create it only: a file or symlink already there is an error,
+/// never followed (a temporary file's predictable name cannot be planted).
+public func writeFile(_ path: String, _ text: String, exclusive: Bool = false) throws(FileError) {
+    let how = exclusive ? O_EXCL | O_NOFOLLOW : O_TRUNC
+    let fd = ngc_open(path, O_WRONLY | O_CREAT | how | O_CLOEXEC, 0o666)
     guard fd >= 0 else { throw FileError(message: "cannot write \(path): \(errorText(ngc_errno()))") }
     let bytes = Array(text.utf8)
     var off = 0, err: Int32 = 0

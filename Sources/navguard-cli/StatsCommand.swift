@@ -118,7 +118,12 @@ struct Convert: ParsableCommand {
 /// the error printed as "navguard <command>: ..." and the exit status is 1.
 func replaceFile(_ output: String, _ text: String, command: String) throws {
     let tmp = "\(output).\(getpid()).tmp"
-    do throws(FileError) { try writeFile(tmp, text) } catch {
+    // A leftover of this name (a dead process's, or planted) is removed, not
+    // followed: unlink takes a symlink away, and the file is then created
+    // exclusively. A symlink at `output` itself is replaced, not written
+    // through.
+    unlink(tmp)
+    do throws(FileError) { try writeFile(tmp, text, exclusive: true) } catch {
         unlink(tmp)
         printError("navguard \(command): \(error.message)")
         throw ExitCode(1)

@@ -83,6 +83,27 @@ def main():
     check(rc == 1 and "cannot write" in err and "no-such-dir" in err, f"OUT in a missing directory: exit {rc}, {err.strip()!r}")
     check(not os.path.exists(os.path.dirname(missing)), "nothing created")
 
+    # A symlink planted at the temporary file's name (OUT.<pid>.tmp: the
+    # child plants it for its own pid, then becomes the tool) is removed,
+    # never followed: the file it points to is untouched.
+    victim = os.path.join(args.work, "victim.txt")
+    with open(victim, "wb") as f:
+        f.write(b"not yours\n")
+    out2 = os.path.join(args.work, "planted.jsonl")
+    pid = os.fork()
+    if pid == 0:
+        os.symlink(victim, f"{out2}.{os.getpid()}.tmp")
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.execv(args.cli, [args.cli, "convert", args.dump, "-o", out2])
+    _, status = os.waitpid(pid, 0)
+    check(os.waitstatus_to_exitcode(status) == 0, f"convert -o past a planted temporary symlink: exit {os.waitstatus_to_exitcode(status)}")
+    with open(victim, "rb") as f:
+        check(f.read() == b"not yours\n", "the planted symlink's target is untouched")
+    with open(out2, "rb") as f:
+        check(f.read() == want and not os.path.islink(out2), "OUT holds the trace, a file of its own")
+    check(not leftovers(args.work), f"no temporary file left: {leftovers(args.work)}")
+
     print(f"{'FAILED' if FAILURES else 'passed'}: {len(FAILURES)} failure(s)")
     return 1 if FAILURES else 0
 
