@@ -35,6 +35,11 @@
  *        a began+ended pair and a push+finish pair, recording to a writer
  *        that keeps nothing, to a file (/dev/null) and into a ring; what each
  *        adds over recording off is printed beside issue 21's targets.
+ *  (x)  a controller button press: NG_BUTTON_A down then up, as the SDL2
+ *        adapter submits a game controller's button (NG_EVENT_REMOTE, the
+ *        controller's instance id in touch_id, the button in code, no target
+ *        view, the event's timestamp in ts) through the default chain, in the
+ *        context of (iv) (touch 1 live); as a ratio to the floor per event.
  * (v)-(viii) pick their iteration count so that a run lasts about 30 ms.
  *
  * Allocation: malloc/calloc/realloc/memalign/posix_memalign/aligned_alloc are
@@ -314,6 +319,30 @@ static void bench_began_ended(void *state, long iters) {
     }
 }
 
+/* (x) A controller's A button pressed and released: the down begins a press
+ * (PressTable), the up ends it. Controller 3, as SDL numbers a third pad. */
+static void bench_button_pair(void *state, long iters) {
+    ctx_state *st = state;
+    ng_event e = NG_EVENT_INIT(NG_EVENT_REMOTE);
+    e.touch_id = 3;
+    e.code = NG_BUTTON_A;
+    /* The adapter's timestamp is on the context's clock: one reading. */
+    CHECK(st->ctx, ng_now(st->ctx, &e.timestamp_ns));
+    ng_event_result r = NG_EVENT_RESULT_INIT;
+    uint64_t delivered = 0;
+    for (long i = 0; i < iters; i++) {
+        e.phase = NG_KEY_DOWN;
+        CHECK(st->ctx, ng_event_submit(st->ctx, &e, &r));
+        delivered += r.verdict == NG_VERDICT_DELIVER;
+        e.phase = NG_KEY_UP;
+        CHECK(st->ctx, ng_event_submit(st->ctx, &e, &r));
+        delivered += r.verdict == NG_VERDICT_DELIVER;
+    }
+    if (delivered != 2 * (uint64_t)iters) {
+        fprintf(stderr, "bench: %" PRIu64 " of %ld button downs/ups delivered\n", delivered, 2 * iters);
+        exit(1);
+    }
+}
 
 /* ------------------------------------------------------------------------ */
 /* (v) touch phases one by one                                               */
@@ -585,6 +614,11 @@ int main(void) {
     figure *fdp = measure("(iv)  began+ended pair, default chain", bench_began_ended, &s4, N_EV / 2, 1.0);
     snprintf(fdp->note, sizeof fdp->note, "x%.2f floor (2 events)", fdp->median / (2 * ffloor->median));
     ALLOC_NOTE("(iv)  began+ended pair, default chain", bench_began_ended, &s4, N_EV / 10, 1.0);
+    figure *fbtn = measure("(x)   button A down+up pair, default chain", bench_button_pair, &s4, N_EV / 2, 1.0);
+    snprintf(fbtn->note, sizeof fbtn->note, "x%.2f floor (2 events)", fbtn->median / (2 * ffloor->median));
+    double btn_allocs = allocs_per_op(bench_button_pair, &s4, N_EV / 10, 1.0);
+    al += (size_t)snprintf(allocs + al, sizeof allocs - al, "  %-44s %8.3f allocations/op\n",
+                           "(x)   button A down+up pair, default chain", btn_allocs);
     measure("(iv)  ng_tick, nothing due, default chain", bench_tick, &s4, N_TICK, 1.0);
     ALLOC_NOTE("(iv)  ng_tick, nothing due, default chain", bench_tick, &s4, N_TICK / 10, 1.0);
     CHECK(s4.ctx, ng_context_destroy(s4.ctx));
@@ -793,6 +827,12 @@ int main(void) {
     printf("  moved, 1,000 / 0 key holds             %5.2f (target <= 1.1)\n", fholds[3]->median / fholds[0]->median);
     printf("  touch BEGAN / MOVED / ENDED, default   %5.2f / %5.2f / %5.2f\n", fphase[0]->median / fl,
            fphase[1]->median / fl, fphase[2]->median / fl);
+    /* A button's down and up take the default chain's votes as a touch's
+     * began and ended do, without the hit test, plus the press table: per
+     * event no dearer than a touch of the began+ended pair (iv). */
+    printf("  button A down+up, default (per event)  %5.2f (target <= %.2f, the touch began+ended pair's (iv)); "
+           "%.3f allocations per pair (target 0)\n",
+           fbtn->median / (2 * fl), fdp->median / (2 * fl), btn_allocs);
     printf("\nflight recorder, added over recording off, and as a ratio to the floor (targets: ring <= 2.4x per\n"
            "moved event and <= 24x per request; file and writer <= 100 ns per event, amortised; 0 allocations\n"
            "per call in every mode, below):\n");

@@ -244,7 +244,7 @@ set_target_properties(trace_host PROPERTIES
 target_compile_options(trace_host PRIVATE -Wall -Wextra -Wpedantic -Werror)
 target_link_libraries(trace_host PRIVATE navguard)
 find_program(NAVGUARD_PYTHON python3)
-foreach(case full ring truncated malformed incident drivelimit idlereturn fleet stats)
+foreach(case full ring truncated malformed incident drivelimit idlereturn presses fleet stats)
   if(NAVGUARD_PYTHON)
     add_test(NAME navguard_cli_timeline_${case}
       COMMAND ${NAVGUARD_PYTHON} ${PROJECT_SOURCE_DIR}/ctest/cli/check_timeline.py

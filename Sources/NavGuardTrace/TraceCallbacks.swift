@@ -11,6 +11,8 @@ import NavGuardCore
 /// A recorded callback to the host: the `fn` of its `cb` lines.
 public enum CallbackFn: UInt8, CaseIterable {
     case outcome = 1, transition, holdEnd, report, log, touchCancel, question, questionEnd
+    /// 0.4. A reader that predates it passes its records and lines over.
+    case pressCancel
 
     public var name: StaticString {
         switch self {
@@ -22,6 +24,7 @@ public enum CallbackFn: UInt8, CaseIterable {
         case .touchCancel: return "touch_cancel"
         case .question: return "question"
         case .questionEnd: return "question_end"
+        case .pressCancel: return "press_cancel"
         }
     }
 
@@ -41,6 +44,7 @@ public enum TraceCallback {
     case touchCancel(TraceTouchCancel)
     case question(TraceQuestion)
     case questionEnd(id: UInt64, answer: Int32)
+    case pressCancel(TracePressCancel)
 
     static func read(_ fn: CallbackFn, _ v: JSONValue) -> TraceCallback {
         switch fn {
@@ -52,6 +56,7 @@ public enum TraceCallback {
         case .touchCancel: return .touchCancel(TraceTouchCancel(json: v))
         case .question: return .question(TraceQuestion(json: v))
         case .questionEnd: return QuestionEndCallback.read(v)
+        case .pressCancel: return .pressCancel(TracePressCancel(json: v))
         }
     }
 
@@ -65,6 +70,7 @@ public enum TraceCallback {
         case .touchCancel: TraceTouchCancel.format(&r, w)
         case .question: TraceQuestion.format(&r, w)
         case .questionEnd: QuestionEndCallback.format(&r, w)
+        case .pressCancel: TracePressCancel.format(&r, w)
         }
     }
 }
@@ -267,6 +273,52 @@ public struct TraceTouchCancel {
         view = v["view"]?.uint64 ?? 0
         state = enumOrUnknown(v["state"], ng_touch_state_name, 0..<ngc_touch_state_end())
         began = v["began"]?.int64
+    }
+}
+
+/// on_press_cancel (0.4): `"type"` (name), `"device"`, `"code"`, `"view"`
+/// and `"screen"` (when not 0), `"down"` (when it went down), `"cause"` (name).
+public struct TracePressCancel {
+    public var type: Int32
+    public var device: UInt64
+    public var code: Int64
+    public var view: UInt64
+    public var screen: UInt64
+    public var down: Int64?
+    public var cause: Int32
+
+    public var causeName: String { enumName(cause, ng_press_cause_name) }
+
+    public static func encode(_ w: inout RecordWriter, _ p: ng_press_info) {
+        w.i32(p.type)
+        w.u64(p.device)
+        w.i64(p.code)
+        w.u64(p.view_id)
+        w.u64(p.screen_id)
+        w.i64(p.down_ns)
+        w.i32(p.cause)
+    }
+
+    static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        w.field("type", r.i32(), .eventType)
+        w.field("device", r.u64())
+        w.field("code", r.i64())
+        let view = r.u64()
+        if view != 0 { w.field("view", view) }
+        let screen = r.u64()
+        if screen != 0 { w.field("screen", screen) }
+        w.field("down", r.i64())
+        w.field("cause", r.i32(), .pressCause)
+    }
+
+    init(json v: JSONValue) {
+        type = enumOrUnknown(v["type"], ng_event_type_name, 0..<16)
+        device = v["device"]?.uint64 ?? 0
+        code = v["code"]?.int64 ?? 0
+        view = v["view"]?.uint64 ?? 0
+        screen = v["screen"]?.uint64 ?? 0
+        down = v["down"]?.int64
+        cause = enumOrUnknown(v["cause"], ng_press_cause_name, 0..<16)
     }
 }
 

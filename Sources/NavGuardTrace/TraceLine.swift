@@ -405,7 +405,7 @@ public final class TraceLine {
 /// A name table of the headers (the NG_*_MAP tables through names.c).
 public enum NameTable: Int, CaseIterable {
     case requestKind, reason, outcome, track, phase, swipeState, clockKind, holdEndReason, severity, eventType,
-         touchPhase, touchState, verdict, shapeKind, answer
+         touchPhase, touchState, verdict, shapeKind, answer, pressCause
 
     public var lookup: (Int32) -> UnsafePointer<CChar>? {
         switch self {
@@ -424,6 +424,7 @@ public enum NameTable: Int, CaseIterable {
         case .verdict: return ng_verdict_name
         case .shapeKind: return ng_shape_kind_name
         case .answer: return ng_answer_name
+        case .pressCause: return ng_press_cause_name
         }
     }
 }

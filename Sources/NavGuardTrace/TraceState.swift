@@ -342,6 +342,9 @@ public struct TraceHeader {
     public var crash: TraceCrash?
     /// A crash dump that could not be read whole says why.
     public var damage: String?
+    /// The recording keeps on_press_cancel (`"press_cancel":true`, 0.4): a
+    /// trace without it (0.3's) has no such lines for replay to compare.
+    public var recordsPressCancels = false
     public let json: JSONValue
 
     /// The header line; its times and posted_base are checked (replay sets
@@ -383,6 +386,7 @@ public struct TraceHeader {
         manualClock = v["clock"]?.string == "manual"
         start = v["start"]?.string ?? "create"
         damage = v["damage"]?.string
+        recordsPressCancels = v["press_cancel"]?.bool == true
         if let c = v["crash"] {
             crash = TraceCrash(signal: Int32(clamping: c["signal"]?.int64 ?? 0), name: c["name"]?.string ?? "?",
                                pid: c["pid"]?.int64 ?? 0)
@@ -410,6 +414,7 @@ public struct TraceHeader {
         w.begin()
         writeCommon(w, manualClock: e.isManualClock, manualStartNs: manualStartNs, defaultDurationNs: e.defaultTransitionNs,
                     start: midSession ? "mid-session" : "create", atNs: e.now, postedBase: postedBase)
+        w.field("press_cancel", true)
         if midSession {
             w.object("state") { w in
                 w.array("stack") { w in
@@ -442,6 +447,7 @@ public struct TraceHeader {
                     w.field("transitions", (e.inFlight(.screen) != 0 || e.inFlight(.bar) != 0) ? 1 : 0)
                     w.field("deferred", e.deferredCount)
                     w.field("questions", e.openQuestion == nil ? 0 : 1)
+                    w.field("presses", e.pressCount)
                 }
             }
         }

@@ -9,7 +9,10 @@ struct Timeline: ParsableCommand {
         discussion: """
         OUT.json is in the Chrome Trace Event Format: open it in Perfetto UI \
         (ui.perfetto.dev) or chrome://tracing. Its tracks: screen and bar \
-        transitions (an interactive swipe with its phases), holds, touches, \
+        transitions (an interactive swipe with its phases; focus tokens set \
+        and handed back, marked on it), holds, touches, key and button \
+        presses (one track per device: each press named by its button, "A", \
+        "dpad-up", or key code, cancels with their cause, a device removed), \
         requests with their outcomes and how long they waited (posted from \
         another thread, or queued), other input, watchdog reports and logs. \
         OUT.html draws the same as a self-contained page (inline SVG) under a \

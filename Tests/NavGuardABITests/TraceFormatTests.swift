@@ -167,6 +167,25 @@ struct TraceFormatTests {
         } else {
             Issue.record("outcome")
         }
+        // on_press_cancel (0.4): every field, the cause and type by name.
+        var p = ng_press_info()
+        p.type = NG_EVENT_REMOTE
+        p.device = UInt64.max
+        p.code = Int64(NG_BUTTON_B)
+        p.view_id = 0
+        p.screen_id = 2
+        p.down_ns = 1_000_000_007
+        p.cause = NG_PRESS_DEVICE_REMOVED
+        let pc = formatted({ TracePressCancel.encode(&$0, p) }) { TraceCallback.format(.pressCancel, &$0, $1) }
+        #expect(pc["type"]?.string == "remote" && pc["cause"]?.string == "device-removed" && pc["view"] == nil
+                && pc["screen"]?.uint64 == 2, "\(JSON.serialize(pc))")
+        if case .pressCancel(let x) = TraceCallback.read(.pressCancel, pc) {
+            #expect(x.type == NG_EVENT_REMOTE && x.device == UInt64.max && x.code == Int64(NG_BUTTON_B) && x.view == 0
+                    && x.screen == 2 && x.down == 1_000_000_007 && x.cause == NG_PRESS_DEVICE_REMOVED && x.causeName == "device-removed")
+        } else {
+            Issue.record("press_cancel")
+        }
+        #expect(CallbackFn(name: "press_cancel") == .pressCancel && CallbackFn.pressCancel.rawValue == 9)
     }
 
     @Test("a ring dump begins with the state at its first record: every screen named, what was live listed")

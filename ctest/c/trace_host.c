@@ -8,6 +8,7 @@
  *   trace_host OUT.jsonl --incident
  *   trace_host OUT.jsonl --drive-limit
  *   trace_host OUT.jsonl --idle-return
+ *   trace_host OUT.jsonl --presses
  *
  * The session: a push, a double tap refused and its touch dropped, a network
  * hold that drops a tap and a late posted reply refused, a finger-driven
@@ -39,6 +40,14 @@
  * to Home at 131.5 s; 4 more minutes of nothing: no second question, no
  * report.
  *
+ * --presses records a game front-end driven by two controllers and a
+ * keyboard: Home (focus 11) -> Menu, pushed by controller 3's A, which is
+ * still held when the push starts (cancelled: transition; its up dropped);
+ * focus set on Menu (21, then 22 after a D-pad down); controller 4's B held
+ * into the Back it made (cancelled: transition), Home handing back focus 11;
+ * controller 3 unplugged with A down (cancelled: device-removed); keyboard
+ * 0's Escape (27) pressed and released; controller 4's Start still down at
+ * destroy (cancelled: destroyed).
  * `make docs` draws docs/timeline.svg from the session without --unfinished. */
 #include <navguard/navguard.h>
 #include <stdio.h>
@@ -194,6 +203,71 @@ static int drive_limit(const char *out) {
     return 0;
 }
 
+/* The --presses session (see the top of this file). */
+static void press(int64_t ms, ng_event_type type, uint64_t device, int64_t code, int32_t phase) {
+    idle_until(ms);
+    ng_event e = NG_EVENT_INIT(type);
+    ng_event_result r = NG_EVENT_RESULT_INIT;
+    e.phase = phase;
+    e.touch_id = device;
+    e.code = code;
+    ng_status st = ng_event_submit(ctx, &e, &r);
+    if (st != NG_OK) fail("ng_event_submit", st);
+}
+
+static void device_request(int64_t ms, ng_request_kind kind, uint64_t device, uint64_t screen, const char *route) {
+    idle_until(ms);
+    ng_request q = NG_REQUEST_INIT(kind);
+    ng_request_result r = NG_REQUEST_RESULT_INIT;
+    q.flags = NG_REQF_ANIMATED;
+    q.device = device;
+    q.screen = (ng_screen){ screen, route, NULL };
+    ng_status st = ng_request_submit(ctx, &q, &r);
+    if (st != NG_OK) fail("ng_request_submit", st);
+}
+
+static void focus(int64_t ms, uint64_t screen, uint64_t token) {
+    idle_until(ms);
+    ng_status st = ng_screen_set_focus(ctx, screen, token);
+    if (st != NG_OK) fail("ng_screen_set_focus", st);
+}
+
+static int presses(const char *out) {
+    ng_options o = NG_OPTIONS_INIT;
+    o.clock = NG_CLOCK_MANUAL;
+    o.manual_start_ns = START;
+    ng_status st = ng_context_create(&o, &ctx);
+    if (st != NG_OK) fail("ng_context_create", st);
+    ng_record_options ro = NG_RECORD_OPTIONS_INIT;
+    ro.path = out;
+    if ((st = ng_record_start(ctx, &ro)) != NG_OK) fail("ng_record_start", st);
+    if ((st = ng_chain_configure(ctx, NULL)) != NG_OK) fail("ng_chain_configure", st);
+    ng_screen home = { 1, "home", NULL };
+    if ((st = ng_stack_set_root(ctx, &home)) != NG_OK) fail("ng_stack_set_root", st);
+    focus(50, 1, 11);
+    press(100, NG_EVENT_REMOTE, 3, NG_BUTTON_A, NG_KEY_DOWN);
+    device_request(120, NG_REQ_PUSH, 3, 2, "menu");
+    press(200, NG_EVENT_REMOTE, 3, NG_BUTTON_A, NG_KEY_UP);
+    finish(470);
+    focus(500, 2, 21);
+    press(600, NG_EVENT_REMOTE, 3, NG_BUTTON_DPAD_DOWN, NG_KEY_DOWN);
+    press(650, NG_EVENT_REMOTE, 3, NG_BUTTON_DPAD_DOWN, NG_KEY_UP);
+    focus(650, 2, 22);
+    press(800, NG_EVENT_REMOTE, 4, NG_BUTTON_B, NG_KEY_DOWN);
+    device_request(810, NG_REQ_BACK, 4, 0, NULL);
+    press(900, NG_EVENT_REMOTE, 4, NG_BUTTON_B, NG_KEY_UP);
+    finish(1160);
+    press(1300, NG_EVENT_REMOTE, 3, NG_BUTTON_A, NG_KEY_DOWN);
+    idle_until(1400);
+    if ((st = ng_device_removed(ctx, NG_EVENT_REMOTE, 3)) != NG_OK) fail("ng_device_removed", st);
+    press(1500, NG_EVENT_KEY, 0, 27, NG_KEY_DOWN);
+    press(1550, NG_EVENT_KEY, 0, 27, NG_KEY_UP);
+    press(1600, NG_EVENT_REMOTE, 4, NG_BUTTON_START, NG_KEY_DOWN);
+    idle_until(1700);
+    ng_context_destroy(ctx);
+    return 0;
+}
+
 /* The --idle-return session (see the top of this file). */
 static int idle_return(const char *out) {
     ng_options o = NG_OPTIONS_INIT;
@@ -239,26 +313,28 @@ static int idle_return(const char *out) {
 int main(int argc, char **argv) {
     const char *out = NULL;
     uint32_t ring = 0;
-    int unfinished = 0, incident_session = 0, drive_limit_session = 0, idle_return_session = 0;
+    int unfinished = 0, incident_session = 0, drive_limit_session = 0, idle_return_session = 0, presses_session = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--ring") == 0 && i + 1 < argc) ring = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--unfinished") == 0) unfinished = 1;
         else if (strcmp(argv[i], "--incident") == 0) incident_session = 1;
         else if (strcmp(argv[i], "--drive-limit") == 0) drive_limit_session = 1;
         else if (strcmp(argv[i], "--idle-return") == 0) idle_return_session = 1;
+        else if (strcmp(argv[i], "--presses") == 0) presses_session = 1;
         else if (!out && argv[i][0] != '-') out = argv[i];
         else {
-            fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident | OUT.jsonl --drive-limit | OUT.jsonl --idle-return\n");
+            fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident | OUT.jsonl --drive-limit | OUT.jsonl --idle-return | OUT.jsonl --presses\n");
             return 2;
         }
     }
     if (!out) {
-        fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident | OUT.jsonl --drive-limit | OUT.jsonl --idle-return\n");
+        fprintf(stderr, "usage: trace_host OUT.jsonl [--ring N] [--unfinished] | OUT.jsonl --incident | OUT.jsonl --drive-limit | OUT.jsonl --idle-return | OUT.jsonl --presses\n");
         return 2;
     }
     if (incident_session) return incident(out);
     if (drive_limit_session) return drive_limit(out);
     if (idle_return_session) return idle_return(out);
+    if (presses_session) return presses(out);
 
     ng_options o = NG_OPTIONS_INIT;
     o.clock = NG_CLOCK_MANUAL;

@@ -31,6 +31,14 @@ CASE is one of:
              own pop-to-root is named #g1 (guards' ids start at
              NG_GUARD_ID_BASE itself), asked, unanswered, applied; one
              question, no report, nothing refused
+  presses    trace_host --presses: a game front-end's controllers and
+             keyboard; one lane per device (controller 3, controller 4,
+             keyboard 0), each press a span named by NG_BUTTON_MAP ("A",
+             "dpad-down", "B", "start") or its key code, the cancels with
+             their cause (transition, device-removed, destroyed), the removal
+             marked; the focus tokens on the screen lane, set and handed
+             back; the SVG shows the device lanes, the button names and the
+             tokens; the trace replays identically
   fleet      several traces and dumps on one page, one lane each; one process
              each in the Chrome trace
   stats      `navguard stats` over the traces: the table and --json
@@ -504,6 +512,70 @@ def case_idlereturn(args):
           f"idlereturn stats: home reached once, nothing forced or cancelled: {p.stdout}")
 
 
+def case_presses(args):
+    trace = record(args, "presses.jsonl", "--presses")
+    out = os.path.join(args.work, "presses")
+    p = timeline(args, trace, out)
+    check(p.returncode == 0, "presses: exit 0")
+    events = load_chrome(out + ".json")
+    check_events_wellformed(events, "presses.json")
+    th = threads(events)
+    lanes = {}
+    for tid, name in th.items():
+        if name.startswith("presses: "):
+            lanes.setdefault(name[len("presses: "):], []).append(tid)
+    check(sorted(lanes) == ["controller 3", "controller 4", "keyboard 0"], f"presses.json: a lane per device: {th}")
+
+    def spans(device):
+        return sorted((e for e in events if e.get("ph") == "X" and e.get("tid") in lanes.get(device, [])
+                       and e.get("cat", "").startswith("press") and not e.get("cat", "").endswith(".phase")),
+                      key=lambda e: e["ts"])
+    c3 = spans("controller 3")
+    check([e["args"]["button"] for e in c3] == ["A", "dpad-down", "A"], f"controller 3: A, dpad-down, A: {c3}")
+    if len(c3) == 3:
+        check(c3[0]["ts"] == 100_000 and c3[0]["dur"] == 100_000, f"controller 3's first A: 100 ms to 200 ms: {c3[0]}")
+        check(c3[0]["args"].get("cause") == "transition" and "cancelled: transition" in c3[0]["name"]
+              and c3[0]["args"]["end"] == "up (dropped: cancelled)",
+              f"controller 3's first A: cancelled by the push, its up withheld: {c3[0]}")
+        check("cause" not in c3[1]["args"] and c3[1]["args"]["end"] == "up (delivered)", f"the D-pad press: up delivered: {c3[1]}")
+        check(c3[2]["args"].get("cause") == "device-removed" and c3[2]["args"]["end"] == "its device was removed"
+              and c3[2]["ts"] == 1_300_000 and c3[2]["dur"] == 100_000,
+              f"controller 3's second A: ended by the removal at 1400 ms: {c3[2]}")
+    removed = find(events, ph="i", name=r"^controller 3 removed$")
+    check(len(removed) == 1 and removed[0]["ts"] == 1_400_000 and removed[0]["tid"] in lanes.get("controller 3", []),
+          f"the removal, on controller 3's lane at 1400 ms: {removed}")
+    c4 = spans("controller 4")
+    check([e["args"]["button"] for e in c4] == ["B", "start"], f"controller 4: B, start: {c4}")
+    if len(c4) == 2:
+        check(c4[0]["args"].get("cause") == "transition" and c4[0]["args"].get("screen") == "menu",
+              f"B: down on menu, cancelled by the Back: {c4[0]}")
+        check(c4[1]["args"].get("cause") == "destroyed" and c4[1]["ts"] + c4[1]["dur"] == 1_700_000,
+              f"Start: cancelled at destroy (1700 ms): {c4[1]}")
+    k0 = spans("keyboard 0")
+    check([e["args"]["button"] for e in k0] == ["key 27"] and k0[0]["args"]["end"] == "up (delivered)" if k0 else False,
+          f"keyboard 0: Escape pressed and released: {k0}")
+    # Focus, on the screen lane.
+    screen_tid = next((t for t, n in th.items() if n == "screen transitions"), None)
+    focus = [(e["ts"], e["name"]) for e in events if e.get("cat") == "focus"]
+    check(focus == [(50_000, "home: focus 11 set"), (500_000, "menu: focus 21 set"), (650_000, "menu: focus 22 set"),
+                    (1_160_000, "home: focus 11 handed back")], f"focus: set and handed back: {focus}")
+    check(all(e["tid"] == screen_tid for e in events if e.get("cat") == "focus"), "focus marks are on the screen lane")
+    # The picture.
+    html, svg = check_page(out + ".html", ["controller 3", "controller 4", "keyboard 0", "focus 11", "focus 22",
+                                           "6 presses (0 dropped at down, 4 cancelled)"])
+    if svg is not None:
+        texts = svg_texts(svg)
+        check("controller 3" in texts and "keyboard 0" in texts, f"the SVG labels the device lanes: {texts[:40]}")
+        check("focus 11" in texts and "focus 21" in texts, "the SVG writes the focus tokens")
+        check(any(t.startswith("A") for t in texts) or "A" in html, "the SVG names the buttons")
+        check(len([r for r in svg.iter() if r.tag.endswith("rect") and r.get("class") == "press"]) >= 2,
+              "the delivered presses are drawn as press spans")
+    p = run([args.cli, "replay", trace])
+    check(p.returncode == 0 and "identical" in p.stdout, f"presses: the trace replays identically: {p.stdout}")
+    p = run([args.cli, "stats", trace])
+    check(p.returncode == 0, "presses: stats reads it")
+
+
 def case_fleet(args):
     full = record(args, "kiosk-a.jsonl", "--unfinished")
     inc = record(args, "kiosk-b.jsonl", "--incident")
@@ -570,7 +642,7 @@ def main():
     ap.add_argument("--cli", required=True)
     ap.add_argument("--host", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("case", choices=["full", "ring", "truncated", "malformed", "incident", "drivelimit", "idlereturn", "fleet", "stats"])
+    ap.add_argument("case", choices=["full", "ring", "truncated", "malformed", "incident", "drivelimit", "idlereturn", "presses", "fleet", "stats"])
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     for name in os.listdir(args.work):

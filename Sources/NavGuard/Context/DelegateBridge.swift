@@ -83,9 +83,8 @@ final class DelegateBridge: EngineObserver {
         f(delegate.user, handle, &t)
     }
 
-    /// Not in the flight recording yet: the trace format has no press
-    /// callback (replay re-derives it from the recorded events).
     func enginePressCancelled(_ press: ng_press_info) {
+        recording { r in r.callback(.pressCancel) { TracePressCancel.encode(&$0, press) } }
         // A delegate from an older header was copied by its size: the
         // field is NULL.
         guard let f = delegate.on_press_cancel else { return }

@@ -56,6 +56,13 @@ extension Replayer {
             let x = q!.pointee
             r.callback(.questionEnd) { QuestionEndCallback.encode(&$0, x, answer: answer) }
         }
+        d.on_press_cancel = { user, _, p in
+            let r = Unmanaged<Replayer>.fromOpaque(user!).takeUnretainedValue()
+            // A trace made before presses were recorded has none to compare.
+            guard r.trace.header.recordsPressCancels else { return }
+            let x = p!.pointee
+            r.callback(.pressCancel) { TracePressCancel.encode(&$0, x) }
+        }
         return d
     }
 }

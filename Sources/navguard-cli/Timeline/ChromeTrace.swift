@@ -71,6 +71,7 @@ enum ChromeTrace {
         case .bar: return 2
         case .holds(let i): return 100 + Int64(i)
         case .touches(let i): return 10_000 + Int64(i)
+        case .presses(let i): return 20_000 + Int64(i)
         case .waits(let i): return 500_000 + Int64(i)
         case .requests: return 1_000_000
         case .input: return 1_000_001

@@ -68,6 +68,27 @@ struct TimelineBuilder {
         var cancelledAt: Int64?
     }
 
+    /// A key or button held down: one per (type, device, code), as the
+    /// engine's PressTable keeps them.
+    private struct PressKey: Hashable {
+        var type: Int32
+        var device: UInt64
+        var code: Int64
+    }
+
+    private struct OpenPress {
+        var start: Int64
+        var seenBegin: Bool
+        var dropped: Bool
+        var reason: String
+        var guardID: String?
+        var repeats = 0
+        var repeatsDropped = 0
+        var cancelledAt: Int64?
+        var cause: String?
+        var screen: String?
+    }
+
     /// A closed span, before the end of the trace can name who ended it
     /// when a guard did (a watchdog report at that instant says which).
     private struct Ending {
@@ -102,6 +123,7 @@ struct TimelineBuilder {
     private var transitions: [Int32: OpenTransition] = [:]
     private var holds: [UInt64: OpenHold] = [:]
     private var touches: [UInt64: OpenTouch] = [:]
+    private var presses: [PressKey: OpenPress] = [:]
     private var spans: [Ending] = []
     private var watchdogReports: Set<Int64> = []
     private var unreadable = 0
@@ -249,6 +271,10 @@ struct TimelineBuilder {
         case .holdBegin(let label, let mask, let maxNs):
             holds[ret.token] = OpenHold(start: now, label: label ?? "", mask: mask, maxNs: maxNs > 0 ? maxNs : nil,
                                         takenBy: "the host (ng_hold_begin)", screen: topRoute)
+        case .screenFocus(let id, let token):
+            instant(.screen, "\(route(id)): focus \(token) set", "focus", label: "focus \(token)",
+                    args: [("screen", .string(route(id))), ("id", Self.number(id)), ("focus", Self.number(token)),
+                           ("how", .string("set (ng_screen_set_focus)"))])
         case .interactiveUpdate(let p):
             model.swipeProgress.append((now, p))
         case .interactiveRelease(let finish):
@@ -300,6 +326,15 @@ struct TimelineBuilder {
                     args: [("guard", q.guardID.map { .string($0) } ?? .null), ("request", Self.number(q.request))])
         case .questionEnd(let id, let answer):
             instant(.reports, "answer: \(enumName(answer, ng_answer_name))", "question", args: [("question", Self.number(id))])
+        case .pressCancel(let c):
+            let key = PressKey(type: c.type, device: c.device, code: c.code)
+            if presses[key] == nil {
+                // Its down is before the trace's first record (a ring dump).
+                presses[key] = OpenPress(start: c.down.map(Self.clampNs).map { max($0, model.originNs) } ?? model.originNs,
+                                         seenBegin: false, dropped: false, reason: "none", guardID: nil, screen: topRoute)
+            }
+            presses[key]?.cancelledAt = now
+            presses[key]?.cause = c.causeName
         }
     }
 
@@ -331,6 +366,12 @@ struct TimelineBuilder {
         }
         if track == NG_TRACK_SCREEN && transitions[track]!.phase != nil { model.swipeProgress.append((now, 0)) }
         if track == NG_TRACK_SCREEN && phase == "cancelled" { topRoute = route(e.from) }
+        if track == NG_TRACK_SCREEN && e.focus != 0 {
+            // The screen on top again hands back the focus it had.
+            instant(.screen, "\(route(e.to)): focus \(e.focus) handed back", "focus", label: "focus \(e.focus)",
+                    args: [("screen", .string(route(e.to))), ("id", Self.number(e.to)), ("focus", Self.number(e.focus)),
+                           ("how", .string("handed back (\(phase))"))])
+        }
         close(track, ending: phase, flags: e.flags)
     }
 
@@ -472,6 +513,10 @@ struct TimelineBuilder {
         let reason = enumName(ret.reason, ng_reason_name)
         model.events += 1
         if dropped { model.eventsDropped += 1 }
+        if (ev.type == NG_EVENT_KEY || ev.type == NG_EVENT_REMOTE) && ev.phase >= NG_KEY_DOWN && ev.phase <= NG_KEY_DEVICE_REMOVED {
+            press(ev, ret)
+            return
+        }
         guard ev.type == NG_EVENT_TOUCH else {
             let type = enumName(ev.type, ng_event_type_name)
             model.hasInput = true
@@ -523,6 +568,81 @@ struct TimelineBuilder {
         spans.append(Ending(span: span))
     }
 
+    // MARK: Presses
+
+    /// A press's down, repeats and end (its up, a new down, its device
+    /// removed), on its device's lane.
+    private mutating func press(_ ev: ng_event, _ ret: TraceResult) {
+        let dropped = ret.verdict == NG_VERDICT_DROP
+        let reason = enumName(ret.reason, ng_reason_name)
+        let key = PressKey(type: ev.type, device: ev.touch_id, code: ev.code)
+        switch ev.phase {
+        case NG_KEY_DOWN:
+            if presses[key] != nil { closePress(key, end: "its up was lost (a new down)") }
+            presses[key] = OpenPress(start: now, seenBegin: true, dropped: dropped, reason: reason, guardID: ret.guardID, screen: topRoute)
+        case NG_KEY_REPEAT:
+            presses[key]?.repeats += 1
+            if dropped { presses[key]?.repeatsDropped += 1 }
+        case NG_KEY_UP:
+            if presses[key] == nil {
+                presses[key] = OpenPress(start: model.originNs, seenBegin: false, dropped: false, reason: "none", guardID: nil, screen: topRoute)
+            }
+            closePress(key, end: "up (\(dropped ? "dropped: \(reason)" : "delivered"))")
+        default:   // NG_KEY_DEVICE_REMOVED
+            let device = Self.deviceName(ev.type, ev.touch_id)
+            for k in presses.keys.filter({ $0.type == ev.type && $0.device == ev.touch_id }).sorted(by: { $0.code < $1.code }) {
+                closePress(k, end: "its device was removed")
+            }
+            model.instants.append(.init(lane: .presses(0), t: now, name: "\(device) removed", category: "press.device",
+                                        mark: .warning, label: "removed",
+                                        args: [("device", Self.number(ev.touch_id)), ("type", .string(enumName(ev.type, ng_event_type_name)))],
+                                        device: device))
+        }
+    }
+
+    private mutating func closePress(_ key: PressKey, end: String) {
+        guard let p = presses.removeValue(forKey: key) else { return }
+        let name = Self.buttonName(key.type, key.code)
+        var span = TimelineModel.Span(lane: .presses(0),
+                                      name: (p.seenBegin ? "" : "… ") + name + (p.dropped ? " dropped: \(p.reason)" : ""),
+                                      category: p.dropped ? "press.dropped" : "press", start: p.start, end: now)
+        span.mark = p.dropped ? .dropped : .normal
+        span.screen = p.screen
+        span.device = Self.deviceName(key.type, key.device)
+        var a: [(String, JSONValue)] = [("button", .string(name)), ("device", Self.number(key.device)),
+                                        ("type", .string(enumName(key.type, ng_event_type_name))), ("code", .integer(key.code)),
+                                        ("down", .string(p.seenBegin ? (p.dropped ? "dropped: \(p.reason)" : "delivered")
+                                                         : "before the trace's first record")),
+                                        ("end", .string(end))]
+        if let s = p.screen { a.append(("screen", .string(s))) }
+        if p.repeats > 0 { a.append(("repeats", .integer(Int64(p.repeats)))) }
+        if p.repeatsDropped > 0 { a.append(("repeats_dropped", .integer(Int64(p.repeatsDropped)))) }
+        if let g = p.guardID { a.append(("guard", .string(g))) }
+        if let c = p.cancelledAt {
+            let cause = p.cause ?? "?"
+            span.mark = .warning
+            span.flag = "cancelled: \(cause)"
+            span.phases = [.init(name: "cancelled by NavGuard (\(cause))", start: c, end: now)]
+            a.append(("cancelled_by_navguard_at", .string(TimelineFormat.ms(c - model.originNs))))
+            a.append(("cause", .string(cause)))
+        }
+        span.args = a
+        spans.append(Ending(span: span))
+    }
+
+    /// A controller's button by its NG_BUTTON_MAP name ("A", "dpad-up"), a key by its code.
+    static func buttonName(_ type: Int32, _ code: Int64) -> String {
+        if type == NG_EVENT_REMOTE {
+            let n = String(cString: ng_button_name(code))
+            return n == "unknown" ? "button \(code)" : n
+        }
+        return "key \(code)"
+    }
+
+    static func deviceName(_ type: Int32, _ device: UInt64) -> String {
+        type == NG_EVENT_REMOTE ? "controller \(device)" : "keyboard \(device)"
+    }
+
     // MARK: The end
 
     private mutating func finish() -> TimelineModel {
@@ -557,6 +677,18 @@ struct TimelineBuilder {
                 continue
             }
             closeTouch(id, end: "none: still down at the end")
+            spans[spans.count - 1].span.mark = .warning
+            spans[spans.count - 1].span.flag = "still down at the end"
+        }
+        for key in presses.keys.sorted(by: { ($0.type, $0.device, $0.code) < ($1.type, $1.device, $1.code) }) {
+            if let c = presses[key]?.cancelledAt {
+                // Cancelled by NavGuard and its up never came: it ended there.
+                now = c
+                closePress(key, end: "cancelled by NavGuard; its up never came")
+                now = last
+                continue
+            }
+            closePress(key, end: "none: still down at the end")
             spans[spans.count - 1].span.mark = .warning
             spans[spans.count - 1].span.flag = "still down at the end"
         }
@@ -759,6 +891,30 @@ struct TimelineBuilder {
             if let s = model.spans.first(where: { if case .touches = $0.lane { return $0.args.first { $0.0 == "touch" }?.1 == touch && $0.start <= model.instants[i].t && $0.end >= model.instants[i].t } else { return false } }) {
                 model.instants[i].lane = s.lane
             }
+        }
+        // Presses: a device's own lanes, devices in the order they first act.
+        var devices: [String] = []
+        var pressEnds: [String: [Int64]] = [:]
+        var sub: [Int: Int] = [:]
+        for i in model.spans.indices {
+            guard case .presses = model.spans[i].lane, let d = model.spans[i].device else { continue }
+            if pressEnds[d] == nil { devices.append(d); pressEnds[d] = [] }
+            sub[i] = Self.subLane(&pressEnds[d, default: []], model.spans[i])
+        }
+        for i in model.instants.indices {
+            guard case .presses = model.instants[i].lane, let d = model.instants[i].device else { continue }
+            if pressEnds[d] == nil { devices.append(d); pressEnds[d] = [] }
+        }
+        var first: [String: Int] = [:]
+        model.pressLanes = []
+        for d in devices {
+            first[d] = model.pressLanes.count
+            model.pressLanes += Array(repeating: d, count: max(1, pressEnds[d]!.count))
+        }
+        for (i, k) in sub { model.spans[i].lane = .presses(first[model.spans[i].device!]! + k) }
+        for i in model.instants.indices {
+            guard case .presses = model.instants[i].lane, let d = model.instants[i].device else { continue }
+            model.instants[i].lane = .presses(first[d]!)
         }
         model.holdLanes = max(1, holdEnds.count)
         model.touchLanes = max(1, touchEnds.count)

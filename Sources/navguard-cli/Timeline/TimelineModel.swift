@@ -2,8 +2,8 @@
 import NavGuardCore
 
 /// What `navguard timeline` draws of one trace: its transitions, holds,
-/// touches and request waits as spans on lanes, its requests, reports and
-/// logs as instants, and a headline of what went wrong and when. Built by
+/// touches, presses (per device) and request waits as spans on lanes, its
+/// requests, focus tokens, reports and logs as instants, and a headline of what went wrong and when. Built by
 /// TimelineBuilder; drawn by ChromeTrace and TimelineSVG; counted by
 /// StatsBuilder. Times are nanoseconds since `originNs`, never negative.
 struct TimelineModel {
@@ -12,6 +12,9 @@ struct TimelineModel {
         /// Holds, touches and waits get one sub-lane per overlap, so no two
         /// spans of a lane overlap (Chrome's complete events on one thread must nest).
         case holds(Int), touches(Int), waits(Int)
+        /// Key and button presses: one lane per device (index into
+        /// `pressLanes`), more where its presses overlap (A held under B).
+        case presses(Int)
         case requests, input, reports
     }
 
@@ -57,6 +60,8 @@ struct TimelineModel {
         /// A swipe back rolled back (its phase CANCELLED): `screen` is the
         /// screen it stayed on, not its destination.
         var cancelled = false
+        /// A press's device ("controller 3"): which press lane it goes on.
+        var device: String?
     }
 
     struct Instant {
@@ -68,6 +73,8 @@ struct TimelineModel {
         /// A word drawn beside the marker (a refusal's reason).
         var label: String?
         var args: [(String, JSONValue)] = []
+        /// On a press lane: its device (a device removed).
+        var device: String?
     }
 
     struct Report {
@@ -119,6 +126,8 @@ struct TimelineModel {
     var holdLanes = 1
     var touchLanes = 1
     var waitLanes = 0
+    /// The device of each press lane, top to bottom (a device's lanes together).
+    var pressLanes: [String] = []
     var hasInput = false
 
     /// The lanes drawn, with their names, top to bottom.
@@ -126,6 +135,7 @@ struct TimelineModel {
         var l: [(Lane, String)] = [(.screen, "screen transitions"), (.bar, "bar transitions")]
         for i in 0..<holdLanes { l.append((.holds(i), holdLanes == 1 ? "holds" : "holds \(i + 1)")) }
         for i in 0..<touchLanes { l.append((.touches(i), touchLanes == 1 ? "touches" : "touches \(i + 1)")) }
+        for (i, d) in pressLanes.enumerated() { l.append((.presses(i), "presses: \(d)")) }
         l.append((.requests, "requests"))
         for i in 0..<waitLanes { l.append((.waits(i), waitLanes == 1 ? "request waits" : "request waits \(i + 1)")) }
         if hasInput { l.append((.input, "other input")) }

@@ -45,8 +45,8 @@ struct TimelineSVG {
         var words: [(note: Note, y: Double)] = []
         var groups = 0
         for (lane, _) in model.lanes {
-            let g = Self.group(lane)
-            let first = rows.last.map { Self.group($0.lane) != g } ?? true
+            let g = group(lane)
+            let first = rows.last.map { group($0.lane) != g } ?? true
             if first { groups += 1 }
             let (placed, lines) = layout(notes(in: lane))
             let top = y + Self.rowHeight + 8
@@ -85,7 +85,8 @@ struct TimelineSVG {
         .note{fill:#b45309;font-weight:bold}.alarmline{fill:#b91c1c}
         .mono{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:10px}
         .in{fill:#fff}.in-dark{fill:#111827}
-        .transition{fill:#4c78a8}.hold{fill:#8e6bbf}.touch{fill:#54a24b}
+        .transition{fill:#4c78a8}.hold{fill:#8e6bbf}.touch{fill:#54a24b}.press{fill:#0f766e}
+        .focus{fill:#1d4ed8}.focuslabel{fill:#1d4ed8;font-size:10px}
         .dropped{fill:#d6d3d1;stroke:#c2410c;stroke-width:1;stroke-dasharray:3 2}
         .warning{fill:#f2a93b}.alarm{fill:#d62728}
         .phase{fill:#fde68a;opacity:.9}.phase-done{fill:#a7f3d0}.phase-back{fill:#fecaca}
@@ -116,9 +117,12 @@ struct TimelineSVG {
         // Touches dropped at began, touches NavGuard cancelled, and every
         // input event dropped (a cancelled touch's later moves and end too).
         let cancelled = touches.filter { $0.phases.contains { $0.name == "cancelled by NavGuard" } }.count
+        let presses = model.spans.filter { if case .presses = $0.lane { return true } else { return false } }
+        let pressText = presses.isEmpty ? "" : "\(presses.count) press\(presses.count == 1 ? "" : "es") "
+            + "(\(presses.filter { $0.mark == .dropped }.count) dropped at down, \(presses.filter { !$0.phases.isEmpty }.count) cancelled), "
         let sub = "\(start) · \(TimelineFormat.ms(model.duration)) · \(transitions) screen transition\(transitions == 1 ? "" : "s"), "
             + "\(holds) hold\(holds == 1 ? "" : "s"), \(touches.count) touch\(touches.count == 1 ? "" : "es") "
-            + "(\(touches.filter { $0.mark == .dropped }.count) dropped at began, \(cancelled) cancelled), "
+            + "(\(touches.filter { $0.mark == .dropped }.count) dropped at began, \(cancelled) cancelled), " + pressText
             + "\(model.eventsDropped) of \(model.events) input event\(model.events == 1 ? "" : "s") dropped, "
             + "\(requests.count) request outcome\(requests.count == 1 ? "" : "s") "
             + "(\(refused) refused or dropped)"
@@ -214,7 +218,7 @@ struct TimelineSVG {
         case .warning:
             out += "<path class=\"warnmark\" d=\"M\(f(px)) \(f(cy - 5))L\(f(px + 5)) \(f(cy + 4))L\(f(px - 5)) \(f(cy + 4))Z\"/>"
         case .normal:
-            out += "<circle class=\"\(i.category == "request" ? "applied" : "other")\" cx=\"\(f(px))\" cy=\"\(f(cy))\" r=\"3.5\"/>"
+            out += "<circle class=\"\(i.category == "request" ? "applied" : i.category == "focus" ? "focus" : "other")\" cx=\"\(f(px))\" cy=\"\(f(cy))\" r=\"3.5\"/>"
         }
         out += "</g>\n"
     }
@@ -242,7 +246,7 @@ struct TimelineSVG {
             add(flag, at: x(s.start), centred: false, cls: s.mark == .alarm ? "flag-alarm" : "flag-warning", charWidth: 6.9)
         }
         for i in model.instants where i.lane == lane {
-            if let l = i.label { add(l, at: x(i.t), centred: true, cls: "reason", charWidth: 6.2) }
+            if let l = i.label { add(l, at: x(i.t), centred: true, cls: i.category == "focus" ? "focuslabel" : "reason", charWidth: 6.2) }
         }
         return notes.sorted { $0.x < $1.x }
     }
@@ -262,7 +266,7 @@ struct TimelineSVG {
 
     private func legend(_ out: inout String, top: Double) -> Double {
         let items: [(String, String)] = [
-            ("transition", "transition"), ("hold", "hold"), ("touch", "touch delivered"), ("dropped", "touch dropped"),
+            ("transition", "transition"), ("hold", "hold"), ("touch", "touch delivered"), ("press", "key / button press"), ("dropped", "touch or press dropped"),
             ("phase", "swipe: driven / undriven"), ("phase-done", "finishing"), ("phase-back", "cancelling / cancelled by NavGuard"),
             ("warning", "worth a look"), ("alarm", "stuck: never finished, forced, outlived its limit"),
         ]
@@ -283,8 +287,9 @@ struct TimelineSVG {
 
     // MARK: Helpers
 
-    private static func group(_ lane: TimelineModel.Lane) -> String {
+    private func group(_ lane: TimelineModel.Lane) -> String {
         switch lane {
+        case .presses(let i): return i < model.pressLanes.count ? model.pressLanes[i] : "presses"
         case .screen: return "screen"
         case .bar: return "bar"
         case .holds: return "holds"
