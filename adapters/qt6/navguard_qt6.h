@@ -2,13 +2,22 @@
 /*
  * navguard_qt6.h — NavGuard's Qt 6 adapter (Qt Quick), C++17, Qt 6.4 or later.
  *
- * Compile navguard_qt6.cpp into your program (the way Dear ImGui ships its
- * backends) with CMake's AUTOMOC on: it sits on the host side of navguard.h,
- * knows nothing of the library's internals and needs only Qt (Core, Gui, Qml,
+ * Compile navguard_qt6*.cpp into your program (the way Dear ImGui ships its
+ * backends) with navguard_qt6.h's moc output (CMake's AUTOMOC, or
+ * find_package's own moc): it sits on the host side of navguard.h, knows
+ * nothing of the library's internals and needs only Qt (Core, Gui, Qml,
  * Quick) and libnavguard. Installed as
- * <prefix>/share/navguard/adapters/qt6/navguard_qt6.{h,cpp}; with CMake,
+ * <prefix>/share/navguard/adapters/qt6/navguard_qt6*.{h,cpp}; with CMake,
  * find_package(NavGuard COMPONENTS qt6) gives NavGuard::qt6, which compiles
- * it into whatever links it.
+ * it into whatever links it. This header is the API; the others hold the
+ * Navigator's parts (namespace navguard::qt6::detail, not API), each owning
+ * one job, which the Navigator wires: navguard_qt6_stack (the StackView
+ * binding), navguard_qt6_swipedriver (the edge's drag as an interactive
+ * back) and navguard_qt6_swipe (the pages' pose, the release speed),
+ * navguard_qt6_posts (posts, on_wake, the deadline timer),
+ * navguard_qt6_screens (screen ids, routes, properties),
+ * navguard_qt6_backkeys, navguard_qt6_questions, navguard_qt6_signals (the
+ * signals' maps); navguard_qt6_input.cpp is the InputFilter's source.
  *
  * Two parts, usable together (the usual way) or apart:
  *
@@ -118,7 +127,11 @@
 #include <navguard/navguard.h>
 
 #include "navguard_qt6_backkeys.h"
+#include "navguard_qt6_posts.h"
+#include "navguard_qt6_screens.h"
+#include "navguard_qt6_stack.h"
 #include "navguard_qt6_swipe.h"
+#include "navguard_qt6_swipedriver.h"
 
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QHash>
@@ -388,7 +401,7 @@ public:
      * returned and error() says why. */
     double submit(ng_request request, const QVariantMap &properties = {});
 
-    QQuickItem *stackView() const { return m_stackView; }
+    QQuickItem *stackView() const { return m_stack.view(); }
     void setStackView(QQuickItem *view);
     QVariantMap routes() const { return m_routes; }
     void setRoutes(const QVariantMap &routes);
@@ -402,9 +415,9 @@ public:
     void setChainConfig(const QString &json);
     QString recordPath() const { return m_recordPath; }
     void setRecordPath(const QString &path);
-    qreal edgeWidth() const { return m_edgeWidth; }
+    qreal edgeWidth() const { return m_swipe.edgeWidth(); }
     void setEdgeWidth(qreal width);
-    int settleDuration() const { return m_settleMs; }
+    int settleDuration() const { return m_swipe.settleDuration(); }
     void setSettleDuration(int ms);
     QVariantList backKeys() const;
     void setBackKeys(const QVariantList &keys);
@@ -414,7 +427,7 @@ public:
     double currentScreen() const;
     QStringList routeStack() const;
     bool busy() const { return m_busy; }
-    bool swiping() const { return m_swipe.active; }
+    bool swiping() const { return m_swipe.active(); }
 
     void classBegin() override {}
     void componentComplete() override;
@@ -578,34 +591,24 @@ Q_SIGNALS:
      *   touchCancelled (bool): release: the finger was cancelled (the
      *     swipe springs back). */
     void swipe(const QVariantMap &event);
+    /* backKeyPressed: a key of backKeys was pressed and sends a guarded Back
+     * (not for its auto-repeats or its release, nor for a key left to a
+     * text field or a Popup, nor for one NavGuard dropped). Emitted just
+     * before that back({ source: key }) is submitted, so its submitted and
+     * outcome signals follow, with `source` the key.
+     * Argument: key (number): the Qt key code (Qt.Key_Escape, ...). */
+    void backKeyPressed(int key);
 
 private Q_SLOTS:
+    /* StackView's busyChanged and the swipe edge's signals: QML's, so
+     * connected by name, and handed to the parts. */
     void onStackBusy();
     void edgeBegan(int pointId, double pressX, double x);
     void edgeMoved(double x);
     void edgeEnded(double x);
 
 private:
-    /* A StackView change waiting for the next event-loop turn. */
-    struct Pending {
-        uint64_t request;
-        bool animated;
-    };
-    struct Swipe {
-        bool active = false;       /* NavGuard's interactive back is ours */
-        bool dragging = false;     /* the finger drives it */
-        bool settling = false;
-        uint64_t request = 0;
-        uint64_t touch = 0;
-        qreal x0 = 0, x = 0;
-        qreal releaseSpeed = 0;    /* px/s at release */
-        qreal offset = 0;
-        bool finish = false;
-        QPointer<QQuickItem> top, below;
-        SwipePose pose;            /* what poses the pages (popEnter, popExit) */
-        SwipeVelocity velocity;    /* the finger's recent positions */
-    };
-
+    /* The delegate (GUI thread, but cbWake: any thread). */
     static void cbOutcome(void *user, ng_context *ctx, const ng_outcome *o);
     static void cbTransition(void *user, ng_context *ctx, const ng_transition_event *e);
     static void cbHoldEnd(void *user, ng_context *ctx, const ng_hold_info *h);
@@ -621,80 +624,33 @@ private:
     double request(ng_request rq, const QVariantMap &options, const QVariantMap &properties = {});
     bool submitRequest(const ng_request &rq, ng_request_result *res);
     bool applyOptions(ng_request &rq, const QVariantMap &options);
-    uint64_t newScreenId() { return m_nextScreen.fetch_add(1, std::memory_order_relaxed); }
-    void rememberScreen(uint64_t id, const QString &route, const QVariantMap &properties);
-    void trackPush(uint64_t request, const QVector<uint64_t> &screens);
-    void pushDecided(uint64_t request, bool applied);
-    void forgetScreen(uint64_t screen);
-    void pruneScreens();
     bool setError(ng_status st, const char *call);
-
-    /* StackView binding */
-    QVector<uint64_t> navStack() const;
-    void schedule(uint64_t request, bool animated);
-    void flush();
-    void reconcile(bool animated);
-    QJSValue jsStack() const;
-    QJSValue jsPage(uint64_t screenId) const;
-    QQuickItem *stackItem(int index) const;
-    void finishIfSettled();
     void updateState();
-    void armDeadline(int64_t deadline);
-    void scheduleTick();
-    QVariantMap questionMap(const ng_question *q) const;
-
-    /* swipe-back */
-    void swipePose();
     void ensureEdge();
-    void swipeWill(const ng_transition_event *e);
-    void swipeRelease(bool touchCancelled);
-    void swipeSettle();
-    void swipeEnd(bool finished);
-    QVariantMap swipeEvent(const char *event, uint64_t request, ng_status st, uint64_t touch) const;
-
-    /* keys */
     bool backKey(QKeyEvent *event);
 
+    /* The façade's own state: the context, the filter, what QML set. The
+     * jobs are the parts' (navguard_qt6_*.h), declared in this order
+     * because each refers to the ones above it. */
     ng_context *m_ctx = nullptr;
     InputFilter *m_filter = nullptr;
-    QPointer<QQuickItem> m_stackView;
-    QPointer<QQuickItem> m_edge;
     QVariantMap m_routes;
     QString m_initialRoute;
     QVariantMap m_initialProperties;
     bool m_guarded = true;
     QString m_chainConfig;
     QString m_recordPath;
-    qreal m_edgeWidth = 24;
-    int m_settleMs = 300;
-    BackKeys m_backKeys;
+    detail::BackKeys m_backKeys;
     QString m_error;
     ng_status m_lastStatus = NG_OK;   /* of the last ng_request_submit */
     bool m_destroying = false;
     bool m_busy = false;
+    QVector<uint64_t> m_lastStack;    /* NavGuard's stack at the last stackChanged */
 
-    /* screens: id -> route and page properties (post() adds from any thread),
-     * kept while stacked or while their push is undecided */
-    mutable QMutex m_screensMu;
-    struct ScreenRec { QString route; QVariantMap properties; };
-    QHash<uint64_t, ScreenRec> m_screens;
-    QHash<uint64_t, QVector<uint64_t>> m_pushes; /* undecided push / replace-stack -> its screens */
-    QHash<uint64_t, bool> m_orphans;      /* decided before tracked -> applied */
-    std::atomic<uint64_t> m_nextScreen{1};
-    std::atomic<bool> m_tickQueued{false};
-
-    QVector<uint64_t> m_mirror;    /* the screens StackView shows, bottom first */
-    QVector<uint64_t> m_lastStack; /* NavGuard's stack at the last stackChanged */
-    QVector<Pending> m_pending;
-    bool m_flushQueued = false;
-    bool m_finishQueued = false;
-
-    QTimer m_deadline;
-
-    Swipe m_swipe;
-    QVariantAnimation *m_settle = nullptr;
-    SwipePose m_swipeDone;           /* a finished swipe's tracks, until StackView popped */
-    QPointer<QQuickItem> m_swipeDoneTop, m_swipeDoneBelow;
+    detail::ScreenRegistry m_screens; /* screen id -> route, page properties */
+    detail::PostQueue m_posts;        /* wake-ups and the deadline timer */
+    detail::StackBinding m_stack;     /* the StackView, one turn after will-show */
+    detail::SwipeDriver m_swipe;      /* the edge's drag as an interactive back */
 };
 
 /* [GUI thread] Register the QML types: `import NavGuard` gives Navigator.

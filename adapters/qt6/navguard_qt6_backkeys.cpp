@@ -11,6 +11,7 @@
 
 namespace navguard {
 namespace qt6 {
+namespace detail {
 
 BackKeys::BackKeys() : m_keys{ Qt::Key_Escape, Qt::Key_Back, Qt::Key_Backspace } {}
 
@@ -46,5 +47,6 @@ bool BackKeys::takes(const QKeyEvent *event, const QQuickWindow *window) const {
     return true;
 }
 
+} // namespace detail
 } // namespace qt6
 } // namespace navguard

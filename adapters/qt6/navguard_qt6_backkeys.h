@@ -17,6 +17,7 @@ class QQuickWindow;
 
 namespace navguard {
 namespace qt6 {
+namespace detail {
 
 /* Invariant: the list holds key codes (Qt::Key), none 0; Escape, Back and
  * Backspace until set() says otherwise. */
@@ -37,6 +38,7 @@ private:
     QVector<int> m_keys;
 };
 
+} // namespace detail
 } // namespace qt6
 } // namespace navguard
 

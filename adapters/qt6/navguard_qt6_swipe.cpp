@@ -15,6 +15,7 @@
 
 namespace navguard {
 namespace qt6 {
+namespace detail {
 
 namespace {
 
@@ -173,5 +174,6 @@ double SwipeVelocity::velocity() const {
     return dt > 1 ? (m_x[last] - m_x[ref]) * 1000.0 / static_cast<double>(dt) : 0.0;
 }
 
+} // namespace detail
 } // namespace qt6
 } // namespace navguard

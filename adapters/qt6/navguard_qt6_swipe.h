@@ -18,6 +18,7 @@
 
 namespace navguard {
 namespace qt6 {
+namespace detail {
 
 /* The pages of a swipe back, posed as StackView's pop would pose them:
  * every numeric property an animation of a transition (popEnter for the page
@@ -79,6 +80,7 @@ private:
     qreal m_x[kSamples] = {};
 };
 
+} // namespace detail
 } // namespace qt6
 } // namespace navguard
 

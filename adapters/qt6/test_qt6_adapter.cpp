@@ -1057,6 +1057,13 @@ static void test_navigator_back_keys() {
     };
     CHECK(nav->backKeys() == (QVariantList{ int(Qt::Key_Escape), int(Qt::Key_Back), int(Qt::Key_Backspace) }),
           "default backKeys: %d keys", int(nav->backKeys().size()));
+    /* backKeyPressed: once per press that sends a Back, just before the
+     * Back's submitted signal. */
+    QStringList sent;
+    QObject::connect(nav, &Navigator::backKeyPressed, nav, [&sent](int key) { sent << QStringLiteral("key %1").arg(key); });
+    QObject::connect(nav, &Navigator::submitted, nav, [&sent](const QVariantMap &m) {
+        if (m.value("kind") == "back") sent << QStringLiteral("back %1").arg(m.value("source").toInt());
+    });
     /* Start -> Menu -> Latte, the header's Back (it takes the focus), Escape. */
     nav->push(QStringLiteral("menu"));
     CHECK(idle(), "push menu did not settle");
@@ -1069,6 +1076,7 @@ static void test_navigator_back_keys() {
           win->activeFocusItem() ? win->activeFocusItem()->metaObject()->className() : "none");
     QTest::qWait(350); /* past the throttle's 300 ms */
     int before = backs();
+    sent.clear(); /* the header's Back button's own Back */
     QTest::keyClick(win, Qt::Key_Escape);
     CHECK(idle() && nav->depth() == 1, "Escape with the header's Back focused: depth %d", nav->depth());
     CHECK(backs() == before + 1, "Escape sent %d Backs", backs() - before);
@@ -1076,6 +1084,9 @@ static void test_navigator_back_keys() {
     CHECK(last.value("source").toInt() == Qt::Key_Escape && last.value("outcome") == "applied",
           "Escape's Back: source %d outcome %s", last.value("source").toInt(), qPrintable(last.value("outcome").toString()));
     CHECK(win->property("keysHandler").toInt() == 0, "the StackView's Keys handler also saw Escape");
+    CHECK(sent == (QStringList{ QStringLiteral("key %1").arg(int(Qt::Key_Escape)), QStringLiteral("back %1").arg(int(Qt::Key_Escape)) }),
+          "Escape's backKeyPressed and Back: %s", qPrintable(sent.join(", ")));
+    sent.clear();
 
     /* Auto-repeat: one Back per press. */
     nav->push(QStringLiteral("menu"));
@@ -1092,6 +1103,9 @@ static void test_navigator_back_keys() {
     QTest::keyRelease(win, Qt::Key_Escape);
     CHECK(idle() && nav->depth() == 2 && backs() == before + 1, "a held Escape: depth %d, %d Backs", nav->depth(),
           backs() - before);
+    CHECK(sent.size() == 2 && sent.value(0) == QStringLiteral("key %1").arg(int(Qt::Key_Escape)),
+          "a held Escape: backKeyPressed and Back %s", qPrintable(sent.join(", ")));
+    sent.clear();
 
     /* Backspace edits a focused text field, and is a Back otherwise. */
     field->forceActiveFocus();
@@ -1103,9 +1117,12 @@ static void test_navigator_back_keys() {
     CHECK(field->property("text").toString() == QStringLiteral("a") && nav->depth() == 2 && backs() == before,
           "Backspace in a text field: text '%s', depth %d, %d Backs", qPrintable(field->property("text").toString()),
           nav->depth(), backs() - before);
+    CHECK(sent.isEmpty(), "Backspace in a text field: backKeyPressed %s", qPrintable(sent.join(", ")));
     stack->forceActiveFocus();
     QTest::keyClick(win, Qt::Key_Backspace);
     CHECK(idle() && nav->depth() == 1, "Backspace with no text field focused: depth %d", nav->depth());
+    CHECK(sent.value(0) == QStringLiteral("key %1").arg(int(Qt::Key_Backspace)),
+          "Backspace with no text field focused: backKeyPressed %s", qPrintable(sent.join(", ")));
 
     /* A Shortcut on Escape matches first: no Back. An open Dialog closing on
      * Escape takes it the same way. */
@@ -1113,6 +1130,7 @@ static void test_navigator_back_keys() {
     CHECK(idle(), "push did not settle");
     QTest::qWait(350);
     before = backs();
+    sent.clear();
     win->setProperty("shortcutOn", true);
     QTest::keyClick(win, Qt::Key_Escape);
     CHECK(win->property("shortcutHits").toInt() == 1 && backs() == before && nav->depth() == 2,
@@ -1132,6 +1150,9 @@ static void test_navigator_back_keys() {
     QTest::keyClick(win, Qt::Key_Escape);
     CHECK(win->property("keysHandler").toInt() == 1 && idle() && nav->depth() == 1,
           "with backKeys [] the page's handler: %d calls, depth %d", win->property("keysHandler").toInt(), nav->depth());
+    /* Only the Keys handler's own Back (source 2). */
+    CHECK(sent == QStringList{ QStringLiteral("back 2") }, "a Shortcut, a dialog, backKeys []: backKeyPressed %s",
+          qPrintable(sent.join(", ")));
 }
 
 /* C++ reaches a QML-made Navigator (Navigator::find), and screen ids are

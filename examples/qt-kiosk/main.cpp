@@ -42,7 +42,6 @@ extern "C" {
 #include <QtCore/QSocketNotifier>
 #include <QtGui/QGuiApplication>
 #include <QtGui/QImage>
-#include <QtGui/QKeyEvent>
 #include <QtQml/QQmlApplicationEngine>
 #include <QtQml/QQmlContext>
 #include <QtQuick/QQuickItem>
@@ -197,10 +196,12 @@ public:
         m_nav = nav;
         attachFleet(nav);
         m_stackView = stackView;
-        /* The log's "back-key" action: Escape or Backspace pressed, logged
-         * as it reaches the window, before the Navigator's backKeys turn it
-         * into a Back (an application filter runs before the window's). */
-        qApp->installEventFilter(this);
+        /* The log's "back-key" action: a key of the Navigator's backKeys
+         * (Escape, Backspace) sends a Back; logged on the screen it was
+         * pressed on, just before that Back's request line. */
+        connect(nav, &Navigator::backKeyPressed, this, [this](int) {
+            action(QStringLiteral("back-key"), m_nav->currentRoute());
+        });
         connect(nav, &Navigator::submitted, this, [](const QVariantMap &m) {
             klog_begin("request");
             logId("id", m.value("id"));
@@ -337,15 +338,6 @@ public:
         klog_int("anim_ms", m_animMs);
         klog_int("network_delay_ms", m_networkDelayMs);
         klog_end();
-    }
-
-    bool eventFilter(QObject *obj, QEvent *event) override {
-        if (event->type() == QEvent::KeyPress && obj->isWindowType() && m_nav) {
-            auto *ke = static_cast<QKeyEvent *>(event);
-            if ((ke->key() == Qt::Key_Escape || ke->key() == Qt::Key_Backspace) && !ke->isAutoRepeat())
-                action(QStringLiteral("back-key"), m_nav->property("currentRoute").toString());
-        }
-        return false;
     }
 
     /* A button fired (logged like the SDL kiosk's "action" lines). */
