@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* NavGuard's journal sink: one structured systemd-journal entry per guard
- * report, watchdog action, dump file written and (when asked) refusal or
+/*
+ * navguard_journald.h — NavGuard's systemd-journal sink.
+ *
+ * One structured systemd-journal entry per guard report, watchdog action,
+ * dump file written and (when asked) refusal or
  * drop. Shipped as source (like adapters/sdl2): compile navguard_journald.c
  * into the host (find_package(NavGuard COMPONENTS journald) gives
  * NavGuard::journald; pkg-config: `pkg-config --variable=journald_adapter_dir

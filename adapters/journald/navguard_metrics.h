@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* NavGuard's counters for node_exporter's textfile collector, kept by a
+/*
+ * navguard_metrics.h — NavGuard's Prometheus textfile for a running host.
+ *
+ * NavGuard's counters for node_exporter's textfile collector, kept by a
  * running kiosk from its delegate's callbacks (no trace read): the same
  * families, names and labels as `navguard stats --format prometheus`, those a
  * host can see as they happen:

@@ -81,7 +81,7 @@ for header in adapter_headers:
     title = f"{name}: {opening.group(1).rstrip('.')}"
     if title not in html.unescape(open(group, encoding="utf-8").read()):
         errors.append(f"{name}: the group is not titled {title!r}")
-    for fn in re.findall(r"^[a-z][\w ]*?\**\b(ng_sdl2_\w+)\s*\(", text, re.M):
+    for fn in re.findall(r"^[a-z][\w ]*?\**\b((?:ng_sdl2|ngj|ngm)_\w+)\s*\(", text, re.M):
         if fn not in entries:
             errors.append(f"{fn} ({name}): no entry in the API reference")
     if "class Navigator" in text:
