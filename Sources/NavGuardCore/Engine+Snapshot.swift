@@ -9,11 +9,15 @@ import CNavGuard
 extension Engine {
     public static let snapshotVersion: Int64 = 1
 
+    public func snapshot() -> String { Engine.snapshot(of: stack.screens) }
+
+    /// The snapshot of `screens`: the one writer of this format (replay
+    /// writes a recorded stack with it, for ng_stack_restore).
     @_optimize(size)
-    public func snapshot() -> String {
+    public static func snapshot(of list: [Screen]) -> String {
         var screens: [JSONValue] = []
-        screens.reserveCapacity(stack.count)
-        for s in stack.screens {
+        screens.reserveCapacity(list.count)
+        for s in list {
             var fields: [(String, JSONValue)] = [("id", .integer(Int64(bitPattern: s.id))),
                                                  ("route", .string(s.route.string)),
                                                  ("identity", .string(s.identity.string))]

@@ -318,14 +318,9 @@ final class Replayer {
             try configure(state.chain, line: 1)
         }
         if !state.stack.isEmpty {
-            // A stack snapshot (ng_stack_restore's own format) of the recorded screens.
-            let screens: [JSONValue] = state.stack.map { s in
-                var m: [(String, JSONValue)] = [("id", .integer(Int64(bitPattern: s.id))), ("route", .string(s.route))]
-                if let i = s.identity { m.append(("identity", .string(i))) }
-                if s.flags != 0 { m.append(("flags", .integer(Int64(s.flags)))) }
-                return .object(m)
-            }
-            let text = JSON.serialize(.object([("navguard_snapshot", .integer(Engine.snapshotVersion)), ("screens", .array(screens))]))
+            // The recorded screens in ng_stack_restore's own format, written
+            // by the core's snapshot writer.
+            let text = Engine.snapshot(of: state.stack.map { Screen(id: $0.id, route: $0.route, identity: $0.identity, flags: $0.flags) })
             let st = text.withCString { ng_stack_restore(ctx, $0, strlen($0)) }
             if st != NG_OK {
                 throw TraceError(status: st, line: 1, message: "the recorded stack: \(String(cString: ng_errmsg(ctx)))")
