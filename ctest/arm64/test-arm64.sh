@@ -47,14 +47,15 @@ grep -q '^CMAKE_SYSTEM_PROCESSOR:.*=aarch64$\|^NAVGUARD_SWIFT_TARGET:.*=aarch64'
 "$src/ctest/arm64/binfmt.sh"
 
 # --- 1. ctest under qemu ------------------------------------------------------
-# Not run here: the kiosks in a real window under Xvfb (example_*_xvfb; not
-# cross-built either: no SDL2_ttf or Qt in the root); the Qt 6 adapter's
+# Not run here: the kiosks and the game in a real window under Xvfb
+# (example_*_xvfb, example_*_fleet; not cross-built either: no SDL2_ttf or Qt
+# in the root); the Qt 6 adapter's
 # tests (qt6_*: Qt 6 and its QML modules for arm64 are not in the root, so
 # the adapter is not cross-built; its tests say so and fail); and the
 # tests that build a host against the installed tree with this machine's
-# compilers (sdl2_adapter_find_package, sdl2_adapter_pkg_config; part 2
-# does that for arm64, inside the root).
-exclude='^(example_[a-z]+_kiosk_xvfb|qt6_.*|sdl2_adapter_find_package|sdl2_adapter_pkg_config)$'
+# compilers (sdl2_ and journald_adapter_find_package, _pkg_config; part 2
+# does that for arm64, inside the root, for the SDL2 adapter).
+exclude='^(example_[a-z_]+_(xvfb|fleet)|qt6_.*|(sdl2|journald)_adapter_(find_package|pkg_config))$'
 t0=$(date +%s)
 say "ctest in $arm64 under $(qemu-aarch64-static --version | head -1)"
 ctest --test-dir "$arm64" --output-on-failure -E "$exclude" 2>&1 | tee "$arm64/test-arm64-ctest.log" \
