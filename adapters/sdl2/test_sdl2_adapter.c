@@ -1586,6 +1586,8 @@ static void test_stick_dpad(void) {
      * held one falls under release. */
     stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTY, -32000);
     EXPECT(g_stick_n == 0, "up while right is held above release: %d event(s)", g_stick_n);
+    /* Up's press starts in this call: its repeats count from no earlier. */
+    Uint64 down = SDL_GetTicks64();
     stick(&a, gc, SDL_CONTROLLER_AXIS_LEFTX, 0);
     EXPECT(g_stick_n == 2 && stick_is(0, NG_KEY_UP, NG_BUTTON_DPAD_RIGHT, id) &&
                stick_is(1, NG_KEY_DOWN, NG_BUTTON_DPAD_UP, id),
@@ -1593,7 +1595,6 @@ static void test_stick_dpad(void) {
 
     /* Repeats, from ng_sdl2_wait_event: none before the delay, then one per
      * period (lower bounds only: a slow machine only makes them later). */
-    Uint64 down = SDL_GetTicks64();
     Uint64 at[2] = { 0, 0 };
     int repeats = 0;
     g_stick_n = 0;

@@ -253,7 +253,7 @@ def case_metrics(args):
     os.makedirs(args.work, exist_ok=True)
     if os.path.exists(path):
         os.remove(path)
-    run([args.prog, path])
+    run([*(args.emulator or []), args.prog, path])
     samples, types, helps = lint(path)
     text = open(path).read()
     print(text, end="")
@@ -279,6 +279,9 @@ def main():
     ap.add_argument("--cli")
     ap.add_argument("--sim")
     ap.add_argument("--prog")
+    # A cross build's test program runs under its emulator (the words of
+    # CMAKE_CROSSCOMPILING_EMULATOR, one --emulator each).
+    ap.add_argument("--emulator", action="append")
     ap.add_argument("--work", required=True)
     ap.add_argument("case", choices=["stats", "labels", "metrics"])
     args = ap.parse_args()
