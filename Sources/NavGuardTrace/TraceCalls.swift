@@ -370,10 +370,13 @@ public enum CallResult {
         w.text(status == NG_OK ? nil : err)
     }
 
+    /// That common ret's bytes (a ring reserves them after an event's call).
+    public static let eventSize = 29
+
     /// That common ret: status OK, no `tr`, no guard, no error text.
     @inline(__always)
     public static func encodeEvent(_ w: inout RecordWriter, verdict: Int32, reason: Int32, view: UInt64) {
-        w.fixed(29) { f in
+        w.fixed(eventSize) { f in
             f.i32(NG_OK); f.u8(eventTag); f.i32(verdict); f.i32(reason); f.u64(view)
             f.u32(RecordWriter.nullText); f.u32(RecordWriter.nullText)
         }

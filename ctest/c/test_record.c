@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <navguard/navguard.h>
+#include <navguard/plugin.h>
 
 #include <pthread.h>
 #include <stdio.h>
@@ -143,6 +144,30 @@ static void session(ng_context *ctx) {
     MUST(ctx, ng_tick(ctx));
 }
 
+/* Part 5's guard: drops every third moved event (by its x) and logs on
+ * every fifth. */
+static void *dropper_create(const ng_guard_host *h, const char *config) { (void)config; return (void *)h; }
+static void dropper_destroy(void *inst) { (void)inst; }
+static ng_vote dropper_event(void *inst, const ng_guard_event *ge, ng_verdict *v) {
+    const ng_guard_host *h = inst;
+    if (ge->event->type != NG_EVENT_TOUCH || ge->event->phase != NG_TOUCH_MOVED) return NG_VOTE_ALLOW;
+    int n = (int)ge->event->x;
+    if (n % 5 == 0) h->log(h, NG_LOG_INFO, "fifth");
+    if (n % 3 == 0) { v->reason = NG_REASON_POLICY; return NG_VOTE_REFUSE; }
+    return NG_VOTE_ALLOW;
+}
+static const ng_plugin_descriptor dropper = { NG_PLUGIN_DESCRIPTOR_ABI, .id = "org.navguard.test.dropper", .name = "dropper",
+    .version = "1", .description = "drops every third moved event", .create = dropper_create, .destroy = dropper_destroy,
+    .on_event = dropper_event };
+static void quiet_log(void *user, ng_context *ctx, int32_t severity, const char *guard_id, const char *message) {
+    (void)user; (void)ctx; (void)severity; (void)guard_id; (void)message;
+}
+static int count(const char *text, const char *what) {
+    int n = 0;
+    for (const char *q = text; q && (q = strstr(q, what)); q++) n++;
+    return n;
+}
+
 int main(void) {
     char dir[] = "/tmp/navguard-record-XXXXXX";
     if (!mkdtemp(dir)) return 1;
@@ -250,6 +275,60 @@ int main(void) {
         /* The newest: i = 20000, x = 10, y = 30. */
         const char *last = rt ? strstr(rt, "\"x\":10,\"y\":30") : NULL;
         EXPECT(last != NULL, "the newest moved event is in the full ring");
+        free(rt);
+        unlink(rpath);
+    }
+
+    /* 5. Moved events with other returns than the common one, in a ring: a
+     * guard drops every third (its id in the result, which outgrows the room
+     * the call's record keeps for the common result) and logs on every
+     * fifth (a callback between the call and its result, which then has a
+     * record of its own). Each event has exactly one result, the right one. */
+    {
+        ng_options o = NG_OPTIONS_INIT;
+        o.delegate.on_log = quiet_log;
+        ng_context *rc = NULL;
+        MUST(rc, ng_context_create(&o, &rc));
+        ng_screen root = { 1, "home", NULL };
+        MUST(rc, ng_stack_set_root(rc, &root));
+        MUST(rc, ng_chain_add(rc, &dropper, NULL));
+        ng_view w = NG_VIEW_INIT;
+        w.id = 1; w.frame.width = 1024; w.frame.height = 768;
+        MUST(rc, ng_view_set(rc, &w));
+        ng_record_options rr = NG_RECORD_OPTIONS_INIT;
+        rr.ring_records = 1000;
+        MUST(rc, ng_record_start(rc, &rr));
+        ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
+        e.phase = NG_TOUCH_BEGAN; e.touch_id = 1; e.x = 1000; e.y = 10;
+        ng_event_result r = NG_EVENT_RESULT_INIT;
+        MUST(rc, ng_event_submit(rc, &e, &r));
+        e.phase = NG_TOUCH_MOVED;
+        int dropped = 0;
+        for (int i = 1; i <= 300; i++) {
+            e.x = i;
+            MUST(rc, ng_event_submit(rc, &e, &r));
+            dropped += r.verdict == NG_VERDICT_DROP;
+        }
+        EXPECT(dropped == 100, "the guard dropped %d of 300 moved events (100)", dropped);
+        char rpath[300];
+        snprintf(rpath, sizeof rpath, "%s/other-returns.jsonl", dir);
+        MUST(rc, ng_record_dump(rc, rpath));
+        MUST(rc, ng_context_destroy(rc));
+        size_t rlen = 0;
+        char *rt = read_file(rpath, &rlen);
+        int moved = count(rt, "\"phase\":\"moved\""), drops = count(rt, "\"verdict\":\"drop\"");
+        int delivers = count(rt, "\"verdict\":\"deliver\""), rets = count(rt, "\"k\":\"ret\"");
+        int logs = count(rt, "\"fifth\"");
+        EXPECT(rt && moved == 300, "the ring holds %d moved events (300)", moved);
+        EXPECT(drops == 100 && delivers == 201, "results: %d drops (100), %d delivers (200 moved + the began)", drops, delivers);
+        EXPECT(logs == 60 && rets == 60, "%d logs (60), each between its event and a result of its own: %d (60)", logs, rets);
+        EXPECT(count(rt, "\"guard\":\"org.navguard.test.dropper\"") >= 100, "each drop names its guard");
+        /* The 300th: dropped (300 = 3 x 100) and logged, its result on the
+         * line after the log. */
+        const char *last = rt ? strstr(rt, "\"x\":300,") : NULL;
+        const char *lastLog = last ? strstr(last, "\"fifth\"") : NULL;
+        const char *lastRet = lastLog ? strstr(lastLog, "\"k\":\"ret\"") : NULL;
+        EXPECT(lastRet && strstr(lastRet, "\"verdict\":\"drop\""), "the newest event: its log, then its drop");
         free(rt);
         unlink(rpath);
     }

@@ -119,7 +119,7 @@ private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: U
     let rec = box.bridge.rec
     if let rec { recordEventArgs(rec, event) }
     let v = box.engine.submitEvent(event)
-    if let rec { recordEventResult(rec, v) }
+    if let rec { recordEventReturn(rec, v) }
     if let out {
         if _fastPath(out.pointee.size >= UInt32(MemoryLayout<ng_event_result>.size)) {
             out.pointee.verdict = v.verdict
@@ -142,9 +142,13 @@ private func recordEventArgs(_ rec: Unmanaged<Recorder>, _ event: UnsafePointer<
     }
 }
 
-@inline(__always)
-private func recordEventResult(_ rec: Unmanaged<Recorder>, _ v: EventVerdict) {
-    rec._withUnsafeGuaranteedRef { $0.result(.event(verdict: v.verdict, reason: v.reason.rawValue, view: v.target, guardID: v.guardID)) }
+/// The event's return: written in place and left (Recorder.leaveEvent),
+/// or its result kept for withContext's `leave`.
+@inline(never)
+private func recordEventReturn(_ rec: Unmanaged<Recorder>, _ v: EventVerdict) {
+    rec._withUnsafeGuaranteedRef {
+        if !$0.leaveEvent(v) { $0.result(.event(verdict: v.verdict, reason: v.reason.rawValue, view: v.target, guardID: v.guardID)) }
+    }
 }
 
 /// An ng_event_result of an older, shorter layout: the fields it has.

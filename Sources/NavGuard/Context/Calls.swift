@@ -63,8 +63,17 @@ func withContext(_ handle: OpaquePointer?, record fn: CallFn, entersWithArgs: Bo
         }
         if _slowPath(b.engine.workCut != nil) { st = b.endCutCall(st) }
         if let rec {
-            if entersWithArgs && rec._withUnsafeGuaranteedRef({ $0.callDepth }) == outer { b.recorderEnter(rec, fn) }
-            b.recorderLeave(rec, st, flush: flush)
+            if entersWithArgs && rec._withUnsafeGuaranteedRef({ $0.callDepth }) == outer {
+                // Not entered: refused before its arguments (recorded now,
+                // as rejected), or it succeeded and left already (an
+                // event's return written in place: Recorder.leaveEvent).
+                if st != NG_OK {
+                    b.recorderEnter(rec, fn)
+                    b.recorderLeave(rec, st, flush: flush)
+                }
+            } else {
+                b.recorderLeave(rec, st, flush: flush)
+            }
         }
         if deadline { b.bridge.reportDeadline() }
         return st

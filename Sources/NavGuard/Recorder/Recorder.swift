@@ -40,6 +40,9 @@ final class Recorder {
         var argsWritten = false
         /// Its call record's offset, or -1.
         var record = -1
+        /// Its record ends with room for the event's short ret
+        /// (`CallResult.eventSize` bytes after `lastEnd`): enterEvent's fast path.
+        var retRoom = false
         var result = CallResult.none
     }
 
@@ -241,12 +244,44 @@ final class Recorder {
             var w = RecordWriter(base + start + RecordHeader.size, end: base + start + reserve)
             w.i64(t)
             EventCall.encode(&w, event.pointee)
-            commit(start, w.p - base, .call, CallFn.event.rawValue, 0)
+            // The record's size takes in the room for its short ret, so
+            // that writing the ret (leaveEvent) changes neither the ring's
+            // tail nor its counts. Until the ret's flag is set, a reader
+            // reads the call alone and skips the rest of the record.
+            let end = w.p - base
+            commit(start, end &+ CallResult.eventSize, .call, CallFn.event.rawValue, 0)
+            lastEnd = end
             ngc_ring_end(ring)
             record = start
         }
-        frames[0] = Frame(fn: .event, argsWritten: true, record: record)
+        frames[0] = Frame(fn: .event, argsWritten: true, record: record, retRoom: record >= 0)
         depth = 1
+    }
+
+    /// A recorded ng_event_submit returns OK with `v`: when its call took
+    /// enterEvent's fast path, is still the newest record, and returns the
+    /// common ret (no deciding guard, no transition dated, no work cut),
+    /// the ret goes into the room its record kept (the bytes of
+    /// CallResult.encodeEvent), the header's flag says so, and the call is
+    /// left: true. Otherwise false, and the call returns the general way
+    /// (`result`, then withContext's `leave`).
+    @inline(__always)
+    func leaveEvent(_ v: EventVerdict) -> Bool {
+        guard _fastPath(depth == 1 && frames[0].retRoom && frames[0].record == lastStart && v.guardID == nil
+                        && engineRef._withUnsafeGuaranteedRef({ $0.trackDatedAt == nil && $0.workCut == nil })) else {
+            return false
+        }
+        depth = 0
+        guard ngc_ring_begin(ring) else { return true }
+        let p = base + lastStart
+        var w = RecordWriter(base + lastEnd, end: base + lastEnd + CallResult.eventSize)
+        CallResult.encodeEvent(&w, verdict: v.verdict, reason: v.reason.rawValue, view: v.target)
+        lastEnd &+= CallResult.eventSize
+        // The ret's bytes first, then the header word saying they are there.
+        let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
+        ngc_store_word(p, (word | UInt64(RecordFlags.hasRet) << 48).littleEndian)
+        ngc_ring_end(ring)
+        return true
     }
 
     /// `room` bytes are free after `tail` in a ring (makeRoom has nothing to do).
