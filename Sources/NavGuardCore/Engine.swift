@@ -54,7 +54,7 @@ public final class Engine {
     var callTime: Int64?
     /// The latest instant a call was given (`callTime`): a coarse reading
     /// (`coarseNow`) is never earlier.
-    var lastCallTime: Int64 = 0
+    public internal(set) var lastCallTime: Int64 = 0
     /// The instant the last call's new transition was dated from (the clock
     /// when that call returned, restampStartedTrack), or nil: the flight
     /// recorder writes it, since the trace's call instants do not hold it.
@@ -133,7 +133,7 @@ public final class Engine {
     /// clock, or a call that has read it already), else nil: what a moved
     /// touch is dated with (TouchTable `unstamped`).
     @inline(__always)
-    var instantIfRead: Int64? {
+    public var instantIfRead: Int64? {
         switch clock {
         case .manual: return manualNow
         case .external: return callTime

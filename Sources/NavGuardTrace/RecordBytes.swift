@@ -95,6 +95,10 @@ public struct RecordFlags {
     /// An outermost call begun from a state no checkpoint before it shows
     /// (ring mode writes at most one checkpoint per so many records).
     public static let stale: UInt16 = 8
+    /// Ring mode: continuous input (a move, hover, scroll, motion) for which
+    /// no clock was read; `t` is the last instant read before it
+    /// (Recorder.instant). The JSON line says `"undated":true`.
+    public static let undated: UInt16 = 16
 }
 
 /// Writes one record's fields at `p`, up to `end`. Running out of room

@@ -20,6 +20,7 @@ public enum RecordFormat {
             w.field("k", literal: "call")
             w.field("fn", literal: fn.name)
             w.field("t", r.i64())
+            if h.flags & RecordFlags.undated != 0 { w.field("undated", true) }
             if h.flags & RecordFlags.truncated != 0 {
                 w.field("truncated", true)
             } else {

@@ -333,6 +333,65 @@ int main(void) {
         unlink(rpath);
     }
 
+    /* 6. A ring reads no clock for a moved event, as the engine does not: the
+     * move is dated by the next reading (navguard.h, ng_touch_info.last_ns),
+     * whether or not a ring records it, and its line says "undated", its t
+     * the last instant read before it. */
+    {
+        ng_options o = NG_OPTIONS_INIT;
+        ng_context *rc = NULL;
+        MUST(rc, ng_context_create(&o, &rc));
+        ng_screen root = { 1, "home", NULL };
+        MUST(rc, ng_stack_set_root(rc, &root));
+        ng_view w = NG_VIEW_INIT;
+        w.id = 1; w.frame.width = 1024; w.frame.height = 768;
+        MUST(rc, ng_view_set(rc, &w));
+        ng_record_options rr = NG_RECORD_OPTIONS_INIT;
+        rr.ring_records = 1000;
+        MUST(rc, ng_record_start(rc, &rr));
+        ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
+        e.phase = NG_TOUCH_BEGAN; e.touch_id = 1; e.x = 10; e.y = 10;
+        ng_event_result r = NG_EVENT_RESULT_INIT;
+        MUST(rc, ng_event_submit(rc, &e, &r));
+        struct timespec pause = { 0, 20 * 1000000L };
+        nanosleep(&pause, NULL);
+        e.phase = NG_TOUCH_MOVED; e.x = 20;
+        MUST(rc, ng_event_submit(rc, &e, &r));
+        nanosleep(&pause, NULL);
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t before = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+        ng_touch_info ti;
+        memset(&ti, 0, sizeof ti);
+        ti.size = sizeof ti;
+        MUST(rc, ng_touch_get(rc, 0, &ti));
+        EXPECT(ti.last_ns >= before, "the move is dated by the reading after it: last_ns %lld, %lld ns before that reading",
+               (long long)ti.last_ns, (long long)(before - ti.last_ns));
+        char rpath[300];
+        snprintf(rpath, sizeof rpath, "%s/undated.jsonl", dir);
+        MUST(rc, ng_record_dump(rc, rpath));
+        MUST(rc, ng_context_destroy(rc));
+        size_t rlen = 0;
+        char *rt = read_file(rpath, &rlen);
+        const char *began = rt ? strstr(rt, "\"phase\":\"began\"") : NULL;
+        const char *moved = rt ? strstr(rt, "\"phase\":\"moved\"") : NULL;
+        const char *mline = moved;
+        while (mline && mline > rt && mline[-1] != '\n') mline--;
+        const char *bline = began;
+        while (bline && bline > rt && bline[-1] != '\n') bline--;
+        long long tb = -1, tm = -2;
+        const char *p = bline ? strstr(bline, "\"t\":") : NULL;
+        if (p) tb = atoll(p + 4);
+        p = mline ? strstr(mline, "\"t\":") : NULL;
+        if (p) tm = atoll(p + 4);
+        const char *undated = mline ? strstr(mline, "\"undated\":true") : NULL;
+        EXPECT(count(rt, "\"undated\":true") == 1 && undated && undated < moved,
+               "the moved line, and only it, says undated");
+        EXPECT(tm == tb, "the moved line's t is the began's (the last instant read): %lld, %lld", tm, tb);
+        free(rt);
+        unlink(rpath);
+    }
+
     free(trace);
     if (!g_failures) {
         unlink(path);

@@ -195,21 +195,40 @@ final class Recorder {
         frameCapacity *= 2
     }
 
-    /// The call's arguments passed validation: its record. A `continuous`
-    /// event's instant is read coarsely (Engine.continuousNow).
+    /// The call's arguments passed validation: its record, dated by
+    /// `instant` (a `continuous` event: see there).
     @inline(__always)
     func args(continuous: Bool = false, _ body: (inout RecordWriter) -> Void) {
         let i = depth - 1
-        let t = engineRef._withUnsafeGuaranteedRef { e in
+        let (t, undated) = engineRef._withUnsafeGuaranteedRef { e in
             if i == 0 { e.trackDatedAt = nil }   // a host call begins
-            return continuous ? e.continuousNow : e.now
+            return instant(e, continuous: continuous)
         }
         frames[i].argsWritten = true
-        if i == 0 { ngc_ring_set_last_ns(ring, t) }
-        frames[i].record = write(.call, frames[i].fn.rawValue, flags: i == 0 && stale ? RecordFlags.stale : 0) { w in
+        if i == 0 && !undated { ngc_ring_set_last_ns(ring, t) }
+        let flags = (i == 0 && stale ? RecordFlags.stale : 0) | (undated ? RecordFlags.undated : 0)
+        frames[i].record = write(.call, frames[i].fn.rawValue, flags: flags) { w in
             w.i64(t)
             body(&w)
         }
+    }
+
+    /// The instant a call's record is dated with, and whether it is
+    /// `undated`. A file or writer trace replays, so every call is dated as
+    /// the engine dates it (for continuous input, `continuousNow`, which
+    /// then dates the moves the call stamps). A ring dump does not replay,
+    /// so continuous input, for which the engine reads no clock, is dated
+    /// with the last instant read (the call before it: about a frame when
+    /// the host ticks every frame) and marked so: recording into a ring then
+    /// reads no clock either, and stamps moves as not recording does.
+    @inline(__always)
+    private func instant(_ e: Engine, continuous: Bool) -> (Int64, Bool) {
+        guard continuous else { return (e.now, false) }
+        if isRing {
+            if let t = e.instantIfRead { return (t, false) }
+            if e.lastCallTime != 0 { return (e.lastCallTime, true) }
+        }
+        return (e.continuousNow, false)
     }
 
     /// A recorded export begins and its arguments passed validation, at
@@ -233,11 +252,11 @@ final class Recorder {
                         && engineRef._withUnsafeGuaranteedRef({ $0.stateVersion }) == checkpointVersion) else {
             return enterArgs(.event, continuous: continuous) { EventCall.encode(&$0, event.pointee) }
         }
-        let t = engineRef._withUnsafeGuaranteedRef { e in
+        let (t, undated) = engineRef._withUnsafeGuaranteedRef { e in
             e.trackDatedAt = nil   // a host call begins
-            return continuous ? e.continuousNow : e.now
+            return instant(e, continuous: continuous)
         }
-        ngc_ring_set_last_ns(ring, t)
+        if !undated { ngc_ring_set_last_ns(ring, t) }
         var record = -1
         if ngc_ring_begin(ring) {
             let start = tail
@@ -249,7 +268,7 @@ final class Recorder {
             // tail nor its counts. Until the ret's flag is set, a reader
             // reads the call alone and skips the rest of the record.
             let end = w.p - base
-            commit(start, end &+ CallResult.eventSize, .call, CallFn.event.rawValue, 0)
+            commit(start, end &+ CallResult.eventSize, .call, CallFn.event.rawValue, undated ? RecordFlags.undated : 0)
             lastEnd = end
             ngc_ring_end(ring)
             record = start
