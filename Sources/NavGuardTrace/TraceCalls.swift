@@ -96,21 +96,21 @@ public indirect enum CallArgs {
         case .submit: return try SubmitCall.read(v)
         case .event: return try EventCall.read(v)
         case .viewSet: return try ViewSetCall.read(v)
-        case .viewRemove: return .viewRemove(try integer(v["id"], "id"))
+        case .viewRemove: return .viewRemove(try ViewRemoveCall.read(v))
         case .holdBegin: return try HoldBeginCall.read(v)
-        case .holdEnd: return .holdEnd(try integer(v["token"], "token"))
+        case .holdEnd: return .holdEnd(try HoldEndCall.read(v))
         case .finish: return try FinishCall.read(v)
-        case .interactiveUpdate: return .interactiveUpdate(try real(v["progress"], "progress"))
+        case .interactiveUpdate: return .interactiveUpdate(try InteractiveUpdateCall.read(v))
         case .interactiveCancel: return .interactiveCancel
-        case .interactiveRelease: return .interactiveRelease(finish: v["finish"]?.bool ?? false)
+        case .interactiveRelease: return .interactiveRelease(finish: InteractiveReleaseCall.read(v))
         case .interactiveComplete: return .interactiveComplete
-        case .screenFlags: return .screenFlags(id: try integer(v["id"], "id"), flags: try integer(v["flags"], "flags"))
-        case .screenFocus: return .screenFocus(id: try integer(v["id"], "id"), token: try integer(v["token"], "token"))
+        case .screenFlags: return try ScreenFlagsCall.read(v)
+        case .screenFocus: return try ScreenFocusCall.read(v)
         case .questionAnswer: return try QuestionAnswerCall.read(v)
         case .restore: return try RestoreCall.read(v)
         case .tick: return .tick
-        case .clockSet: return .clockSet(try integer(v["ns"], "ns"))
-        case .clockAdvance: return .clockAdvance(try integer(v["ns"], "ns"))
+        case .clockSet: return .clockSet(try ClockCall.read(v))
+        case .clockAdvance: return .clockAdvance(try ClockCall.read(v))
         case .chain: return ChainCall.read(v)
         case .destroy: return .destroy
         }
@@ -123,30 +123,99 @@ public indirect enum CallArgs {
         case .submit: SubmitCall.format(&r, w)
         case .event: EventCall.format(&r, w)
         case .viewSet: ViewSetCall.format(&r, w)
-        case .viewRemove: w.field("id", r.u64())
+        case .viewRemove: ViewRemoveCall.format(&r, w)
         case .holdBegin: HoldBeginCall.format(&r, w)
-        case .holdEnd: w.field("token", r.u64())
+        case .holdEnd: HoldEndCall.format(&r, w)
         case .finish: FinishCall.format(&r, w)
-        case .interactiveUpdate: w.field("progress", r.f64())
-        case .interactiveRelease: w.field("finish", r.bool())
-        case .screenFlags:
-            w.field("id", r.u64())
-            w.field("flags", r.u32())
-        case .screenFocus:
-            w.field("id", r.u64())
-            w.field("token", r.u64())
+        case .interactiveUpdate: InteractiveUpdateCall.format(&r, w)
+        case .interactiveRelease: InteractiveReleaseCall.format(&r, w)
+        case .screenFlags: ScreenFlagsCall.format(&r, w)
+        case .screenFocus: ScreenFocusCall.format(&r, w)
         case .questionAnswer: QuestionAnswerCall.format(&r, w)
         case .restore: RestoreCall.format(&r, w)
-        case .clockSet, .clockAdvance: w.field("ns", r.i64())
+        case .clockSet, .clockAdvance: ClockCall.format(&r, w)
         case .chain: ChainCall.format(&r, w)
-        case .interactiveCancel, .interactiveComplete, .tick, .destroy: break
+        case .interactiveCancel, .interactiveComplete, .tick, .destroy: NoArgsCall.format(&r, w)
         }
     }
 }
 
-// The simple calls are written in place by their exports (one field each:
-// `id`, `token`, `progress`, `finish`, `ns`, or nothing) and read in
-// CallArgs above; the others have an enum each.
+// Each recorded call has a type below with its three forms side by side:
+// `encode` (the binary record, called by its export), `format` (the
+// record as JSON members) and `read` (those members back, for replay).
+
+/// ng_tick, ng_interactive_cancel, ng_interactive_complete,
+/// ng_context_destroy: no arguments.
+public enum NoArgsCall {
+    @inline(__always)
+    public static func encode(_ w: inout RecordWriter) {}
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {}
+}
+
+/// ng_view_remove: `"id"`.
+public enum ViewRemoveCall {
+    public static func encode(_ w: inout RecordWriter, id: UInt64) { w.u64(id) }
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) { w.field("id", r.u64()) }
+    static func read(_ v: JSONValue) throws(FieldError) -> UInt64 { try integer(v["id"], "id") }
+}
+
+/// ng_hold_end: `"token"`.
+public enum HoldEndCall {
+    public static func encode(_ w: inout RecordWriter, token: UInt64) { w.u64(token) }
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) { w.field("token", r.u64()) }
+    static func read(_ v: JSONValue) throws(FieldError) -> UInt64 { try integer(v["token"], "token") }
+}
+
+/// ng_interactive_update: `"progress"`.
+public enum InteractiveUpdateCall {
+    public static func encode(_ w: inout RecordWriter, progress: Double) { w.f64(progress) }
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) { w.field("progress", r.f64()) }
+    static func read(_ v: JSONValue) throws(FieldError) -> Double { try real(v["progress"], "progress") }
+}
+
+/// ng_interactive_release: `"finish"`.
+public enum InteractiveReleaseCall {
+    public static func encode(_ w: inout RecordWriter, finish: Bool) { w.bool(finish) }
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) { w.field("finish", r.bool()) }
+    static func read(_ v: JSONValue) -> Bool { v["finish"]?.bool ?? false }
+}
+
+/// ng_screen_set_flags: `"id"`, `"flags"`.
+public enum ScreenFlagsCall {
+    public static func encode(_ w: inout RecordWriter, id: UInt64, flags: UInt32) {
+        w.u64(id)
+        w.u32(flags)
+    }
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        w.field("id", r.u64())
+        w.field("flags", r.u32())
+    }
+    static func read(_ v: JSONValue) throws(FieldError) -> CallArgs {
+        .screenFlags(id: try integer(v["id"], "id"), flags: try integer(v["flags"], "flags"))
+    }
+}
+
+/// ng_screen_set_focus: `"id"`, `"token"`.
+public enum ScreenFocusCall {
+    public static func encode(_ w: inout RecordWriter, id: UInt64, token: UInt64) {
+        w.u64(id)
+        w.u64(token)
+    }
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) {
+        w.field("id", r.u64())
+        w.field("token", r.u64())
+    }
+    static func read(_ v: JSONValue) throws(FieldError) -> CallArgs {
+        .screenFocus(id: try integer(v["id"], "id"), token: try integer(v["token"], "token"))
+    }
+}
+
+/// ng_clock_set and ng_clock_advance: `"ns"` (the instant, or the step).
+public enum ClockCall {
+    public static func encode(_ w: inout RecordWriter, ns: Int64) { w.i64(ns) }
+    public static func format(_ r: inout RecordReader, _ w: TraceLine) { w.field("ns", r.i64()) }
+    static func read(_ v: JSONValue) throws(FieldError) -> Int64 { try integer(v["ns"], "ns") }
+}
 
 /// ng_stack_set_root: `"screen"`.
 public enum RootCall {
@@ -242,6 +311,7 @@ public enum HoldBeginCall {
 
 /// ng_transition_finish: `"track"` by name.
 public enum FinishCall {
+    public static func encode(_ w: inout RecordWriter, track: Int32) { w.i32(track) }
     public static func format(_ r: inout RecordReader, _ w: TraceLine) { w.field("track", r.i32(), .track) }
     static func read(_ v: JSONValue) throws(FieldError) -> CallArgs {
         guard let track = enumValue(v["track"], ng_track_name, 0..<ngc_track_end()) else { throw FieldError(message: "finish without a track") }
@@ -251,6 +321,10 @@ public enum FinishCall {
 
 /// ng_question_answer: `"id"`, `"answer"` by name.
 public enum QuestionAnswerCall {
+    public static func encode(_ w: inout RecordWriter, id: UInt64, answer: Int32) {
+        w.u64(id)
+        w.i32(answer)
+    }
     public static func format(_ r: inout RecordReader, _ w: TraceLine) {
         w.field("id", r.u64())
         w.field("answer", r.i32(), .answer)

@@ -55,7 +55,7 @@ public func ng_context_destroy(_ ctx: OpaquePointer?) -> ng_status {
         // Recorded by hand: the box is gone when this closure returns.
         if let rec = box.recorder {
             rec.enter(.destroy)
-            rec.args { _ in }
+            rec.args { NoArgsCall.encode(&$0) }
         }
         // Posts are refused from here; the handle stays valid for the
         // owner's callbacks until the teardown is done.

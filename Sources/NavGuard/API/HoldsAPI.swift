@@ -20,7 +20,7 @@ public func ng_hold_begin(_ ctx: OpaquePointer?, _ label: UnsafePointer<CChar>?,
 @c @implementation
 public func ng_hold_end(_ ctx: OpaquePointer?, _ token: UInt64) -> ng_status {
     withContext(ctx, record: .holdEnd) { box throws(EngineError) in
-        box.recordArgs { $0.u64(token) }
+        box.recordArgs { HoldEndCall.encode(&$0, token: token) }
         try box.engine.endHold(token)
     }
 }

@@ -8,10 +8,7 @@ import NavGuardTrace
 @c @implementation
 public func ng_question_answer(_ ctx: OpaquePointer?, _ questionID: UInt64, _ answer: ng_answer) -> ng_status {
     withContext(ctx, record: .questionAnswer) { box throws(EngineError) in
-        box.recordArgs { w in
-            w.u64(questionID)
-            w.i32(answer)
-        }
+        box.recordArgs { QuestionAnswerCall.encode(&$0, id: questionID, answer: answer) }
         try box.engine.answerQuestion(questionID, answer)
     }
 }

@@ -71,10 +71,7 @@ public func ng_stack_restore(_ ctx: OpaquePointer?, _ text: UnsafePointer<CChar>
 @c @implementation
 public func ng_screen_set_flags(_ ctx: OpaquePointer?, _ screenID: UInt64, _ flags: UInt32) -> ng_status {
     withContext(ctx, record: .screenFlags) { box throws(EngineError) in
-        box.recordArgs { w in
-            w.u64(screenID)
-            w.u32(flags)
-        }
+        box.recordArgs { ScreenFlagsCall.encode(&$0, id: screenID, flags: flags) }
         try box.engine.setScreenFlags(screenID, flags)
     }
 }
@@ -82,10 +79,7 @@ public func ng_screen_set_flags(_ ctx: OpaquePointer?, _ screenID: UInt64, _ fla
 @c @implementation
 public func ng_screen_set_focus(_ ctx: OpaquePointer?, _ screenID: UInt64, _ token: UInt64) -> ng_status {
     withContext(ctx, record: .screenFocus) { box throws(EngineError) in
-        box.recordArgs { w in
-            w.u64(screenID)
-            w.u64(token)
-        }
+        box.recordArgs { ScreenFocusCall.encode(&$0, id: screenID, token: token) }
         try box.engine.setScreenFocus(screenID, token)
     }
 }

@@ -9,7 +9,7 @@ import NavGuardTrace
 public func ng_tick(_ ctx: OpaquePointer?) -> ng_status {
     withContext(ctx, record: .tick, flush: true) { box throws(EngineError) in
         if box.engine.isInsideCallback { throw .inCallback("ng_tick") }
-        box.recordArgs { _ in }
+        box.recordArgs { NoArgsCall.encode(&$0) }
         box.drainMailbox()
         try box.engine.tick()
     }
@@ -34,7 +34,7 @@ public func ng_now(_ ctx: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -
 @c @implementation
 public func ng_clock_set(_ ctx: OpaquePointer?, _ nowNs: Int64) -> ng_status {
     withContext(ctx, record: .clockSet) { box throws(EngineError) in
-        box.recordArgs { $0.i64(nowNs) }
+        box.recordArgs { ClockCall.encode(&$0, ns: nowNs) }
         try box.engine.setTime(nowNs)
         box.mailbox.manualClockMoved(to: nowNs)
     }
@@ -43,7 +43,7 @@ public func ng_clock_set(_ ctx: OpaquePointer?, _ nowNs: Int64) -> ng_status {
 @c @implementation
 public func ng_clock_advance(_ ctx: OpaquePointer?, _ deltaNs: Int64) -> ng_status {
     withContext(ctx, record: .clockAdvance) { box throws(EngineError) in
-        box.recordArgs { $0.i64(deltaNs) }
+        box.recordArgs { ClockCall.encode(&$0, ns: deltaNs) }
         try box.engine.advanceTime(deltaNs)
         box.mailbox.manualClockMoved(to: box.engine.now)
     }

@@ -9,7 +9,7 @@ import NavGuardTrace
 @c @implementation
 public func ng_transition_finish(_ ctx: OpaquePointer?, _ track: ng_track) -> ng_status {
     withContext(ctx, record: .finish) { box throws(EngineError) in
-        box.recordArgs { $0.i32(track) }
+        box.recordArgs { FinishCall.encode(&$0, track: track) }
         try box.engine.finishTransition(Track(rawValue: track))
     }
 }
@@ -17,7 +17,7 @@ public func ng_transition_finish(_ ctx: OpaquePointer?, _ track: ng_track) -> ng
 @c @implementation
 public func ng_interactive_update(_ ctx: OpaquePointer?, _ progress: Double) -> ng_status {
     withContext(ctx, record: .interactiveUpdate) { box throws(EngineError) in
-        box.recordArgs { $0.f64(progress) }
+        box.recordArgs { InteractiveUpdateCall.encode(&$0, progress: progress) }
         try box.engine.updateInteractive(progress)
     }
 }
@@ -25,7 +25,7 @@ public func ng_interactive_update(_ ctx: OpaquePointer?, _ progress: Double) -> 
 @c @implementation
 public func ng_interactive_cancel(_ ctx: OpaquePointer?) -> ng_status {
     withContext(ctx, record: .interactiveCancel) { box throws(EngineError) in
-        box.recordArgs { _ in }
+        box.recordArgs { NoArgsCall.encode(&$0) }
         try box.engine.cancelInteractive()
     }
 }
@@ -33,7 +33,7 @@ public func ng_interactive_cancel(_ ctx: OpaquePointer?) -> ng_status {
 @c @implementation
 public func ng_interactive_release(_ ctx: OpaquePointer?, _ finish: Bool) -> ng_status {
     withContext(ctx, record: .interactiveRelease) { box throws(EngineError) in
-        box.recordArgs { $0.bool(finish) }
+        box.recordArgs { InteractiveReleaseCall.encode(&$0, finish: finish) }
         try box.engine.releaseInteractive(finish: finish)
     }
 }
@@ -41,7 +41,7 @@ public func ng_interactive_release(_ ctx: OpaquePointer?, _ finish: Bool) -> ng_
 @c @implementation
 public func ng_interactive_complete(_ ctx: OpaquePointer?) -> ng_status {
     withContext(ctx, record: .interactiveComplete) { box throws(EngineError) in
-        box.recordArgs { _ in }
+        box.recordArgs { NoArgsCall.encode(&$0) }
         try box.engine.completeInteractive()
     }
 }

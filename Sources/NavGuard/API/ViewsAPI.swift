@@ -19,7 +19,7 @@ public func ng_view_set(_ ctx: OpaquePointer?, _ view: UnsafePointer<ng_view>?) 
 @c @implementation
 public func ng_view_remove(_ ctx: OpaquePointer?, _ viewID: UInt64) -> ng_status {
     withContext(ctx, record: .viewRemove) { box throws(EngineError) in
-        box.recordArgs { $0.u64(viewID) }
+        box.recordArgs { ViewRemoveCall.encode(&$0, id: viewID) }
         try box.engine.removeView(viewID)
     }
 }
