@@ -129,3 +129,58 @@ public struct TouchPhase: RawRepresentable, Hashable, Sendable {
     /// BEGAN through CANCELLED.
     @inlinable public var isKnown: Bool { rawValue >= NG_TOUCH_BEGAN && rawValue <= NG_TOUCH_CANCELLED }
 }
+
+/// How a hold ended (ng_hold_end_reason, NG_HOLD_*).
+@frozen
+public struct HoldEndReason: RawRepresentable, Hashable, Sendable {
+    public let rawValue: ng_hold_end_reason
+    @inlinable @inline(__always)
+    public init(rawValue: ng_hold_end_reason) { self.rawValue = rawValue }
+
+    @inlinable public static var ended: Self { Self(rawValue: NG_HOLD_ENDED) }
+    @inlinable public static var expired: Self { Self(rawValue: NG_HOLD_EXPIRED) }
+    @inlinable public static var released: Self { Self(rawValue: NG_HOLD_RELEASED) }
+}
+
+/// The host's answer to a question, or how it ended unanswered (ng_answer,
+/// NG_ANSWER_*).
+@frozen
+public struct Answer: RawRepresentable, Hashable, Sendable {
+    public let rawValue: ng_answer
+    @inlinable @inline(__always)
+    public init(rawValue: ng_answer) { self.rawValue = rawValue }
+
+    @inlinable public static var yes: Self { Self(rawValue: NG_ANSWER_YES) }
+    @inlinable public static var no: Self { Self(rawValue: NG_ANSWER_NO) }
+    @inlinable public static var timeout: Self { Self(rawValue: NG_ANSWER_TIMEOUT) }
+    @inlinable public static var withdrawn: Self { Self(rawValue: NG_ANSWER_WITHDRAWN) }
+}
+
+/// What becomes of an event (ng_verdict_kind, NG_VERDICT_*).
+@frozen
+public struct Verdict: RawRepresentable, Hashable, Sendable {
+    public let rawValue: ng_verdict_kind
+    @inlinable @inline(__always)
+    public init(rawValue: ng_verdict_kind) { self.rawValue = rawValue }
+
+    @inlinable public static var deliver: Self { Self(rawValue: NG_VERDICT_DELIVER) }
+    @inlinable public static var drop: Self { Self(rawValue: NG_VERDICT_DROP) }
+}
+
+/// A guard option's type (plugin.h, ng_option_type, NG_OPT_*).
+@frozen
+public struct OptionType: RawRepresentable, Hashable, Sendable {
+    public let rawValue: ng_option_type
+    @inlinable @inline(__always)
+    public init(rawValue: ng_option_type) { self.rawValue = rawValue }
+
+    @inlinable public static var int: Self { Self(rawValue: NG_OPT_INT) }
+    @inlinable public static var bool: Self { Self(rawValue: NG_OPT_BOOL) }
+    @inlinable public static var double: Self { Self(rawValue: NG_OPT_DOUBLE) }
+    @inlinable public static var string: Self { Self(rawValue: NG_OPT_STRING) }
+    @inlinable public static var `enum`: Self { Self(rawValue: NG_OPT_ENUM) }
+    @inlinable public static var strings: Self { Self(rawValue: NG_OPT_STRINGS) }
+
+    /// One of the header's types (below NG_OPT_TYPE_COUNT).
+    @inlinable public var isKnown: Bool { rawValue >= 0 && rawValue < NG_OPT_TYPE_COUNT }
+}

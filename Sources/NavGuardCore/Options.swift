@@ -5,7 +5,7 @@ import CNavGuard
 /// and checked once.
 public struct OptionDecl: Sendable {
     public var name: String
-    public var type: Int32          // NG_OPT_*
+    public var type: OptionType
     public var doc: String
     /// The declared default, parsed; nil when there is none.
     public var defaultValue: JSONValue?
@@ -16,14 +16,14 @@ public struct OptionDecl: Sendable {
 
     public var bounded: Bool { min <= max }
 
-    public static func typeName(_ t: Int32) -> String {
+    public static func typeName(_ t: OptionType) -> String {
         switch t {
-        case NG_OPT_INT: return "int"
-        case NG_OPT_BOOL: return "bool"
-        case NG_OPT_DOUBLE: return "double"
-        case NG_OPT_STRING: return "string"
-        case NG_OPT_ENUM: return "one-of"
-        case NG_OPT_STRINGS: return "string list"
+        case .int: return "int"
+        case .bool: return "bool"
+        case .double: return "double"
+        case .string: return "string"
+        case .enum: return "one-of"
+        case .strings: return "string list"
         default: return "unknown"
         }
     }
@@ -36,11 +36,11 @@ public struct OptionDecl: Sendable {
             return String(d)
         }
         switch type {
-        case NG_OPT_INT: return bounded ? "an integer in \(num(min))..\(num(max))" : "an integer"
-        case NG_OPT_DOUBLE: return bounded ? "a number in \(num(min))..\(num(max))" : "a number"
-        case NG_OPT_BOOL: return "true or false"
-        case NG_OPT_STRING: return "a string"
-        case NG_OPT_ENUM: return "one of " + choices.map { "\"\($0)\"" }.joined(separator: ", ")
+        case .int: return bounded ? "an integer in \(num(min))..\(num(max))" : "an integer"
+        case .double: return bounded ? "a number in \(num(min))..\(num(max))" : "a number"
+        case .bool: return "true or false"
+        case .string: return "a string"
+        case .enum: return "one of " + choices.map { "\"\($0)\"" }.joined(separator: ", ")
         default:
             let items = choices.isEmpty ? "strings" : "strings from " + choices.joined(separator: ", ")
             return bounded ? "an array of \(num(min))..\(num(max)) \(items)" : "an array of \(items)"
@@ -50,15 +50,15 @@ public struct OptionDecl: Sendable {
     /// Why `v` is not a valid value, or nil.
     public func problem(_ v: JSONValue) -> String? {
         switch type {
-        case NG_OPT_INT:
+        case .int:
             guard let i = v.int64, !(bounded && (Double(i) < min || Double(i) > max)) else { return expected }
-        case NG_OPT_DOUBLE:
+        case .double:
             guard let d = v.double, d.isFinite, !(bounded && (d < min || d > max)) else { return expected }
-        case NG_OPT_BOOL:
+        case .bool:
             guard v.bool != nil else { return expected }
-        case NG_OPT_STRING:
+        case .string:
             guard v.string != nil else { return expected }
-        case NG_OPT_ENUM:
+        case .enum:
             guard let s = v.string, choices.contains(s) else { return expected }
         default:
             guard let a = v.array, a.allSatisfy({ $0.string != nil && (choices.isEmpty || choices.contains($0.string!)) }),
@@ -123,12 +123,13 @@ public struct OptionTable: Sendable {
             guard !options.contains(where: { $0.name == name }) else {
                 throw EngineError(NG_E_GUARD, "option \"\(name)\" is declared twice")
             }
-            guard d.type >= 0 && d.type < NG_OPT_TYPE_COUNT else {
+            let type = OptionType(rawValue: d.type)
+            guard type.isKnown else {
                 throw EngineError(NG_E_GUARD, "option \"\(name)\" has an unknown type \(d.type)")
             }
             guard !d.min.isNaN, !d.max.isNaN else { throw EngineError(NG_E_GUARD, "option \"\(name)\" has a NaN bound") }
             var choices: [String] = []
-            if d.type == NG_OPT_ENUM || d.type == NG_OPT_STRINGS, let list = d.choices {
+            if type == .enum || type == .strings, let list = d.choices {
                 var k = 0
                 while let c = list[k] {
                     guard k < 64 else { throw EngineError(NG_E_GUARD, "option \"\(name)\" has more than 64 choices") }
@@ -141,10 +142,10 @@ public struct OptionTable: Sendable {
                     k += 1
                 }
             }
-            if d.type == NG_OPT_ENUM && choices.isEmpty {
+            if type == .enum && choices.isEmpty {
                 throw EngineError(NG_E_GUARD, "option \"\(name)\" (one-of) has no choices")
             }
-            var o = OptionDecl(name: name, type: d.type, doc: try text(d.doc, "doc") ?? "", defaultValue: nil,
+            var o = OptionDecl(name: name, type: type, doc: try text(d.doc, "doc") ?? "", defaultValue: nil,
                                defaultText: try text(d.default_json, "default_json"),
                                min: d.min, max: d.max, choices: choices)
             if let t = o.defaultText {

@@ -43,7 +43,7 @@ public enum TraceCallback {
     case log(severity: Int32, guardID: String?, message: String)
     case touchCancel(TraceTouchCancel)
     case question(TraceQuestion)
-    case questionEnd(id: UInt64, answer: Int32)
+    case questionEnd(id: UInt64, answer: Answer)
     case pressCancel(TracePressCancel)
 
     static func read(_ fn: CallbackFn, _ v: JSONValue) -> TraceCallback {
@@ -79,16 +79,16 @@ public enum TraceCallback {
 /// (when not 0), `"guard"`, `"message"` (when there is one).
 public struct TraceOutcome {
     public var id: UInt64
-    public var kind: Int32
-    public var outcome: Int32
-    public var reason: Int32
+    public var kind: RequestKind
+    public var outcome: Outcome
+    public var reason: Reason
     public var source: UInt32
     public var guardID: String?
     public var message: String?
 
-    public var kindName: String { enumName(kind, ng_request_kind_name) }
-    public var outcomeName: String { enumName(outcome, ng_outcome_name) }
-    public var reasonName: String { enumName(reason, ng_reason_name) }
+    public var kindName: String { enumName(kind.rawValue, ng_request_kind_name) }
+    public var outcomeName: String { enumName(outcome.rawValue, ng_outcome_name) }
+    public var reasonName: String { enumName(reason.rawValue, ng_reason_name) }
 
     public static func encode(_ w: inout RecordWriter, _ o: OutcomeRecord) {
         w.u64(o.requestID)
@@ -113,9 +113,9 @@ public struct TraceOutcome {
 
     init(json v: JSONValue) {
         id = v["id"]?.uint64 ?? 0
-        kind = enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT)
-        outcome = enumOrUnknown(v["outcome"], ng_outcome_name, 0..<ngc_outcome_end())
-        reason = enumOrUnknown(v["reason"], ng_reason_name, 0..<NG_REASON_COUNT)
+        kind = RequestKind(rawValue: enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT))
+        outcome = Outcome(rawValue: enumOrUnknown(v["outcome"], ng_outcome_name, 0..<ngc_outcome_end()))
+        reason = Reason(rawValue: enumOrUnknown(v["reason"], ng_reason_name, 0..<NG_REASON_COUNT))
         source = UInt32(clamping: v["source"]?.int64 ?? 0)
         guardID = v["guard"]?.string
         message = v["message"]?.string
@@ -125,17 +125,17 @@ public struct TraceOutcome {
 /// on_transition: `"track"`, `"phase"` (names), `"flags"`, `"id"`, `"kind"`,
 /// `"from"`, `"to"`.
 public struct TraceTransition {
-    public var track: Int32
-    public var phase: Int32
+    public var track: Track
+    public var phase: TransitionPhase
     public var flags: UInt32
     public var id: UInt64
-    public var kind: Int32
+    public var kind: RequestKind
     public var from: UInt64
     public var to: UInt64
     /// The focus token handed back (0.4; absent: 0).
     public var focus: UInt64
 
-    public var kindName: String { enumName(kind, ng_request_kind_name) }
+    public var kindName: String { enumName(kind.rawValue, ng_request_kind_name) }
 
     public static func encode(_ w: inout RecordWriter, _ e: ng_transition_event) {
         w.i32(e.track)
@@ -164,11 +164,11 @@ public struct TraceTransition {
     }
 
     init(json v: JSONValue) {
-        track = enumValue(v["track"], ng_track_name, 0..<ngc_track_end()) ?? NG_TRACK_SCREEN
-        phase = enumOrUnknown(v["phase"], ng_phase_name, 0..<ngc_phase_end())
+        track = Track(rawValue: enumValue(v["track"], ng_track_name, 0..<ngc_track_end()) ?? NG_TRACK_SCREEN)
+        phase = TransitionPhase(rawValue: enumOrUnknown(v["phase"], ng_phase_name, 0..<ngc_phase_end()))
         flags = UInt32(truncatingIfNeeded: v["flags"]?.int64 ?? 0)
         id = v["id"]?.uint64 ?? 0
-        kind = enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT)
+        kind = RequestKind(rawValue: enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT))
         from = v["from"]?.uint64 ?? 0
         to = v["to"]?.uint64 ?? 0
         focus = v["focus"]?.uint64 ?? 0
@@ -181,11 +181,11 @@ public struct TraceHoldEnd {
     public var token: UInt64
     public var label: String?
     public var mask: UInt32
-    public var reason: Int32
+    public var reason: HoldEndReason
     public var began: Int64?
     public var ended: Int64?
 
-    public var reasonName: String { enumName(reason, ng_hold_end_reason_name) }
+    public var reasonName: String { enumName(reason.rawValue, ng_hold_end_reason_name) }
 
     public static func encode(_ w: inout RecordWriter, _ h: ng_hold_info) {
         w.u64(h.token)
@@ -209,7 +209,7 @@ public struct TraceHoldEnd {
         token = v["token"]?.uint64 ?? 0
         label = v["label"]?.string
         mask = UInt32(truncatingIfNeeded: v["mask"]?.int64 ?? 0)
-        reason = enumOrUnknown(v["reason"], ng_hold_end_reason_name, 0..<ngc_hold_end_reason_end())
+        reason = HoldEndReason(rawValue: enumOrUnknown(v["reason"], ng_hold_end_reason_name, 0..<ngc_hold_end_reason_end()))
         began = v["began"]?.int64
         ended = v["ended"]?.int64
     }
@@ -391,7 +391,7 @@ public enum QuestionEndCallback {
         w.field("answer", r.i32(), .answer)
     }
     static func read(_ v: JSONValue) -> TraceCallback {
-        .questionEnd(id: v["id"]?.uint64 ?? 0, answer: enumOrUnknown(v["answer"], ng_answer_name, 0..<ngc_answer_end()))
+        .questionEnd(id: v["id"]?.uint64 ?? 0, answer: Answer(rawValue: enumOrUnknown(v["answer"], ng_answer_name, 0..<ngc_answer_end())))
     }
 }
 

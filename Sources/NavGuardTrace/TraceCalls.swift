@@ -73,14 +73,14 @@ public indirect enum CallArgs {
     case viewRemove(UInt64)
     case holdBegin(label: String?, mask: UInt32, maxNs: Int64)
     case holdEnd(UInt64)
-    case finish(track: Int32)
+    case finish(track: Track)
     case interactiveUpdate(Double)
     case interactiveCancel
     case interactiveRelease(finish: Bool)
     case interactiveComplete
     case screenFlags(id: UInt64, flags: UInt32)
     case screenFocus(id: UInt64, token: UInt64)
-    case questionAnswer(id: UInt64, answer: Int32)
+    case questionAnswer(id: UInt64, answer: Answer)
     case restore([UInt8])
     case tick
     case clockSet(Int64)
@@ -315,7 +315,7 @@ public enum FinishCall {
     public static func format(_ r: inout RecordReader, _ w: TraceLine) { w.field("track", r.i32(), .track) }
     static func read(_ v: JSONValue) throws(FieldError) -> CallArgs {
         guard let track = enumValue(v["track"], ng_track_name, 0..<ngc_track_end()) else { throw FieldError(message: "finish without a track") }
-        return .finish(track: track)
+        return .finish(track: Track(rawValue: track))
     }
 }
 
@@ -333,7 +333,7 @@ public enum QuestionAnswerCall {
         guard let answer = enumValue(v["answer"], ng_answer_name, 0..<ngc_answer_end()) else {
             throw FieldError(message: "question_answer without an answer")
         }
-        return .questionAnswer(id: try integer(v["id"], "id"), answer: answer)
+        return .questionAnswer(id: try integer(v["id"], "id"), answer: Answer(rawValue: answer))
     }
 }
 

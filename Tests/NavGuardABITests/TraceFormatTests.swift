@@ -163,9 +163,21 @@ struct TraceFormatTests {
             TraceCallback.format(.outcome, &$0, $1)
         }
         if case .outcome(let x) = TraceCallback.read(.outcome, o) {
-            #expect(x.id == 9 && x.kind == NG_REQ_PUSH && x.outcome == NG_OUTCOME_DROPPED && x.source == 2 && x.guardID == "g" && x.message == "m")
+            #expect(x.id == 9 && x.kind == .push && x.outcome == .dropped && x.reason == .busy && x.source == 2 && x.guardID == "g" && x.message == "m")
         } else {
             Issue.record("outcome")
+        }
+        // A value this build does not name (a newer version's) is written as
+        // its number and read back into the typed field unchanged.
+        let newer = formatted({ TraceOutcome.encode(&$0, OutcomeRecord(requestID: 10, kind: RequestKind(rawValue: 99), outcome: .applied,
+                                                                       reason: Reason(rawValue: 77), source: 0, guardID: nil, message: nil)) }) {
+            TraceCallback.format(.outcome, &$0, $1)
+        }
+        #expect(newer["kind"]?.int64 == 99 && newer["reason"]?.int64 == 77, "\(JSON.serialize(newer))")
+        if case .outcome(let x) = TraceCallback.read(.outcome, newer) {
+            #expect(x.kind.rawValue == 99 && !x.kind.isKnown && x.reason.rawValue == 77 && x.kindName == "99")
+        } else {
+            Issue.record("an outcome with unknown values")
         }
         // on_press_cancel (0.4): every field, the cause and type by name.
         var p = ng_press_info()

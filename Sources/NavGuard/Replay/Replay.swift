@@ -460,7 +460,7 @@ final class Replayer {
         case .holdEnd(let token):
             st = ng_hold_end(ctx, token)
         case .finish(let track):
-            st = ng_transition_finish(ctx, track)
+            st = ng_transition_finish(ctx, track.rawValue)
         case .interactiveUpdate(let p):
             st = ng_interactive_update(ctx, p)
         case .interactiveCancel:
@@ -474,7 +474,7 @@ final class Replayer {
         case .screenFocus(let id, let token):
             st = ng_screen_set_focus(ctx, id, token)
         case .questionAnswer(let id, let answer):
-            st = ng_question_answer(ctx, id, answer)
+            st = ng_question_answer(ctx, id, answer.rawValue)
         case .restore(var bytes):
             let n = bytes.count
             bytes.append(0)

@@ -19,18 +19,18 @@ func boundaryValues(_ o: OptionDecl) -> (valid: [JSONValue], invalid: [JSONValue
         return d.isFinite ? .number(d) : nil
     }
     switch o.type {
-    case NG_OPT_INT, NG_OPT_DOUBLE:
-        let integral = o.type == NG_OPT_INT
+    case .int, .double:
+        let integral = o.type == .int
         guard o.bounded else { return ([.integer(0)], [.string("x")]) }
         let valid = [num(o.min, integral: integral), num(o.max, integral: integral)].compactMap { $0 }
         let invalid = [num(o.min - 1, integral: integral), num(o.max + 1, integral: integral)].compactMap { $0 }
             + [.string("x")] + (integral ? [.number(o.min + 0.5)] : [])
         return (valid, invalid)
-    case NG_OPT_BOOL:
+    case .bool:
         return ([.bool(true), .bool(false)], [.string("true"), .integer(1)])
-    case NG_OPT_STRING:
+    case .string:
         return ([.string(""), .string("validator")], [.integer(1), .null])
-    case NG_OPT_ENUM:
+    case .enum:
         return (o.choices.map { .string($0) }, [.string("validator-no-such-choice"), .integer(0)])
     default:
         // Items from the allowed ones when declared, cycling.

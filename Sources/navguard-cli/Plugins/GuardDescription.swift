@@ -27,13 +27,13 @@ func hookNames(_ d: ng_plugin_descriptor) -> [String] {
 
 func rangeText(_ o: OptionDecl) -> String {
     switch o.type {
-    case NG_OPT_ENUM: return o.choices.joined(separator: " | ")
-    case NG_OPT_STRINGS where !o.choices.isEmpty:
+    case .enum: return o.choices.joined(separator: " | ")
+    case .strings where !o.choices.isEmpty:
         return (o.bounded ? "\(Int(o.min))..\(Int(o.max)) of " : "any of ") + o.choices.joined(separator: " | ")
-    case NG_OPT_INT, NG_OPT_DOUBLE, NG_OPT_STRINGS:
+    case .int, .double, .strings:
         guard o.bounded else { return "" }
         func n(_ d: Double) -> String { d > -1e15 && d < 1e15 && Double(Int64(d)) == d ? String(Int64(d)) : String(d) }
-        return "\(n(o.min))..\(n(o.max))" + (o.type == NG_OPT_STRINGS ? " items" : "")
+        return "\(n(o.min))..\(n(o.max))" + (o.type == .strings ? " items" : "")
     default: return ""
     }
 }

@@ -293,7 +293,7 @@ struct TimelineBuilder {
         case .outcome(let o):
             // The first outcome inside a submit is its own request's (it is
             // decided first): known before its ret, which a crash may never write.
-            if requests[o.id] == nil, let p = pending.last, case .submit(let req, _)? = p.args, req.kind == o.kind {
+            if requests[o.id] == nil, let p = pending.last, case .submit(let req, _)? = p.args, req.kind == o.kind.rawValue {
                 requests[o.id] = req
             }
             outcomes.append((now, o))
@@ -325,7 +325,7 @@ struct TimelineBuilder {
             instant(.reports, "question: \(q.text ?? q.topic ?? "?")", "question",
                     args: [("guard", q.guardID.map { .string($0) } ?? .null), ("request", Self.number(q.request))])
         case .questionEnd(let id, let answer):
-            instant(.reports, "answer: \(enumName(answer, ng_answer_name))", "question", args: [("question", Self.number(id))])
+            instant(.reports, "answer: \(enumName(answer.rawValue, ng_answer_name))", "question", args: [("question", Self.number(id))])
         case .pressCancel(let c):
             let key = PressKey(type: c.type, device: c.device, code: c.code)
             if presses[key] == nil {
@@ -345,8 +345,8 @@ struct TimelineBuilder {
     // MARK: Transitions
 
     private mutating func transition(_ e: TraceTransition) {
-        let track = e.track
-        let phase = enumName(e.phase, ng_phase_name)
+        let track = e.track.rawValue
+        let phase = enumName(e.phase.rawValue, ng_phase_name)
         if phase == "will" {
             if transitions[track] != nil { close(track, ending: "superseded (no end recorded)", flags: 0) }
             var t = OpenTransition(start: now, seenBegin: true, id: e.id, kind: e.kindName, from: e.from, to: e.to, flags: e.flags)
