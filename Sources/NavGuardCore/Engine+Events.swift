@@ -14,11 +14,11 @@ extension Engine {
         // touch, finish a track, log) is applied before the verdict returns.
         if run.hasWork {
             let began = ev.pointee.type == NG_EVENT_TOUCH && TouchPhase(rawValue: ev.pointee.phase) == .began
-                && v.verdict == NG_VERDICT_DELIVER && run.depth == 0
+                && v.verdict == .deliver && run.depth == 0
             if began { touches.startDeciding(ev.pointee.touch_id) }
             // The same for a key's or button's down (Engine+Presses.swift).
             let down = Self.isPressPhase(ev.pointee) && ev.pointee.phase == NG_KEY_DOWN
-                && v.verdict == NG_VERDICT_DELIVER && run.depth == 0
+                && v.verdict == .deliver && run.depth == 0
             if down { presses.startDeciding(ev.pointee.type, ev.pointee.touch_id, ev.pointee.code) }
             drain()
             // Cancelled by what its own began set off: the host never saw it
@@ -62,17 +62,17 @@ extension Engine {
             } else {
                 v = vote(ev, ng_event_want(NG_EVENT_TOUCH, NG_TOUCH_BEGAN), target: target, flags: 0)
                 // A guard's hold begun inside this very vote blocks this touch too.
-                if v.verdict == NG_VERDICT_DELIVER && holds.mask & typeBit != 0 { v = .ignoring(target, by: holds.blocking(typeBit)) }
+                if v.verdict == .deliver && holds.mask & typeBit != 0 { v = .ignoring(target, by: holds.blocking(typeBit)) }
             }
             // A touch withheld at began stays withheld for its whole life.
             let t = now
             // Refused because of live touches: they are in the way (a still
             // one is then worth a watchdog's attention; see ng_touch_info).
-            if v.verdict == NG_VERDICT_DROP && (v.reason == .exclusive || v.reason == .multiTouch) {
+            if v.verdict == .drop && (v.reason == .exclusive || v.reason == .multiTouch) {
                 touches.refusedBecauseOf(target: target, sameView: v.reason == .multiTouch, at: t)
             }
             touches.began(LiveTouch(id: e.touch_id, view: target,
-                                    state: v.verdict == NG_VERDICT_DELIVER ? NG_TOUCH_STATE_DELIVERED : NG_TOUCH_STATE_WITHHELD,
+                                    state: v.verdict == .deliver ? NG_TOUCH_STATE_DELIVERED : NG_TOUCH_STATE_WITHHELD,
                                     beganNs: t, lastNs: t))
             return v
         case .moved:

@@ -66,10 +66,10 @@ extension Engine {
         } else {
             v = vote(ev, ng_event_want(e.type, e.phase), target: target, flags: 0)
             // A guard's hold begun inside this very vote blocks this press too.
-            if v.verdict == NG_VERDICT_DELIVER && holds.mask & typeBit != 0 { v = .ignoring(target, by: holds.blocking(typeBit)) }
+            if v.verdict == .deliver && holds.mask & typeBit != 0 { v = .ignoring(target, by: holds.blocking(typeBit)) }
         }
         presses.down(LivePress(type: e.type, device: e.touch_id, code: e.code, view: target, screen: stack.topID,
-                               downNs: now, state: v.verdict == NG_VERDICT_DELIVER ? .delivered : .withheld))
+                               downNs: now, state: v.verdict == .deliver ? .delivered : .withheld))
         return v
     }
 

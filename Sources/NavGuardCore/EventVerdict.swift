@@ -3,7 +3,7 @@ import CNavGuard
 
 /// The verdict on one event.
 public struct EventVerdict {
-    public var verdict: Int32        // NG_VERDICT_*
+    public var verdict: Verdict
     public var reason: Reason
     public var target: UInt64
     public var guardID: UnsafePointer<CChar>?
@@ -13,12 +13,12 @@ public struct EventVerdict {
 
     @inline(__always)
     static func deliver(_ target: UInt64) -> EventVerdict {
-        EventVerdict(verdict: NG_VERDICT_DELIVER, reason: .none, target: target, guardID: nil)
+        EventVerdict(verdict: .deliver, reason: .none, target: target, guardID: nil)
     }
 
     @inline(__always)
     static func drop(_ reason: Reason, _ target: UInt64, _ guardID: UnsafePointer<CChar>? = nil) -> EventVerdict {
-        EventVerdict(verdict: NG_VERDICT_DROP, reason: reason, target: target, guardID: guardID)
+        EventVerdict(verdict: .drop, reason: reason, target: target, guardID: guardID)
     }
 
     /// Dropped because `hold` blocks the event's type: named after its owner.

@@ -665,13 +665,13 @@ struct TransitionEndTests {
 struct TouchLifeTests {
     @Test func aRetiredTouchsLatePhasesDropCancelledWhileRemembered() {
         let (e, rec) = makeEngine()
-        #expect(touch(e, NG_TOUCH_BEGAN, 1).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_BEGAN, 1).verdict == .deliver)
         #expect(cancel(e, 1) == 1 && rec.touchCancels == [1] && e.touchCount == 0)
         #expect(touch(e, NG_TOUCH_MOVED, 1).reason == .cancelled)
         #expect(touch(e, NG_TOUCH_ENDED, 1).reason == .cancelled)
         #expect(touch(e, NG_TOUCH_ENDED, 1).reason == .invalid, "its end came: forgotten")
         // Sixteen later retirements push an unfinished one out.
-        #expect(touch(e, NG_TOUCH_BEGAN, 100).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_BEGAN, 100).verdict == .deliver)
         cancel(e, 100)
         for id: UInt64 in 200..<216 {
             _ = touch(e, NG_TOUCH_BEGAN, id)
@@ -680,7 +680,7 @@ struct TouchLifeTests {
         #expect(touch(e, NG_TOUCH_ENDED, 100).reason == .invalid)
         #expect(touch(e, NG_TOUCH_ENDED, 215).reason == .cancelled)
         // Its id is free at once.
-        #expect(touch(e, NG_TOUCH_BEGAN, 214).verdict == NG_VERDICT_DELIVER && touch(e, NG_TOUCH_ENDED, 214).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_BEGAN, 214).verdict == .deliver && touch(e, NG_TOUCH_ENDED, 214).verdict == .deliver)
         expectClean(rec)
         e.destroy()
     }
@@ -689,11 +689,11 @@ struct TouchLifeTests {
         let (e, rec) = makeEngine()
         for id: UInt64 in 0..<64 {
             try e.advanceTime(1 * ms)
-            #expect(touch(e, NG_TOUCH_BEGAN, id).verdict == NG_VERDICT_DELIVER)
+            #expect(touch(e, NG_TOUCH_BEGAN, id).verdict == .deliver)
         }
         try e.advanceTime(1 * ms)
         _ = touch(e, NG_TOUCH_MOVED, 0)                      // touch 0 is alive: touch 1 is idle longest
-        #expect(touch(e, NG_TOUCH_BEGAN, 64).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_BEGAN, 64).verdict == .deliver)
         #expect(rec.touchCancels == [1] && e.touchCount == 64)
         expectClean(rec)
         e.destroy()
@@ -704,7 +704,7 @@ struct TouchLifeTests {
         let hold = try! e.beginHold(label: nil, mask: UInt32(NG_MASK_TOUCH), maxDurationNs: 0)
         #expect(touch(e, NG_TOUCH_BEGAN, 5).reason == .ignoring)
         try! e.endHold(hold)
-        #expect(touch(e, NG_TOUCH_BEGAN, 5).verdict == NG_VERDICT_DELIVER, "the id is not blocked")
+        #expect(touch(e, NG_TOUCH_BEGAN, 5).verdict == .deliver, "the id is not blocked")
         #expect(rec.touchCancels.isEmpty && e.touchCount == 1)
         expectClean(rec)
         e.destroy()

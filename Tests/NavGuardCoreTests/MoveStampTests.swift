@@ -38,11 +38,11 @@ struct MoveStampTests {
 
     @Test func aMoveReadsNoClockAndTheNextReadingDatesIt() throws {
         let e = external()
-        #expect(touch(e, NG_TOUCH_BEGAN).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_BEGAN).verdict == .deliver)
         let reads = clockReads
         clockNs = 2_000
-        #expect(touch(e, NG_TOUCH_MOVED).verdict == NG_VERDICT_DELIVER)
-        #expect(touch(e, NG_TOUCH_MOVED).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_MOVED).verdict == .deliver)
+        #expect(touch(e, NG_TOUCH_MOVED).verdict == .deliver)
         #expect(clockReads == reads, "a moved event reads no clock")
         clockNs = 3_000
         e.beginCall()

@@ -276,7 +276,7 @@ struct BeganSelfCancelTests {
         }
         try g.add(to: e)
         let v = began(e, 1)
-        #expect(v.verdict == NG_VERDICT_DROP && v.reason == .ignoring)
+        #expect(v.verdict == .drop && v.reason == .ignoring)
         // The drop names the hold that blocked it, and its owner.
         #expect(v.guardID.map { String(cString: $0) } == "test.began-hold")
         #expect(v.holdToken == 1 && v.holdLabel.map { String(cString: $0) } == "began")
@@ -304,9 +304,9 @@ struct BeganSelfCancelTests {
         b.onHold = { g, n in if !n.ended { _ = g.h.pointee.touch_cancel!(g.h, 0) } }
         try a.add(to: e)
         try b.add(to: e)
-        #expect(began(e, 1).verdict == NG_VERDICT_DELIVER)           // an earlier, ordinary touch
+        #expect(began(e, 1).verdict == .deliver)           // an earlier, ordinary touch
         let v = began(e, 2)
-        #expect(v.verdict == NG_VERDICT_DROP && v.reason == .cancelled)
+        #expect(v.verdict == .drop && v.reason == .cancelled)
         #expect(rec.touchCancels == [1], "the earlier touch gets its cancel; the new one none")
         #expect(phase(e, NG_TOUCH_MOVED, 2).reason == .withheld)
         #expect(phase(e, NG_TOUCH_ENDED, 2).reason == .withheld)

@@ -40,10 +40,10 @@ final class PressLedger: EngineObserver {
 
     @Test func aPressEndsOnceByItsUp() {
         let (e, l) = engine()
-        #expect(press(e, NG_KEY_DOWN, A).verdict == NG_VERDICT_DELIVER)
+        #expect(press(e, NG_KEY_DOWN, A).verdict == .deliver)
         #expect(e.pressCount == 1)
-        #expect(press(e, NG_KEY_REPEAT, A).verdict == NG_VERDICT_DELIVER)
-        #expect(press(e, NG_KEY_UP, A).verdict == NG_VERDICT_DELIVER)
+        #expect(press(e, NG_KEY_REPEAT, A).verdict == .deliver)
+        #expect(press(e, NG_KEY_UP, A).verdict == .deliver)
         #expect(e.pressCount == 0)
         e.destroy()
         #expect(l.cancels.isEmpty)
@@ -52,10 +52,10 @@ final class PressLedger: EngineObserver {
     @Test func aDownOnAKeyStillDownEndsTheOldPressFirst() {
         let (e, l) = engine()
         press(e, NG_KEY_DOWN, A)
-        #expect(press(e, NG_KEY_DOWN, A).verdict == NG_VERDICT_DELIVER)
+        #expect(press(e, NG_KEY_DOWN, A).verdict == .deliver)
         #expect(l.causes == [NG_PRESS_LOST])
         #expect(e.pressCount == 1)
-        #expect(press(e, NG_KEY_UP, A).verdict == NG_VERDICT_DELIVER)
+        #expect(press(e, NG_KEY_UP, A).verdict == .deliver)
         #expect(l.cancels.count == 1)
     }
 
@@ -69,14 +69,14 @@ final class PressLedger: EngineObserver {
         #expect(l.causes == [NG_PRESS_DEVICE_REMOVED])
         #expect(l.cancels.first?.device == 0 && l.cancels.first?.type == NG_EVENT_REMOTE)
         #expect(e.pressCount == 2)
-        #expect(press(e, NG_KEY_UP, pad: 1, A).verdict == NG_VERDICT_DELIVER)
-        #expect(press(e, NG_KEY_UP, pad: 0, 13, type: NG_EVENT_KEY).verdict == NG_VERDICT_DELIVER)
+        #expect(press(e, NG_KEY_UP, pad: 1, A).verdict == .deliver)
+        #expect(press(e, NG_KEY_UP, pad: 0, 13, type: NG_EVENT_KEY).verdict == .deliver)
     }
 
     @Test func aTransitionCancelsHeldButtonsAndTheirRepeats() {
         let (e, l) = engine()
         press(e, NG_KEY_DOWN, DOWN)
-        #expect(press(e, NG_KEY_REPEAT, DOWN).verdict == NG_VERDICT_DELIVER)
+        #expect(press(e, NG_KEY_REPEAT, DOWN).verdict == .deliver)
         #expect(e.push(2, flags: ANIMATED).status == .applied)
         #expect(l.causes == [NG_PRESS_TRANSITION])
         #expect(l.cancels.first?.screen_id == 1)
@@ -84,8 +84,8 @@ final class PressLedger: EngineObserver {
         try! e.finishTransition(.all)
         #expect(press(e, NG_KEY_REPEAT, DOWN).reason == .cancelled)
         #expect(press(e, NG_KEY_UP, DOWN).reason == .cancelled)
-        #expect(press(e, NG_KEY_DOWN, DOWN).verdict == NG_VERDICT_DELIVER)
-        #expect(press(e, NG_KEY_REPEAT, DOWN).verdict == NG_VERDICT_DELIVER)
+        #expect(press(e, NG_KEY_DOWN, DOWN).verdict == .deliver)
+        #expect(press(e, NG_KEY_REPEAT, DOWN).verdict == .deliver)
         #expect(l.cancels.count == 1)
     }
 
@@ -105,7 +105,7 @@ final class PressLedger: EngineObserver {
         #expect(l.causes == [NG_PRESS_HOLD] && l.cancels.first?.type == NG_EVENT_KEY)
         let blocked = press(e, NG_KEY_DOWN, 115, type: NG_EVENT_KEY)
         #expect(blocked.reason == .ignoring && blocked.holdToken == tok)
-        #expect(press(e, NG_KEY_UP, A).verdict == NG_VERDICT_DELIVER)
+        #expect(press(e, NG_KEY_UP, A).verdict == .deliver)
         try e.endHold(tok)
         #expect(press(e, NG_KEY_UP, 115, type: NG_EVENT_KEY).reason == .withheld)
         #expect(press(e, NG_KEY_UP, 119, type: NG_EVENT_KEY).reason == .cancelled)
@@ -126,7 +126,7 @@ final class PressLedger: EngineObserver {
         }
         try g.add(to: e)
         let v = press(e, NG_KEY_DOWN, Int64(NG_BUTTON_B))
-        #expect(v.verdict == NG_VERDICT_DROP && v.reason == .cancelled)
+        #expect(v.verdict == .drop && v.reason == .cancelled)
         #expect(e.ids == [1])
         #expect(l.cancels.isEmpty)
         #expect(press(e, NG_KEY_UP, Int64(NG_BUTTON_B)).reason == .cancelled)
@@ -146,8 +146,8 @@ final class PressLedger: EngineObserver {
 
     @Test func aStrayUpPassesAsBefore() {
         let (e, _) = engine()
-        #expect(press(e, NG_KEY_UP, A).verdict == NG_VERDICT_DELIVER)
-        #expect(press(e, NG_KEY_REPEAT, A).verdict == NG_VERDICT_DELIVER)
+        #expect(press(e, NG_KEY_UP, A).verdict == .deliver)
+        #expect(press(e, NG_KEY_REPEAT, A).verdict == .deliver)
         #expect(e.pressCount == 0)
     }
 }

@@ -457,12 +457,12 @@ private final class Run {
         // A touch cancelled by what its own began set off (a guard's hold
         // notice cancelling touches) is dropped: the host never hears of it
         // again (touchCancelled fails on a cancel of a touch not yet began).
-        if v.verdict == NG_VERDICT_DROP && v.reason == .cancelled && !blocked {
+        if v.verdict == .drop && v.reason == .cancelled && !blocked {
             beganSelfCancels += 1
-        } else if blocked != (v.verdict == NG_VERDICT_DROP) {
+        } else if blocked != (v.verdict == .drop) {
             fail("began of \(id) with touch hold \(blocked) -> \(v.verdict) \(v.reason)")
         }
-        lives.append(TouchLife(id: id, delivered: v.verdict == NG_VERDICT_DELIVER))
+        lives.append(TouchLife(id: id, delivered: v.verdict == .deliver))
         liveTouches[id] = lives.count - 1
     }
 
@@ -473,12 +473,12 @@ private final class Run {
         let v = submitTouch(NG_TOUCH_MOVED, id)
         opLog.append("touch \(id) moved -> \(v.verdict) \(v.reason)")
         if drivingInFlight {
-            if v.verdict != NG_VERDICT_DELIVER { fail("move of driving touch \(id) dropped (\(v.reason))") }
+            if v.verdict != .deliver { fail("move of driving touch \(id) dropped (\(v.reason))") }
             if blocked { drivingMovesThroughHolds += 1 }
         }
         if t.cancelled {
             // Retired: dropped as cancelled while NavGuard remembers it.
-            if v.verdict != NG_VERDICT_DROP || (v.reason != .cancelled && v.reason != .invalid) {
+            if v.verdict != .drop || (v.reason != .cancelled && v.reason != .invalid) {
                 fail("move of cancelled touch \(id) -> \(v.verdict) \(v.reason)")
             }
             return
@@ -494,9 +494,9 @@ private final class Run {
         let v = submitTouch(phase, id)
         opLog.append("touch \(id) \(phase == NG_TOUCH_ENDED ? "ended" : "cancelled") -> \(v.verdict) \(v.reason)")
         if lives[k].delivered && !lives[k].cancelled {
-            if v.verdict != NG_VERDICT_DELIVER { fail("end of delivered touch \(id) dropped (\(v.reason))") }
+            if v.verdict != .deliver { fail("end of delivered touch \(id) dropped (\(v.reason))") }
             lives[k].ends += 1
-        } else if v.verdict == NG_VERDICT_DELIVER {
+        } else if v.verdict == .deliver {
             fail("end of touch \(id) delivered, though withheld or cancelled")
         }
         if driven?.touch == id {

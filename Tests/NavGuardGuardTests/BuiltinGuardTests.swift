@@ -192,9 +192,9 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
         _ = e.submit(push(2, "menu"))
         #expect(e.holdMask == UInt32(NG_MASK_DEFAULT))
         let t = e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 7)
-        #expect(t.verdict == NG_VERDICT_DROP && t.reason == .ignoring)
-        #expect(e.submitTestEvent(type: NG_EVENT_MOTION).verdict == NG_VERDICT_DROP)
-        #expect(e.submitTestEvent(type: NG_EVENT_KEY).verdict == NG_VERDICT_DELIVER)   // not in the mask
+        #expect(t.verdict == .drop && t.reason == .ignoring)
+        #expect(e.submitTestEvent(type: NG_EVENT_MOTION).verdict == .drop)
+        #expect(e.submitTestEvent(type: NG_EVENT_KEY).verdict == .deliver)   // not in the mask
         try e.finishTransition(.all)
         #expect(e.holdMask == 0)
         #expect(rec.holdEnds.count == 1)
@@ -214,12 +214,12 @@ private func push(_ id: UInt64, _ route: String, animated: Bool = true, source: 
 
     @Test func cancelsDeliveredTouchesWhenTheTransitionStarts() throws {
         let (e, rec) = try makeGuardEngine([GuardSpec(ngg_global_ignore_descriptor())])
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 5, view: 3).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 5, view: 3).verdict == .deliver)
         _ = e.submit(push(2, "menu"))
         #expect(rec.touchCancels.map(\.touch_id) == [5])
         #expect(rec.touchCancels.first?.view_id == 3)
         let end = e.submitTestTouch(NG_TOUCH_ENDED, id: 5, view: 3)
-        #expect(end.verdict == NG_VERDICT_DROP && end.reason == .cancelled)
+        #expect(end.verdict == .drop && end.reason == .cancelled)
     }
 
     @Test func optionOffTakesNoHold() throws {

@@ -36,9 +36,9 @@ struct DeviceOwnerTests {
     @Test func anotherPlayersPressAndRequestInThePauseMenuAreRefused() throws {
         let (e, _) = try paused()
         let down = press(e, NG_KEY_DOWN, device: player2)
-        #expect(down.verdict == NG_VERDICT_DROP && down.reason == .policy)
+        #expect(down.verdict == .drop && down.reason == .policy)
         #expect(down.guardID.map { String(cString: $0) } == "org.navguard.device-owner")
-        #expect(press(e, NG_KEY_UP, device: player2).verdict == NG_VERDICT_DROP)
+        #expect(press(e, NG_KEY_UP, device: player2).verdict == .drop)
         let back = e.submit(request(.back, device: player2))
         #expect(back.status == .refused && back.reason == .policy)
         #expect(back.message?.string == "owned by controller 1")
@@ -48,11 +48,11 @@ struct DeviceOwnerTests {
 
     @Test func theSharedKeyboardAndTheOwnerPass() throws {
         let (e, _) = try paused()
-        #expect(press(e, NG_KEY_DOWN, device: keyboard, type: NG_EVENT_KEY).verdict == NG_VERDICT_DELIVER)
-        #expect(press(e, NG_KEY_DOWN, device: player1).verdict == NG_VERDICT_DELIVER)
+        #expect(press(e, NG_KEY_DOWN, device: keyboard, type: NG_EVENT_KEY).verdict == .deliver)
+        #expect(press(e, NG_KEY_DOWN, device: player1).verdict == .deliver)
         // The keyboard's Options covers the pause menu and stays player 1's.
         #expect(e.submit(request(.push, device: keyboard, screen: Screen(id: 3, route: "options"))).status == .applied)
-        #expect(press(e, NG_KEY_REPEAT, device: player2).verdict == NG_VERDICT_DROP)
+        #expect(press(e, NG_KEY_REPEAT, device: player2).verdict == .drop)
         #expect(e.submit(request(.back, device: player1)).status == .applied)
         #expect(e.stackIDs == [1, 2])
         // A request made by no device (a timer) is nobody's to refuse.
@@ -62,10 +62,10 @@ struct DeviceOwnerTests {
 
     @Test func ownershipEndsWhenThePauseMenuLeavesTheTop() throws {
         let (e, _) = try paused()
-        #expect(press(e, NG_KEY_DOWN, device: player2).verdict == NG_VERDICT_DROP)
+        #expect(press(e, NG_KEY_DOWN, device: player2).verdict == .drop)
         #expect(e.submit(request(.back, device: player1)).status == .applied)
         #expect(e.stackIDs == [1])
-        #expect(press(e, NG_KEY_DOWN, device: player2).verdict == NG_VERDICT_DELIVER)
+        #expect(press(e, NG_KEY_DOWN, device: player2).verdict == .deliver)
         // Now player 2 pauses, and player 1 is the one left out.
         #expect(e.submit(request(.push, device: player2, screen: Screen(id: 4, route: "pause"))).status == .applied)
         #expect(e.submit(request(.back, device: player1)).status == .refused)

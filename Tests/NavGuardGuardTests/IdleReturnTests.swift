@@ -62,12 +62,12 @@ struct IdleReturnTests {
     @Test func deliveredInputResetsTheTimeDroppedInputDoesNot() throws {
         let (e, rec) = try kiosk()
         try e.setTime(600 * msNs)
-        #expect(e.submitTestEvent(type: NG_EVENT_KEY, code: 13).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestEvent(type: NG_EVENT_KEY, code: 13).verdict == .deliver)
         try at(e, ms: 1000)                     // the old deadline: not yet
         #expect(e.stackIDs == [1, 2, 3] && idleReturns(rec).isEmpty)
         // A move of a touch NavGuard never saw began is dropped: nobody there.
         try e.setTime(1200 * msNs)
-        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 99, view: 1).verdict == NG_VERDICT_DROP)
+        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 99, view: 1).verdict == .drop)
         try at(e, ms: 1599)
         #expect(e.stackIDs == [1, 2, 3])
         try at(e, ms: 1600)
@@ -115,7 +115,7 @@ struct IdleReturnTests {
         let (e, rec) = try kiosk(checkout: true)
         try at(e, ms: 1000)
         try e.setTime(3000 * msNs)
-        #expect(e.submitTestEvent(type: NG_EVENT_KEY, code: 13).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestEvent(type: NG_EVENT_KEY, code: 13).verdict == .deliver)
         #expect(engineStatus { () throws(EngineError) in try e.answerQuestion(rec.questions[0].id, NG_ANSWER_NO) } == NG_OK)
         #expect(idleReturns(rec).first?.reason == .declined && e.stackIDs == [1, 2, 3, 4])
         #expect(e.nextDeadline() == 4000 * msNs)

@@ -56,15 +56,15 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
             GuardSpec(b, #"{"type":3,"reason":1}"#),
         ])
         let v = e.submitTestEvent(type: NG_EVENT_KEY, code: 13)
-        #expect(v.verdict == NG_VERDICT_DROP && v.reason == .policy)
+        #expect(v.verdict == .drop && v.reason == .policy)
         #expect(String(cString: v.guardID!) == "org.test.drop-a")
-        #expect(e.submitTestEvent(type: NG_EVENT_SCROLL).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestEvent(type: NG_EVENT_SCROLL).verdict == .deliver)
     }
 
     @Test func everyEventTypeGetsAVerdict() throws {
         let (e, _) = try makeGuardEngine([])
         for t in [NG_EVENT_MOTION, NG_EVENT_REMOTE, NG_EVENT_KEY, NG_EVENT_SCROLL, NG_EVENT_HOVER] {
-            #expect(e.submitTestEvent(type: t).verdict == NG_VERDICT_DELIVER)
+            #expect(e.submitTestEvent(type: t).verdict == .deliver)
         }
     }
 
@@ -72,11 +72,11 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
         let (e, _) = try makeGuardEngine([])
         let tok = try e.beginHold(label: CStr("cache purge"), mask: UInt32(NG_MASK_REMOTE | NG_MASK_KEY), maxDurationNs: 0)
         #expect(e.submitTestEvent(type: NG_EVENT_REMOTE).reason == .ignoring)
-        #expect(e.submitTestEvent(type: NG_EVENT_KEY).verdict == NG_VERDICT_DROP)
-        #expect(e.submitTestEvent(type: NG_EVENT_MOTION).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 4).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestEvent(type: NG_EVENT_KEY).verdict == .drop)
+        #expect(e.submitTestEvent(type: NG_EVENT_MOTION).verdict == .deliver)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 4).verdict == .deliver)
         try e.endHold(tok)
-        #expect(e.submitTestEvent(type: NG_EVENT_KEY).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestEvent(type: NG_EVENT_KEY).verdict == .deliver)
     }
 }
 
@@ -90,9 +90,9 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
         // The view moves away; the touch is not re-hit-tested.
         try e.setView(view(11, parent: 10, 60, 60, 20, 20))
         let moved = e.submitTestEvent(type: NG_EVENT_TOUCH, phase: NG_TOUCH_MOVED, touchID: 1, x: 15, y: 15)
-        #expect(moved.target == 11 && moved.verdict == NG_VERDICT_DELIVER)
+        #expect(moved.target == 11 && moved.verdict == .deliver)
         let ended = e.submitTestEvent(type: NG_EVENT_TOUCH, phase: NG_TOUCH_ENDED, touchID: 1, x: 90, y: 90)
-        #expect(ended.target == 11 && ended.verdict == NG_VERDICT_DELIVER)
+        #expect(ended.target == 11 && ended.verdict == .deliver)
         #expect(e.touchCount == 0)
     }
 
@@ -106,12 +106,12 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
         let (e, _) = try makeGuardEngine([])
         #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 77, view: 1).reason == .invalid)
         #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 77, view: 1).reason == .invalid)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == .deliver)
         // Began twice: the first touch's end was lost. It ends with a cancel
         // and the second is a new touch, never blocked.
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == .deliver)
         #expect(e.touchCount == 1)
-        #expect(e.submitTestTouch(NG_TOUCH_CANCELLED, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_CANCELLED, id: 1, view: 1).verdict == .deliver)
         #expect(e.touchCount == 0)
     }
 
@@ -124,7 +124,7 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
         try e.removeView(10)
         #expect(rec.touchCancels.map(\.touch_id) == [1])
         #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 0).reason == .cancelled)
-        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 0).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 0).verdict == .deliver)
     }
 }
 
@@ -139,37 +139,37 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
 
     @Test func exclusiveViewOnlyWhenNoOtherViewTracks() throws {
         let e = try engine()
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == .deliver)
         let x = e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 2)
-        #expect(x.verdict == NG_VERDICT_DROP && x.reason == .exclusive)
+        #expect(x.verdict == .drop && x.reason == .exclusive)
         // Withheld for its whole life, even after the other touch ended.
         _ = e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 1)
         #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 2, view: 2).reason == .withheld)
         #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 2).reason == .withheld)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 2).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 2).verdict == .deliver)
     }
 
     @Test func anyViewWithheldWhileAnExclusiveViewTracks() throws {
         let e = try engine()
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 2).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 2).verdict == .deliver)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1).reason == .exclusive)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 3).reason == .exclusive)
     }
 
     @Test func multipleTouchOffWithholdsTheSecondTouch() throws {
         let e = try engine()
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == .deliver)
         let second = e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1)
-        #expect(second.verdict == NG_VERDICT_DROP && second.reason == .multiTouch)
+        #expect(second.verdict == .drop && second.reason == .multiTouch)
         #expect(second.target == 1)                       // not passed to another view
         // Multiple touch on: both delivered.
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 3).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 4, view: 3).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 3).verdict == .deliver)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 4, view: 3).verdict == .deliver)
     }
 
     @Test func everyViewExclusiveOption() throws {
         let e = try engine(#"{"every_view_exclusive":true}"#)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 3).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 3).verdict == .deliver)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 1).reason == .exclusive)
     }
 
@@ -181,8 +181,8 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
         func inWay() -> [UInt64: Int64] {
             Dictionary(uniqueKeysWithValues: (0..<e.touchCount).compactMap { e.touch(at: $0) }.map { ($0.touch_id, $0.in_way_ns) })
         }
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 3).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 1).verdict == .deliver)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 3).verdict == .deliver)
         #expect(inWay() == [1: 0, 2: 0])
         try e.advanceTime(5 * msNs)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 1).reason == .multiTouch)
@@ -198,9 +198,9 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
 
     @Test func unregisteredViewsHaveUIKitDefaults() throws {
         let e = try engine()
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 500).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 500).verdict == .deliver)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 500).reason == .multiTouch)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 501).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 501).verdict == .deliver)
     }
 }
 
@@ -223,7 +223,7 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
         _ = e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 5)
         _ = try e.beginHold(label: nil, mask: UInt32(NG_MASK_MOTION), maxDurationNs: 0)
         #expect(rec.touchCancels.isEmpty)
-        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 5).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 1, view: 5).verdict == .deliver)
     }
 
     @Test func destroyCancelsLiveTouches() throws {
@@ -278,13 +278,13 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
                     nextTouch += 1
                     let x = Double(rng.next() % 220)
                     let v = e.submitTestEvent(type: NG_EVENT_TOUCH, phase: NG_TOUCH_BEGAN, touchID: id, x: x, y: 10)
-                    if v.verdict == NG_VERDICT_DELIVER { deliveredBegan[id] = v.target } else { withheld.insert(id) }
+                    if v.verdict == .deliver { deliveredBegan[id] = v.target } else { withheld.insert(id) }
                     live.append(id)
                 case 3, 4:
                     guard !live.isEmpty else { continue }
                     let id = live[Int(rng.next() % UInt64(live.count))]
                     let v = e.submitTestEvent(type: NG_EVENT_TOUCH, phase: NG_TOUCH_MOVED, touchID: id, x: 1, y: 1)
-                    if v.verdict == NG_VERDICT_DELIVER {
+                    if v.verdict == .deliver {
                         #expect(!withheld.contains(id), "run \(run): withheld touch moved")
                         #expect(deliveredBegan[id] == v.target, "run \(run): touch reached two views")
                     }
@@ -294,7 +294,7 @@ private func dropTypeDescriptor(_ id: StaticString) -> UnsafePointer<ng_plugin_d
                     let id = live.remove(at: i)
                     let phase = rng.next() % 4 == 0 ? NG_TOUCH_CANCELLED : NG_TOUCH_ENDED
                     let v = e.submitTestEvent(type: NG_EVENT_TOUCH, phase: phase, touchID: id, x: 500, y: 500)
-                    if v.verdict == NG_VERDICT_DELIVER {
+                    if v.verdict == .deliver {
                         #expect(!withheld.contains(id), "run \(run): withheld touch ended delivered")
                         #expect(deliveredBegan[id] == v.target, "run \(run): end at another view")
                         ended[id, default: 0] += 1

@@ -64,14 +64,14 @@ struct DrivingTouchTests {
         #expect(r.message?.string.contains("withheld") == true)
         touch(e, NG_TOUCH_ENDED, edgeTouch)
         // Cancelled (awaiting its end).
-        #expect(touch(e, NG_TOUCH_BEGAN, edgeTouch).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_BEGAN, edgeTouch).verdict == .deliver)
         #expect(e.cancelTouches(edgeTouch) == 1)
         r = e.submit(swipe(edgeTouch))
         #expect(r.status == .refused && r.message?.string.contains("cancelled") == true)
         touch(e, NG_TOUCH_ENDED, edgeTouch)
         #expect(e.stackIDs == [1, 2, 3])
         // Live and delivered: applied, touch-driven, DRIVEN.
-        #expect(touch(e, NG_TOUCH_BEGAN, edgeTouch).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_BEGAN, edgeTouch).verdict == .deliver)
         r = e.submit(swipe(edgeTouch))
         #expect(r.status == .applied)
         let will = rec.phases(NG_PHASE_WILL)
@@ -93,8 +93,8 @@ struct DrivingTouchTests {
                                order: 0, flags: [.interactionEnabled]))
         // A finger on a button and a finger at the left edge.
         #expect(touch(e, NG_TOUCH_BEGAN, buttonTouch, x: 320, y: 320).target == buttonView)
-        #expect(touch(e, NG_TOUCH_BEGAN, edgeTouch).verdict == NG_VERDICT_DELIVER)
-        #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: 20).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_BEGAN, edgeTouch).verdict == .deliver)
+        #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: 20).verdict == .deliver)
         let r = e.submit(swipe(edgeTouch))
         #expect(r.status == .applied)
         // global-ignore took its hold: the button's touch was cancelled, the
@@ -103,7 +103,7 @@ struct DrivingTouchTests {
         #expect(rec.touchCancels.map(\.touch_id) == [buttonTouch])
         for x in stride(from: 40.0, through: 400, by: 40) {
             let v = touch(e, NG_TOUCH_MOVED, edgeTouch, x: x)
-            #expect(v.verdict == NG_VERDICT_DELIVER, "move to \(x): \(v.reason)")
+            #expect(v.verdict == .deliver, "move to \(x): \(v.reason)")
             try e.updateInteractive(x / 800)
         }
         #expect(touch(e, NG_TOUCH_MOVED, buttonTouch, x: 330, y: 320).reason == .cancelled)
@@ -114,7 +114,7 @@ struct DrivingTouchTests {
         #expect(e.cancelTouches(0) == 0)
         // Its end is delivered, once; the swipe is no longer driven.
         try e.advanceTime(120 * msNs)
-        #expect(touch(e, NG_TOUCH_ENDED, edgeTouch, x: 400).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_ENDED, edgeTouch, x: 400).verdict == .deliver)
         let info = try #require(e.trackView(.screen))
         #expect(info.swipe == NG_SWIPE_UNDRIVEN && info.swipe_since_ns == 120 * msNs)
         #expect(info.driving_touch == edgeTouch, "the named touch stays in the track info")
@@ -135,7 +135,7 @@ struct DrivingTouchTests {
         // The host swaps the screens' views under the finger.
         try e.removeView(buttonView)
         #expect(rec.touchCancels.isEmpty)
-        #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: 90).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: 90).verdict == .deliver)
         // Once the swipe is over it is an ordinary touch again.
         try e.finishTransition(.all)
         try e.setView(ViewSpec(id: buttonView, parent: 0, frame: Rect(x: 0, y: 200, width: 100, height: 200),
@@ -200,7 +200,7 @@ struct SwipeReleaseTests {
         try e.updateInteractive(0.3)
         try e.releaseInteractive(finish: false)             // before the touch ended: allowed
         #expect(e.trackView(.screen)?.swipe == NG_SWIPE_CANCELLING)
-        #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: 50).verdict == NG_VERDICT_DELIVER, "still its finger")
+        #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: 50).verdict == .deliver, "still its finger")
         touch(e, NG_TOUCH_ENDED, edgeTouch, x: 50)
         #expect(e.trackView(.screen)?.swipe == NG_SWIPE_CANCELLING, "the decision outlives the touch")
         #expect(engineStatus { () throws(EngineError) in try e.finishTransition(.all) } == NG_E_STATE)
@@ -263,8 +263,8 @@ struct SwipeWatchdogTests {
         for _ in 0..<30 { try advance(e, ms: 100) }
         #expect(e.isInteractive && rec.reports.isEmpty)
         #expect(rec.phases(NG_PHASE_CANCELLED).isEmpty && rec.touchCancels.isEmpty)
-        #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: 480).verdict == NG_VERDICT_DELIVER)
-        #expect(touch(e, NG_TOUCH_ENDED, edgeTouch, x: 480).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: 480).verdict == .deliver)
+        #expect(touch(e, NG_TOUCH_ENDED, edgeTouch, x: 480).verdict == .deliver)
         try e.releaseInteractive(finish: true)
         // The settle animation takes 250 ms, then completes.
         try advance(e, ms: 250)
@@ -341,11 +341,11 @@ struct SwipeWatchdogTests {
         #expect(e.holdCount == 1, "global-ignore's hold, tied to the swipe")
         for s in 1...12 {
             try advance(e, ms: 1000)
-            #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: Double(20 + 20 * s)).verdict == NG_VERDICT_DELIVER)
+            #expect(touch(e, NG_TOUCH_MOVED, edgeTouch, x: Double(20 + 20 * s)).verdict == .deliver)
         }
         try advance(e, ms: 3000)
         #expect(e.isInteractive && rec.touchCancels.isEmpty && rec.reports.isEmpty && e.holdCount == 1)
-        #expect(touch(e, NG_TOUCH_ENDED, edgeTouch, x: 500).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_ENDED, edgeTouch, x: 500).verdict == .deliver)
         try e.releaseInteractive(finish: true)
         try advance(e, ms: 250)
         try e.completeInteractive()

@@ -207,16 +207,16 @@ struct WatchdogTests {
         // cancelled, nothing is reported, and its release is delivered.
         let (e, rec) = try makeGuardEngine([watchdog(), exclusiveTouch()])
         try e.advanceTime(1000 * msNs)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 7, view: 3).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 7, view: 3).verdict == .deliver)
         #expect(e.nextDeadline() == Limits.noDeadline)
         try advance(e, ms: 60_000)
         #expect(rec.touchCancels.isEmpty && rec.reports.isEmpty && rec.logs.isEmpty)
         // A touch on another (non-exclusive) view is not refused: still nothing.
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 8, view: 4).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 8, view: 4).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 8, view: 4).verdict == .deliver)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 8, view: 4).verdict == .deliver)
         try advance(e, ms: 60_000)
         #expect(rec.touchCancels.isEmpty && rec.reports.isEmpty)
-        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 7, view: 3).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 7, view: 3).verdict == .deliver)
     }
 
     @Test func aStillTouchInTheWayIsCancelled() throws {
@@ -225,10 +225,10 @@ struct WatchdogTests {
         // limit (11000 ms) the first is cancelled, and the next touch works.
         let (e, rec) = try makeGuardEngine([watchdog(), exclusiveTouch()])
         try e.advanceTime(1000 * msNs)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 7, view: 3).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 7, view: 3).verdict == .deliver)
         try advance(e, ms: 3000)
         let second = e.submitTestTouch(NG_TOUCH_BEGAN, id: 8, view: 3)
-        #expect(second.verdict == NG_VERDICT_DROP && second.reason == .multiTouch)
+        #expect(second.verdict == .drop && second.reason == .multiTouch)
         #expect(e.touch(at: 0)?.in_way_ns == 4000 * msNs)
         e.submitTestTouch(NG_TOUCH_ENDED, id: 8, view: 3)
         #expect(e.nextDeadline() == 11_000 * msNs)
@@ -243,8 +243,8 @@ struct WatchdogTests {
         // The cancelled touch is retired: its end is dropped; no new deadline.
         #expect(e.nextDeadline() == Limits.noDeadline)
         let end = e.submitTestTouch(NG_TOUCH_ENDED, id: 7, view: 3)
-        #expect(end.verdict == NG_VERDICT_DROP && end.reason == .cancelled)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 9, view: 3).verdict == NG_VERDICT_DELIVER)
+        #expect(end.verdict == .drop && end.reason == .cancelled)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 9, view: 3).verdict == .deliver)
         #expect(rec.touchCancels.count == 1)
     }
 
@@ -252,29 +252,29 @@ struct WatchdogTests {
         // Exclusive touch: still for 30 s and in nobody's way, then a tap on
         // another view is refused because of it: it is cancelled at once.
         let (e, rec) = try makeGuardEngine([watchdog(), exclusiveTouch(#"{"every_view_exclusive":true}"#)])
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 2).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 2).verdict == .deliver)
         try advance(e, ms: 30_000)
         #expect(rec.touchCancels.isEmpty && rec.reports.isEmpty)
         let tap = e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 5)
-        #expect(tap.verdict == NG_VERDICT_DROP && tap.reason == .exclusive)
+        #expect(tap.verdict == .drop && tap.reason == .exclusive)
         #expect(e.nextDeadline() == 10_000 * msNs, "overdue: the next tick")
         try e.tick()
         #expect(rec.touchCancels.map(\.touch_id) == [1] && rec.reports.count == 1)
         #expect(rec.reports[0].text.contains("  touch: 1 on view 2 live for 30000 ms, idle 30000 ms (limit 10000 ms), in the way: a touch refused because of it at 30000 ms: cancelled"), "\(rec.reports[0].text)")
         // The refused tap stays withheld; the next one is delivered.
         e.submitTestTouch(NG_TOUCH_ENDED, id: 2, view: 5)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 5).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 3, view: 5).verdict == .deliver)
     }
 
     @Test func aTouchInTheWayThatMovesAgainIsAlive() throws {
         // In the way while it was moving, then still: the refusal came
         // before it came to rest, so its rest blocks nothing.
         let (e, rec) = try makeGuardEngine([watchdog(), exclusiveTouch()])
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 4, view: 1).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 4, view: 1).verdict == .deliver)
         try advance(e, ms: 500)
         #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 5, view: 1).reason == .multiTouch)
         try advance(e, ms: 500)
-        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 4, view: 1).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 4, view: 1).verdict == .deliver)
         try advance(e, ms: 1)
         #expect(e.nextDeadline() == Limits.noDeadline)
         try advance(e, ms: 60_000)
@@ -285,10 +285,10 @@ struct WatchdogTests {
         // resting_touch_limit_ms (off by default): a toolkit that never
         // reuses ids and can lose an end. A moving finger is still alive.
         let (e, rec) = try makeGuardEngine([watchdog(#"{"resting_touch_limit_ms":20000}"#)])
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 4, view: 1).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 4, view: 1).verdict == .deliver)
         for _ in 0..<12 {
             try advance(e, ms: 1000)
-            #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 4, view: 1).verdict == NG_VERDICT_DELIVER)
+            #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 4, view: 1).verdict == .deliver)
         }
         #expect(e.nextDeadline() == 32_000 * msNs, "20 s after its last move")
         try advance(e, ms: 19_999)
@@ -325,7 +325,7 @@ struct WatchdogTests {
         // A touch withheld by a hold is not the watchdog's business.
         let (e, rec) = try makeGuardEngine([watchdog(#"{"hold_limit_ms":0}"#)])
         _ = try e.beginHold(label: CStr("modal"), mask: UInt32(NG_MASK_TOUCH), maxDurationNs: 0)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 2).verdict == NG_VERDICT_DROP)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 2).verdict == .drop)
         #expect(e.nextDeadline() == Limits.noDeadline)
         try advance(e, ms: 60_000)
         #expect(rec.reports.isEmpty && rec.touchCancels.isEmpty && rec.holdEnds.isEmpty)
@@ -412,11 +412,11 @@ struct WatchdogTests {
         let b = e.submit(push(3, "other"))
         #expect(b.status == .refused)
         try e.advanceTime(10 * msNs)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 5, view: 9).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 5, view: 9).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 5, view: 9).verdict == .deliver)
+        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 5, view: 9).verdict == .deliver)
         try e.advanceTime(10 * msNs)
-        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 5, view: 9).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submitTestEvent(type: NG_EVENT_KEY, phase: 1, view: 6).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_ENDED, id: 5, view: 9).verdict == .deliver)
+        #expect(e.submitTestEvent(type: NG_EVENT_KEY, phase: 1, view: 6).verdict == .deliver)
         try advance(e, ms: 1980)
         let l = lines(try #require(rec.reports.first?.text))
         // Moves are not kept (the watchdog's event_mask): a moving finger
@@ -499,12 +499,12 @@ struct WatchdogTests {
 
     @Test func eventsAreAlwaysAllowed() throws {
         let (e, _) = try makeGuardEngine([watchdog()])
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 2).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 2).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 1, view: 2).verdict == NG_VERDICT_DELIVER)
-        #expect(e.submitTestTouch(NG_TOUCH_CANCELLED, id: 1, view: 2).verdict == NG_VERDICT_DELIVER)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 1, view: 2).verdict == .deliver)
+        #expect(e.submitTestTouch(NG_TOUCH_BEGAN, id: 2, view: 2).verdict == .deliver)
+        #expect(e.submitTestTouch(NG_TOUCH_MOVED, id: 1, view: 2).verdict == .deliver)
+        #expect(e.submitTestTouch(NG_TOUCH_CANCELLED, id: 1, view: 2).verdict == .deliver)
         for type in [NG_EVENT_MOTION, NG_EVENT_REMOTE, NG_EVENT_KEY, NG_EVENT_SCROLL, NG_EVENT_HOVER] {
-            #expect(e.submitTestEvent(type: type).verdict == NG_VERDICT_DELIVER, "type \(type)")
+            #expect(e.submitTestEvent(type: type).verdict == .deliver, "type \(type)")
         }
     }
 }

@@ -444,12 +444,12 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
     @Test func dropsEvents() throws {
         let (e, _) = try makeEngine([(gatekeeperDescriptor(), #"{"drop_key": 27}"#)])
         let dropped = keyEvent(e, code: 27)
-        #expect(dropped.verdict == NG_VERDICT_DROP)
+        #expect(dropped.verdict == .drop)
         #expect(dropped.reason == .policy)
         #expect(dropped.guardID.map { String(cString: $0) } == "org.example.kit.gatekeeper")
-        #expect(keyEvent(e, code: 13).verdict == NG_VERDICT_DELIVER)
-        #expect(touch(e, NG_TOUCH_BEGAN, id: 1, view: 5).verdict == NG_VERDICT_DELIVER)
-        #expect(touch(e, NG_TOUCH_ENDED, id: 1, view: 5).verdict == NG_VERDICT_DELIVER)
+        #expect(keyEvent(e, code: 13).verdict == .deliver)
+        #expect(touch(e, NG_TOUCH_BEGAN, id: 1, view: 5).verdict == .deliver)
+        #expect(touch(e, NG_TOUCH_ENDED, id: 1, view: 5).verdict == .deliver)
         e.destroy()
     }
 
@@ -459,9 +459,9 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
         #expect(Engine.validate(keyCounterDescriptor()) == nil)
         KeyCounter.seen = []
         let (e, _) = try makeEngine([(keyCounterDescriptor(), "{}")])
-        #expect(touch(e, NG_TOUCH_BEGAN, id: 1, view: 5).verdict == NG_VERDICT_DELIVER)
-        #expect(touch(e, NG_TOUCH_ENDED, id: 1, view: 5).verdict == NG_VERDICT_DELIVER)
-        #expect(keyEvent(e, code: 13).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_BEGAN, id: 1, view: 5).verdict == .deliver)
+        #expect(touch(e, NG_TOUCH_ENDED, id: 1, view: 5).verdict == .deliver)
+        #expect(keyEvent(e, code: 13).verdict == .deliver)
         #expect(KeyCounter.seen == [NG_EVENT_KEY])
         e.destroy()
     }
@@ -517,7 +517,7 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
         #expect(e.holdCount == 1)
         #expect(e.holdMask == UInt32(NG_MASK_TOUCH))
         #expect(touch(e, NG_TOUCH_BEGAN, id: 1, view: 9).reason == .ignoring)
-        #expect(keyEvent(e, code: 1).verdict == NG_VERDICT_DELIVER)
+        #expect(keyEvent(e, code: 1).verdict == .deliver)
         #expect(e.submit(Request(kind: .pop)).status == .applied)
         #expect(e.holdCount == 0)
         #expect(rec.holdEnds.count == 1 && rec.holdEnds[0].label?.string == "modal")
@@ -571,7 +571,7 @@ func addStatus(_ e: Engine, _ d: UnsafePointer<ng_plugin_descriptor>, _ config: 
         #expect(!h.isInFlight(NG_TRACK_SCREEN) && h.track(NG_TRACK_BAR) == nil)
         try e.advanceTime(5)
         #expect(h.now == 5)
-        #expect(touch(e, NG_TOUCH_BEGAN, id: 3, view: 4).verdict == NG_VERDICT_DELIVER)
+        #expect(touch(e, NG_TOUCH_BEGAN, id: 3, view: 4).verdict == .deliver)
         #expect(h.touchCount == 1 && h.touch(at: 0)?.touch_id == 3 && h.touchCount(onView: 4) == 1)
         #expect(h.viewFlags(4) == nil)
         #expect(h.deferredCount == 0 && h.deferred(at: 0) == nil)

@@ -122,7 +122,7 @@ private func route(_ box: ContextBox, _ event: UnsafePointer<ng_event>, _ out: U
     if let rec { recordEventReturn(rec, v) }
     if let out {
         if _fastPath(out.pointee.size >= UInt32(MemoryLayout<ng_event_result>.size)) {
-            out.pointee.verdict = v.verdict
+            out.pointee.verdict = v.verdict.rawValue
             out.pointee.reason = v.reason.rawValue
             out.pointee.target_view = v.target
             out.pointee.guard_id = v.guardID
@@ -147,7 +147,7 @@ private func recordEventArgs(_ rec: Unmanaged<Recorder>, _ event: UnsafePointer<
 @inline(never)
 private func recordEventReturn(_ rec: Unmanaged<Recorder>, _ v: EventVerdict) {
     rec._withUnsafeGuaranteedRef {
-        if !$0.leaveEvent(v) { $0.result(.event(verdict: v.verdict, reason: v.reason.rawValue, view: v.target, guardID: v.guardID)) }
+        if !$0.leaveEvent(v) { $0.result(.event(verdict: v.verdict.rawValue, reason: v.reason.rawValue, view: v.target, guardID: v.guardID)) }
     }
 }
 
@@ -155,7 +155,7 @@ private func recordEventReturn(_ rec: Unmanaged<Recorder>, _ v: EventVerdict) {
 @inline(never)
 private func writeShortResult(_ v: EventVerdict, _ out: UnsafeMutablePointer<ng_event_result>) {
     var r = ng_event_result()
-    r.verdict = v.verdict
+    r.verdict = v.verdict.rawValue
     r.reason = v.reason.rawValue
     r.target_view = v.target
     r.guard_id = v.guardID

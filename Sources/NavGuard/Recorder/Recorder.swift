@@ -294,7 +294,7 @@ final class Recorder {
         guard ngc_ring_begin(ring) else { return true }
         let p = base + lastStart
         var w = RecordWriter(base + lastEnd, end: base + lastEnd + CallResult.eventSize)
-        CallResult.encodeEvent(&w, verdict: v.verdict, reason: v.reason.rawValue, view: v.target)
+        CallResult.encodeEvent(&w, verdict: v.verdict.rawValue, reason: v.reason.rawValue, view: v.target)
         lastEnd &+= CallResult.eventSize
         // The ret's bytes first, then the header word saying they are there.
         let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
