@@ -168,6 +168,23 @@ static int count(const char *text, const char *what) {
     return n;
 }
 
+/* Parts 4 to 6: a context on `o` with a root, one full-screen view, `guard`
+ * (or none) in its chain, recording into a ring of 1,000 records. */
+static ng_context *ring_context(const ng_options *o, const ng_plugin_descriptor *guard) {
+    ng_context *rc = NULL;
+    MUST(rc, ng_context_create(o, &rc));
+    ng_screen root = { 1, "home", NULL };
+    MUST(rc, ng_stack_set_root(rc, &root));
+    if (guard) MUST(rc, ng_chain_add(rc, guard, NULL));
+    ng_view w = NG_VIEW_INIT;
+    w.id = 1; w.frame.width = 1024; w.frame.height = 768;
+    MUST(rc, ng_view_set(rc, &w));
+    ng_record_options rr = NG_RECORD_OPTIONS_INIT;
+    rr.ring_records = 1000;
+    MUST(rc, ng_record_start(rc, &rr));
+    return rc;
+}
+
 int main(void) {
     char dir[] = "/tmp/navguard-record-XXXXXX";
     if (!mkdtemp(dir)) return 1;
@@ -242,16 +259,7 @@ int main(void) {
      * and the newest event is whole, with its result. */
     {
         ng_options o = NG_OPTIONS_INIT;
-        ng_context *rc = NULL;
-        MUST(rc, ng_context_create(&o, &rc));
-        ng_screen root = { 1, "home", NULL };
-        MUST(rc, ng_stack_set_root(rc, &root));
-        ng_view w = NG_VIEW_INIT;
-        w.id = 1; w.frame.width = 1024; w.frame.height = 768;
-        MUST(rc, ng_view_set(rc, &w));
-        ng_record_options rr = NG_RECORD_OPTIONS_INIT;
-        rr.ring_records = 1000;
-        MUST(rc, ng_record_start(rc, &rr));
+        ng_context *rc = ring_context(&o, NULL);
         ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
         e.phase = NG_TOUCH_BEGAN; e.touch_id = 1; e.x = 10; e.y = 10;
         ng_event_result r = NG_EVENT_RESULT_INIT;
@@ -287,17 +295,7 @@ int main(void) {
     {
         ng_options o = NG_OPTIONS_INIT;
         o.delegate.on_log = quiet_log;
-        ng_context *rc = NULL;
-        MUST(rc, ng_context_create(&o, &rc));
-        ng_screen root = { 1, "home", NULL };
-        MUST(rc, ng_stack_set_root(rc, &root));
-        MUST(rc, ng_chain_add(rc, &dropper, NULL));
-        ng_view w = NG_VIEW_INIT;
-        w.id = 1; w.frame.width = 1024; w.frame.height = 768;
-        MUST(rc, ng_view_set(rc, &w));
-        ng_record_options rr = NG_RECORD_OPTIONS_INIT;
-        rr.ring_records = 1000;
-        MUST(rc, ng_record_start(rc, &rr));
+        ng_context *rc = ring_context(&o, &dropper);
         ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
         e.phase = NG_TOUCH_BEGAN; e.touch_id = 1; e.x = 1000; e.y = 10;
         ng_event_result r = NG_EVENT_RESULT_INIT;
@@ -339,16 +337,7 @@ int main(void) {
      * the last instant read before it. */
     {
         ng_options o = NG_OPTIONS_INIT;
-        ng_context *rc = NULL;
-        MUST(rc, ng_context_create(&o, &rc));
-        ng_screen root = { 1, "home", NULL };
-        MUST(rc, ng_stack_set_root(rc, &root));
-        ng_view w = NG_VIEW_INIT;
-        w.id = 1; w.frame.width = 1024; w.frame.height = 768;
-        MUST(rc, ng_view_set(rc, &w));
-        ng_record_options rr = NG_RECORD_OPTIONS_INIT;
-        rr.ring_records = 1000;
-        MUST(rc, ng_record_start(rc, &rr));
+        ng_context *rc = ring_context(&o, NULL);
         ng_event e = NG_EVENT_INIT(NG_EVENT_TOUCH);
         e.phase = NG_TOUCH_BEGAN; e.touch_id = 1; e.x = 10; e.y = 10;
         ng_event_result r = NG_EVENT_RESULT_INIT;
