@@ -1606,7 +1606,10 @@ static void test_stick_dpad(void) {
         if (g_stick_n > before && stick_is(before, NG_KEY_REPEAT, NG_BUTTON_DPAD_UP, id)) at[repeats++] = SDL_GetTicks64();
     }
     EXPECT(repeats == 2, "%d repeat(s) of a held stick in 5 s", repeats);
-    EXPECT(at[0] >= down + 400 && at[1] >= at[0] + 100, "repeats at +%llu and +%llu ms (want >= 400, then +100)",
+    /* at[] is read after each repeat was made, the next one being due 100 ms
+     * after it was made: a tick that moved between making and reading (under
+     * an emulator, a few) shortens the gap read, never the gap kept. */
+    EXPECT(at[0] >= down + 400 && at[1] + 3 >= at[0] + 100, "repeats at +%llu and +%llu ms (want >= 400, then +100)",
            (unsigned long long)(at[0] - down), (unsigned long long)(at[1] - down));
     for (int i = 0; i < g_stick_n; i++)
         EXPECT(g_stick[i].phase == NG_KEY_REPEAT, "the wait made a %s", ng_key_phase_name(g_stick[i].phase));
