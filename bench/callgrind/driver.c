@@ -2,7 +2,8 @@
 /* callgrind driver: the event path per moved event (bench/README.md). Each mode
  * builds one scenario (50 views, one live touch), then moves it N/10 + N
  * times in run_loop, the only function callgrind collects (push, push-default:
- * N/10 + N push+finish pairs in run_push, collected with
+ * N/10 + N push+finish pairs in run_push, push-ring the same recording into a
+ * ring of 100000 records, collected with
  * --toggle-collect=run_push; Ir per pair = total / (1.1 x N)). Not a benchmark
  * target (not in bench/*.c): built by hand. */
 #include <navguard/navguard.h>
@@ -66,7 +67,8 @@ int main(int argc, char **argv) {
   CHECK(ng_context_create(&o, &ctx));
   ng_screen root = { 1, "home", NULL }; CHECK(ng_stack_set_root(ctx, &root));
   if (!strcmp(m, "trivial")) for (int i = 0; i < 5; i++) CHECK(ng_chain_add(ctx, &td[i], NULL));
-  if (!strncmp(m, "default", 7) || !strncmp(m, "rec", 3) || !strcmp(m, "push-default")) CHECK(ng_chain_configure(ctx, NULL));
+  if (!strncmp(m, "default", 7) || !strncmp(m, "rec", 3) || !strcmp(m, "push-default") || !strcmp(m, "push-ring")) CHECK(ng_chain_configure(ctx, NULL));
+  if (!strcmp(m, "push-ring")) { ng_record_options ro0 = NG_RECORD_OPTIONS_INIT; ro0.ring_records = 100000; CHECK(ng_record_start(ctx, &ro0)); }
   if (!strncmp(m, "push", 4)) { run_push(ctx, n / 10); run_push(ctx, n); CHECK(ng_context_destroy(ctx)); return 0; }
   if (!strcmp(m, "holds")) for (int i = 0; i < 1000; i++) { uint64_t t; CHECK(ng_hold_begin(ctx, "b", NG_MASK_KEY, 0, &t)); }
   ng_record_options ro = NG_RECORD_OPTIONS_INIT;
