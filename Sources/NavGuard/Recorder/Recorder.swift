@@ -292,13 +292,10 @@ final class Recorder {
         }
         depth = 0
         guard ngc_ring_begin(ring) else { return true }
-        let p = base + lastStart
         var w = RecordWriter(base + lastEnd, end: base + lastEnd + CallResult.eventSize)
         CallResult.encodeEvent(&w, verdict: v.verdict.rawValue, reason: v.reason.rawValue, view: v.target)
         lastEnd &+= CallResult.eventSize
-        // The ret's bytes first, then the header word saying they are there.
-        let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
-        ngc_store_word(p, (word | UInt64(RecordFlags.hasRet) << 48).littleEndian)
+        storeRet(at: lastStart, size: nil)
         ngc_ring_end(ring)
         return true
     }
@@ -328,7 +325,8 @@ final class Recorder {
         // directly.
         if status == NG_OK, case .event(let verdict, let reason, let view, .none) = frames[i].result,
            frames[i].record >= 0, frames[i].record == lastStart,
-           engineRef._withUnsafeGuaranteedRef({ $0.trackDatedAt == nil }), extendLastEvent(verdict, reason, view) {
+           engineRef._withUnsafeGuaranteedRef({ $0.trackDatedAt == nil }),
+           extendLast({ CallResult.encodeEvent(&$0, verdict: verdict, reason: reason, view: view) }) {
             return
         }
         let result = frames[i].result
@@ -445,37 +443,20 @@ final class Recorder {
         tail = start &+ size
         lastEnd = end
         ngc_ring_set_tail(ring, UInt64(tail))
-        let p = base + start
-        let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
-        let h = RecordHeader(size: UInt32(truncatingIfNeeded: size), kind: UInt8(truncatingIfNeeded: word >> 32), code: UInt8(truncatingIfNeeded: word >> 40),
-                             flags: UInt16(truncatingIfNeeded: word >> 48) | RecordFlags.hasRet, seq: 0)
-        ngc_store_word(p, h.word.littleEndian)
+        storeRet(at: start, size: size)
         return true
     }
 
-    /// extendLast for an event's short ret (CallResult.encode: the same
-    /// bytes); false when it does not fit.
+    /// The record at `start` holds its call's ret now, and is `size` bytes
+    /// (nil: as it was): one store of its header's first word, made after
+    /// the ret's bytes, so a crash dump reads the call with or without its
+    /// ret, never half of one.
     @inline(__always)
-    private func extendLastEvent(_ verdict: Int32, _ reason: Int32, _ view: UInt64) -> Bool {
-        guard failed == nil, ngc_ring_begin(ring) else { return true }
-        defer { ngc_ring_end(ring) }
-        let start = lastStart
-        var w = RecordWriter(base + lastEnd, end: base + start + reserve)
-        CallResult.encodeEvent(&w, verdict: verdict, reason: reason, view: view)
-        guard !w.overflow else { return false }
-        let end = w.p - base
-        let size = (end &- start &+ 7) & ~7
-        // As extendLast: the new end first, then the header saying so.
-        let grown = start &+ size &- tail
-        used &+= grown
-        bytesSinceFull &+= grown
-        tail = start &+ size
-        lastEnd = end
-        ngc_ring_set_tail(ring, UInt64(tail))
+    private func storeRet(at start: Int, size: Int?) {
         let p = base + start
-        let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
-        ngc_store_word(p, ((word & ~0xFFFF_FFFF) | UInt64(UInt32(truncatingIfNeeded: size)) | UInt64(RecordFlags.hasRet) << 48).littleEndian)
-        return true
+        var word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)) | UInt64(RecordFlags.hasRet) << 48
+        if let size { word = (word & ~0xFFFF_FFFF) | UInt64(UInt32(truncatingIfNeeded: size)) }
+        ngc_store_word(p, word.littleEndian)
     }
 
     /// Make `room` bytes free after `tail`: a ring drops its oldest records
