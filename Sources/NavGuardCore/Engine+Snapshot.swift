@@ -9,15 +9,33 @@ import CNavGuard
 extension Engine {
     public static let snapshotVersion: Int64 = 1
 
-    public func snapshot() -> String { Engine.snapshot(of: stack.screens) }
+    /// The stack's snapshot: its state's (`State.snapshot`).
+    public func snapshot() -> String { State(stack: stack.screens).snapshot() }
 
-    /// The snapshot of `screens`: the one writer of this format (replay
-    /// writes a recorded stack with it, for ng_stack_restore).
+    /// The snapshot of `screens` (State.snapshot, the one writer).
+    public static func snapshot(of list: [Screen]) -> String { State(stack: list).snapshot() }
+
+    /// Parse a snapshot into screens without touching the stack.
     @_optimize(size)
-    public static func snapshot(of list: [Screen]) -> String {
+    public static func parseSnapshot(_ bytes: UnsafeBufferPointer<UInt8>) throws(EngineError) -> [Screen] {
+        try State(snapshot: bytes).stack
+    }
+
+    /// Restore a snapshot; malformed input leaves the stack unchanged.
+    @_optimize(size)
+    public func restore(snapshot bytes: UnsafeBufferPointer<UInt8>) throws(EngineError) {
+        try restore(try State(snapshot: bytes))
+    }
+}
+
+extension Engine.State {
+    /// The snapshot of the stack: the one writer of this format (a state
+    /// without a stack writes an empty list, which no restore accepts).
+    @_optimize(size)
+    public func snapshot() -> String {
         var screens: [JSONValue] = []
-        screens.reserveCapacity(list.count)
-        for s in list {
+        screens.reserveCapacity(stack.count)
+        for s in stack {
             var fields: [(String, JSONValue)] = [("id", .integer(Int64(bitPattern: s.id))),
                                                  ("route", .string(s.route.string)),
                                                  ("identity", .string(s.identity.string))]
@@ -29,9 +47,10 @@ extension Engine {
                                        ("screens", .array(screens))]))
     }
 
-    /// Parse a snapshot into screens without touching the stack.
+    /// A snapshot read into a state holding its stack.
     @_optimize(size)
-    public static func parseSnapshot(_ bytes: UnsafeBufferPointer<UInt8>) throws(EngineError) -> [Screen] {
+    public init(snapshot bytes: UnsafeBufferPointer<UInt8>) throws(EngineError) {
+        let snapshotVersion = Engine.snapshotVersion
         let value: JSONValue
         do throws(JSONError) { value = try JSON.parse(bytes) } catch {
             throw EngineError(NG_E_PARSE, "snapshot is not valid JSON: \(error.message)")
@@ -62,36 +81,22 @@ extension Engine {
             if let idItem, !idItem.isNull, idItem.string == nil {
                 throw EngineError(NG_E_PARSE, "screens[\(i)].identity must be a string")
             }
-            let identity = idItem?.string ?? route
-            // Routes and identities are handed out as C strings: no NUL inside.
-            if route.utf8.contains(0) || identity.utf8.contains(0) {
-                throw EngineError(NG_E_RANGE, "screens[\(i)] has a NUL character in its route or identity")
-            }
-            if route.utf8.count > Limits.maxString || identity.utf8.count > Limits.maxString {
-                throw EngineError(NG_E_RANGE, "screens[\(i)] has a string longer than \(Limits.maxString) bytes")
-            }
-            if route.isEmpty { throw EngineError(NG_E_RANGE, "screens[\(i)].route is empty") }
             var flags: UInt32 = 0
             if let f = item["flags"], !f.isNull {
-                guard let v = f.int64, let u = UInt32(exactly: v), screenFlagsProblem(u) == nil else {
+                guard let v = f.int64, let u = UInt32(exactly: v) else {
                     throw EngineError(NG_E_RANGE, "screens[\(i)].flags must be NG_SCREENF_* bits")
                 }
                 flags = u
             }
-            var screen = Screen(id: UInt64(bitPattern: idv), route: route, identity: identity, flags: flags)
+            var focus: UInt64 = 0
             if let f = item["focus"], !f.isNull {
                 guard let v = f.int64 else { throw EngineError(NG_E_RANGE, "screens[\(i)].focus must be an integer") }
-                screen.focus = UInt64(bitPattern: v)
+                focus = UInt64(bitPattern: v)
             }
-            out.append(screen)
+            out.append(try Engine.State.screen(id: UInt64(bitPattern: idv), route: route, identity: idItem?.string,
+                                               flags: flags, focus: focus, what: "screens[\(i)]"))
         }
         if let m = ScreenStack.problem(out) { throw EngineError(NG_E_RANGE, "snapshot: \(m)") }
-        return out
-    }
-
-    /// Restore a snapshot; malformed input leaves the stack unchanged.
-    @_optimize(size)
-    public func restore(snapshot bytes: UnsafeBufferPointer<UInt8>) throws(EngineError) {
-        try restore(try Engine.parseSnapshot(bytes))
+        self.init(stack: out)
     }
 }

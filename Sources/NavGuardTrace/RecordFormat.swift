@@ -272,7 +272,10 @@ public enum RingReader {
     }
 }
 
-/// The checkpoint a ring dump begins with, as item bytes (see TraceCheckpoint).
+/// The checkpoint a ring dump begins with, as item bytes (see TraceCheckpoint):
+/// Engine.State's parts as the ring's checkpoints wrote them, merged. The
+/// views and the stack are rebuilt from changes; the live parts
+/// (Engine.State.Parts.live) are the newest checkpoint's.
 private struct MergedState {
     var complete = false
     var seen = false
@@ -339,15 +342,16 @@ private struct MergedState {
             TraceQuestion.format(&r, w)
             w.end()
         }
-        var unknown: [StaticString] = []
-        if !complete || stackGap { unknown.append("stack") }
-        if !complete { unknown.append("views") }
-        if !seen { unknown += ["holds", "touches", "transitions", "deferred", "question"] }
+        // The parts not known, named as Engine.State names them.
+        var unknown: Engine.State.Parts = []
+        if !complete || stackGap { unknown.insert(.stack) }
+        if !complete { unknown.insert(.views) }
+        if !seen { unknown.formUnion(.live) }
         if !unknown.isEmpty {
             w.array("unknown") { w in
-                for u in unknown {
+                for (part, name) in Engine.State.Parts.names where unknown.contains(part) {
                     w.element()
-                    w.literal(u)
+                    w.literal(name)
                 }
             }
         }

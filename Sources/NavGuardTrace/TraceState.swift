@@ -32,15 +32,18 @@ public enum TraceCheckpoint {
     /// (past it, views are only counted: a checkpoint must fit its record).
     static let reserve = 16 << 10
 
+    /// Write `s` (Engine.state) as a checkpoint: the stack from screen
+    /// `keep` on (all of it when `full`), the views when `full`, the live
+    /// parts whole.
     @_optimize(size)
-    public static func encode(_ w: inout RecordWriter, _ e: Engine, full: Bool, keep: Int) {
-        let count = e.stackCount
+    public static func encode(_ w: inout RecordWriter, _ s: Engine.State, full: Bool, keep: Int) {
+        let count = s.stackCount
         let from = full ? 0 : min(keep, count)
         w.u32(UInt32(from))
         w.u32(UInt32(count - from))
         var i = from
         while i < count {
-            TraceScreen.encode(&w, e.screen(at: i)!)
+            TraceScreen.encode(&w, s.stack[i])
             i += 1
         }
         if full {
@@ -48,17 +51,17 @@ public enum TraceCheckpoint {
             let count = w.p
             w.u32(0)
             var written: UInt32 = 0
-            e.views.forEachView { v in
+            s.views.forEachView { v in
                 guard w.room > reserve else { return }
                 TraceView.encode(&w, v)
                 written += 1
             }
             if !w.overflow { count.storeBytes(of: written.littleEndian, as: UInt32.self) }
-            w.u32(UInt32(e.views.count) - written)
+            w.u32(UInt32(s.views.count) - written)
         }
-        w.u32(UInt32(e.holdCount))
-        for k in 0..<e.holdCount {
-            let h = e.holdView(at: k)!
+        w.u32(UInt32(s.holdCount))
+        for k in 0..<s.holdCount {
+            let h = s.hold(at: k)!
             w.u64(h.token)
             w.text(h.label)
             w.u32(h.mask)
@@ -67,38 +70,42 @@ public enum TraceCheckpoint {
             w.text(h.owner_id)
             w.u64(h.transition_id)
         }
-        w.u32(UInt32(e.touchCount))
-        for k in 0..<e.touchCount {
-            let t = e.touch(at: k)!
+        w.u32(UInt32(s.touchCount))
+        for k in 0..<s.touchCount {
+            let t = s.touch(at: k)!
             w.u64(t.touch_id)
             w.u64(t.view_id)
             w.i32(t.state)
             w.i64(t.began_ns)
         }
-        let tracks = (e.trackView(.screen) != nil ? 1 : 0) + (e.trackView(.bar) != nil ? 1 : 0)
-        w.u32(UInt32(tracks))
-        for track in [Track.screen, Track.bar] {
-            guard let t = e.trackView(track), let ends = e.trackEnds(track) else { continue }
-            w.i32(track.rawValue)
-            w.u64(t.request_id)
-            w.i32(t.kind)
-            w.u32(t.flags)
-            w.i64(t.began_ns)
-            w.i64(t.deadline_ns)
-            w.u64(ends.from)
-            w.u64(ends.to)
-            w.f64(t.progress)
-            w.i32(t.swipe)
-            w.u64(t.driving_touch)
-        }
-        w.u32(UInt32(e.deferredCount))
-        for k in 0..<e.deferredCount { PostedRecord.encode(&w, e.deferredRequest(at: k)!, postedNs: -1) }
-        if let q = e.openQuestion {
+        let screenTrack = s.track(.screen), barTrack = s.track(.bar)
+        w.u32(UInt32((screenTrack != nil ? 1 : 0) + (barTrack != nil ? 1 : 0)))
+        if let f = screenTrack { encodeTrack(&w, .screen, f) }
+        if let f = barTrack { encodeTrack(&w, .bar, f) }
+        w.u32(UInt32(s.deferredCount))
+        for k in 0..<s.deferredCount { PostedRecord.encode(&w, s.deferred(at: k)!, postedNs: -1) }
+        if let q = s.question {
             w.u8(1)
             TraceQuestion.encode(&w, q)
         } else {
             w.u8(0)
         }
+    }
+
+    @inline(__always)
+    static func encodeTrack(_ w: inout RecordWriter, _ track: Track, _ f: (info: ng_track_info, from: UInt64, to: UInt64)) {
+        let t = f.info
+        w.i32(track.rawValue)
+        w.u64(t.request_id)
+        w.i32(t.kind)
+        w.u32(t.flags)
+        w.i64(t.began_ns)
+        w.i64(t.deadline_ns)
+        w.u64(f.from)
+        w.u64(f.to)
+        w.f64(t.progress)
+        w.i32(t.swipe)
+        w.u64(t.driving_touch)
     }
 
     /// The parts of one checkpoint record, each as the bytes of its items
@@ -258,6 +265,10 @@ public struct TraceState {
     public var transitions: [TraceTrack] = []
     public var deferred: [(id: UInt64, request: TraceRequest)] = []
     public var question: TraceQuestion?
+    /// Mid-session (0.4): the presses live at the start, and the focus
+    /// tokens of the stack's screens (0: none), in `stack`'s order.
+    public var presses: [Engine.Press] = []
+    public var focus: [UInt64] = []
     /// Parts a ring dump could not rebuild (its oldest full checkpoint was
     /// overwritten): "stack", "views".
     public var unknown: [String] = []
@@ -280,9 +291,34 @@ public struct TraceState {
                 try counter("next_posted", 0))
     }
 
+    /// The state replay restores (Engine.restore), read into the engine's
+    /// value: the stack with its focus tokens, the live presses and the
+    /// counters; the views and the chain are made through the C API.
+    @_optimize(size)
+    public func engineState() throws(FieldError) -> Engine.State {
+        let n = try counters()
+        do throws(EngineError) {
+            var screens: [Screen] = []
+            for (i, s) in stack.enumerated() {
+                screens.append(try Engine.State.screen(id: s.id, route: s.route, identity: s.identity, flags: s.flags,
+                                                       focus: focus[i], what: "state.stack[\(i)]"))
+            }
+            var state = Engine.State(stack: screens)
+            for p in presses { try state.addPress(p) }
+            state.counters = Engine.Counters(requestID: n.requestID, holdToken: n.holdToken, guardRequestID: n.guardRequestID,
+                                             questionID: n.questionID)
+            return state
+        } catch {
+            throw FieldError(message: error.message)
+        }
+    }
+
     init(json v: JSONValue) throws(FieldError) {
         json = v
-        for s in v["stack"]?.array ?? [] { stack.append(try TraceScreen(json: s)) }
+        for s in v["stack"]?.array ?? [] {
+            stack.append(try TraceScreen(json: s))
+            focus.append(try integer(s["focus"], "focus", as: UInt64.self))
+        }
         for x in v["views"]?.array ?? [] { views.append(try TraceView(json: x)) }
         viewsLeftOut = Int(v["views_omitted"]?.int64 ?? 0)
         chain = (v["chain"]?.array ?? []).map { TraceGuard(json: $0) }
@@ -310,6 +346,16 @@ public struct TraceState {
             deferred.append((id, request))
         }
         if let q = v["question"] { question = TraceQuestion(json: q) }
+        for p in v["presses"]?.array ?? [] {
+            let state = p["state"]?.string
+            presses.append(Engine.Press(type: enumOrUnknown(p["type"], ng_event_type_name, 0..<NG_EVENT_TYPE_COUNT),
+                                        device: try integer(p["device"], "presses.device", as: UInt64.self),
+                                        code: try integer(p["code"], "presses.code", as: Int64.self),
+                                        view: try integer(p["view"], "presses.view", as: UInt64.self),
+                                        screen: try integer(p["screen"], "presses.screen", as: UInt64.self),
+                                        downNs: try integer(p["down"], "presses.down", as: Int64.self),
+                                        state: state.flatMap(Engine.Press.state(named:)) ?? UInt8(Engine.Press.stateNames.count)))
+        }
         unknown = (v["unknown"]?.array ?? []).compactMap { $0.string }
     }
 }
@@ -407,7 +453,8 @@ public struct TraceHeader {
     }
 
     /// The header of a trace recorded from `e` (a file or writer; a ring's
-    /// header is written at its dump: RingReader).
+    /// header is written at its dump: RingReader). A mid-session one carries
+    /// the engine's state (Engine.state) and the chain.
     @_optimize(size)
     public static func write(_ w: TraceLine, _ e: Engine, manualStartNs: Int64, postedBase: UInt64, nextPosted: UInt64,
                              midSession: Bool) {
@@ -416,43 +463,77 @@ public struct TraceHeader {
                     start: midSession ? "mid-session" : "create", atNs: e.now, postedBase: postedBase)
         w.field("press_cancel", true)
         if midSession {
-            w.object("state") { w in
-                w.array("stack") { w in
-                    for i in 0..<e.stackCount {
-                        w.element()
-                        withEncoded({ TraceScreen.encode(&$0, e.screen(at: i)!) }) { TraceScreen.format(&$0, w) }
-                    }
-                }
-                w.array("views") { w in
-                    for v in e.views.allViews() {
-                        w.element()
-                        withEncoded({ TraceView.encode(&$0, v) }) { TraceView.format(&$0, w) }
-                    }
-                }
-                w.array("chain") { w in
-                    for i in 0..<e.guardCount {
-                        w.element()
-                        withEncoded({ TraceGuard.encode(&$0, e.guardRecord(at: i)!) }) { TraceGuard.format(&$0, w) }
-                    }
-                }
-                let n = e.counters
-                w.field("next_request_id", n.requestID)
-                w.field("next_hold_token", n.holdToken)
-                w.field("next_guard_request_id", n.guardRequestID)
-                w.field("next_question_id", n.questionID)
-                w.field("next_posted", nextPosted)
-                w.object("live") { w in
-                    w.field("holds", e.holdCount)
-                    w.field("touches", e.touchCount)
-                    w.field("transitions", (e.inFlight(.screen) != 0 || e.inFlight(.bar) != 0) ? 1 : 0)
-                    w.field("deferred", e.deferredCount)
-                    w.field("questions", e.openQuestion == nil ? 0 : 1)
-                    w.field("presses", e.pressCount)
+            w.key("state")
+            writeState(w, e.state, chain: e, nextPosted: nextPosted)
+        }
+        w.end()
+        w.newline()
+    }
+
+    /// A mid-session header's `state` object, from `s`: the stack (each
+    /// screen as TraceScreen writes it, with its focus token when it has
+    /// one), the views, the chain, the counters, the live parts' counts and
+    /// the live presses (replay restores the stack, presses and counters).
+    @_optimize(size)
+    static func writeState(_ w: TraceLine, _ s: Engine.State, chain e: Engine, nextPosted: UInt64) {
+        w.begin()
+        w.array("stack") { w in
+            for screen in s.stack {
+                w.element()
+                w.begin()
+                w.field("id", screen.id)
+                w.field("route", screen.route)
+                w.field("identity", screen.identity)
+                if screen.flags != 0 { w.field("flags", screen.flags) }
+                if screen.focus != 0 { w.field("focus", screen.focus) }
+                w.end()
+            }
+        }
+        w.array("views") { w in
+            for v in s.views.allViews() {
+                w.element()
+                withEncoded({ TraceView.encode(&$0, v) }) { TraceView.format(&$0, w) }
+            }
+        }
+        w.array("chain") { w in
+            for i in 0..<e.guardCount {
+                w.element()
+                withEncoded({ TraceGuard.encode(&$0, e.guardRecord(at: i)!) }) { TraceGuard.format(&$0, w) }
+            }
+        }
+        let n = s.counters
+        w.field("next_request_id", n.requestID)
+        w.field("next_hold_token", n.holdToken)
+        w.field("next_guard_request_id", n.guardRequestID)
+        w.field("next_question_id", n.questionID)
+        w.field("next_posted", nextPosted)
+        let live = s.liveCounts
+        w.object("live") { w in
+            w.field("holds", live.holds)
+            w.field("touches", live.touches)
+            w.field("transitions", live.transitions)
+            w.field("deferred", live.deferred)
+            w.field("questions", live.questions)
+            w.field("presses", live.presses)
+        }
+        if s.pressCount > 0 {
+            w.array("presses") { w in
+                for i in 0..<s.pressCount {
+                    let p = s.press(at: i)!
+                    w.element()
+                    w.begin()
+                    w.field("type", p.type, .eventType)
+                    w.field("device", p.device)
+                    w.field("code", p.code)
+                    w.field("view", p.view)
+                    w.field("screen", p.screen)
+                    w.field("down", p.downNs)
+                    w.field("state", literal: Engine.Press.stateNames[Int(p.state)])
+                    w.end()
                 }
             }
         }
         w.end()
-        w.newline()
     }
 
     /// The keys every header has, in their order.

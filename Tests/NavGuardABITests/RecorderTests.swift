@@ -315,6 +315,64 @@ struct RecorderTests {
         withExtendedLifetime(sink2) { _ = busy.destroy() }
     }
 
+    @Test("a mid-session trace carries the stack's focus tokens and the live presses into replay (Engine.State)")
+    func midSessionFocusAndPresses() {
+        func key(_ phase: Int32, code: Int64) -> ng_event {
+            var e = ng_event()
+            e.size = UInt32(MemoryLayout<ng_event>.size)
+            e.type = NG_EVENT_KEY
+            e.phase = phase
+            e.touch_id = 5
+            e.code = code
+            return e
+        }
+        // Focus only: the pop hands back the root's token, recorded in its
+        // transition line; replay must have it on the restored root.
+        let f = Ctx()
+        _ = submitPush(f.h, 2, "menu")
+        #expect(ng_screen_set_focus(f.h, 1, 0xF00D) == NG_OK)
+        let focusSink = TraceSink()
+        #expect(recordToSink(f.h, focusSink) == NG_OK)
+        #expect(focusSink.lines.first?.contains("{\"id\":1,\"route\":\"root\",\"identity\":\"root\",\"focus\":61453}") == true,
+                "\(focusSink.lines.first ?? "")")
+        #expect(submit(f.h, NG_REQ_POP).0 == NG_OK)
+        _ = f.destroy()
+        #expect(focusSink.lines.contains { $0.contains("\"k\":\"cb\",\"fn\":\"transition\"") && $0.contains("\"focus\":61453") })
+        let fr = replay(focusSink.text)
+        #expect(fr.0 == NG_OK && fr.1, "\(fr.2)")
+
+        // A key held before the recording began (delivered), and focus: the
+        // pop cancels the press (a press_cancel line) and the key's up is
+        // dropped CANCELLED; without the press replay would deliver both.
+        let c = Ctx()
+        var v = squareView(id: 3, side: 50)
+        #expect(ng_view_set(c.h, &v) == NG_OK)
+        _ = submitPush(c.h, 2, "menu")
+        #expect(ng_screen_set_focus(c.h, 1, 0xF00D) == NG_OK)
+        var down = key(NG_KEY_DOWN, code: 13)
+        var r = ng_event_result()
+        r.size = UInt32(MemoryLayout<ng_event_result>.size)
+        #expect(ng_event_submit(c.h, &down, &r) == NG_OK && r.verdict == NG_VERDICT_DELIVER)
+        let sink = TraceSink()
+        #expect(recordToSink(c.h, sink) == NG_OK)
+        let header = sink.lines.first ?? ""
+        #expect(header.contains("\"presses\":[{\"type\":\"key\",\"device\":5,\"code\":13,"), "\(header)")
+        #expect(header.contains("\"state\":\"delivered\"}]"), "\(header)")
+        #expect(submit(c.h, NG_REQ_POP).0 == NG_OK)
+        var up = key(NG_KEY_UP, code: 13)
+        #expect(ng_event_submit(c.h, &up, &r) == NG_OK && r.verdict == NG_VERDICT_DROP)
+        _ = c.destroy()
+        #expect(sink.lines.contains { $0.contains("\"fn\":\"press_cancel\"") }, "\(sink.text)")
+        let (st, identical, report, _) = replay(sink.text)
+        #expect(st == NG_OK && identical, "\(report)")
+
+        // A press the header counts but does not list (a 0.3 trace's
+        // header): refused, as before.
+        let old = sink.text.replacingFirst(header, with: header.replacingFirst("\"presses\":[", with: "\"x_presses\":["))
+        let o = replay(old)
+        #expect(o.0 == NG_E_STATE && o.2.contains("1 presses"), "\(o.2)")
+    }
+
     @Test("a writer that asks to stop ends the recording with a log line; the host's calls go on")
     func writerStops() {
         let c = Ctx()

@@ -547,15 +547,17 @@ final class Recorder {
     @inline(never)
     private func checkpoint() {
         let e = engine
+        // The engine's state, one value (copies sharing its storage: no allocation).
+        let s = e.state
         let full = bytesSinceFull >= fullEvery
         // The screens that are the same as at the last checkpoint, from the root.
         var keep = 0
         if !full {
-            let n = min(e.stackCount, shadowIDs.count)
-            while keep < n, let s = e.screen(at: keep), s.id == shadowIDs[keep], s.route.pointer == shadowRoutes[keep] { keep += 1 }
+            let n = min(s.stackCount, shadowIDs.count)
+            while keep < n, s.stack[keep].id == shadowIDs[keep], s.stack[keep].route.pointer == shadowRoutes[keep] { keep += 1 }
         }
         let at = write(.checkpoint, 0, flags: full ? RecordFlags.full : 0, reserving: full ? capacity / 8 : reserve) { w in
-            TraceCheckpoint.encode(&w, e, full: full, keep: keep)
+            TraceCheckpoint.encode(&w, s, full: full, keep: keep)
         }
         guard at >= 0 else { return }
         if full { bytesSinceFull = 0 }
@@ -564,10 +566,9 @@ final class Recorder {
         checkpointVersion = e.stateVersion
         shadowIDs.removeAll(keepingCapacity: true)
         shadowRoutes.removeAll(keepingCapacity: true)
-        for i in 0..<e.stackCount {
-            let s = e.screen(at: i)!
-            shadowIDs.append(s.id)
-            shadowRoutes.append(s.route.pointer)
+        for screen in s.stack {
+            shadowIDs.append(screen.id)
+            shadowRoutes.append(screen.route.pointer)
         }
     }
 

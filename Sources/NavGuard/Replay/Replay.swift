@@ -52,8 +52,10 @@ final class Replayer {
             throw TraceError(status: NG_E_STATE, line: 1, message: "this trace is a ring dump: it holds only the newest records, not the state they began from, so it cannot be replayed (navguard timeline draws it)")
         }
         let state = h.start == "mid-session" ? try reading(1) { () throws(FieldError) in try h.readState() } : nil
-        if let live = state?.live {
-            let busy = live.filter { $0.count != 0 }.map { "\($0.count) \($0.name)" }
+        if let state {
+            // Presses are restored when the header lists them (0.4).
+            let busy = state.live.filter { $0.count != 0 && !($0.name == "presses" && $0.count == state.presses.count) }
+                .map { "\($0.count) \($0.name)" }
             if !busy.isEmpty {
                 throw TraceError(status: NG_E_STATE, line: 1, message: "recording began mid-session with live state (\(busy.joined(separator: ", "))), which replay cannot recreate; start recording right after ng_context_create")
             }
@@ -302,31 +304,28 @@ final class Replayer {
 
     // MARK: State of a mid-session trace
 
+    /// The recorded chain through the C API, then the engine's state
+    /// through its one restore (the stack with its focus tokens, the live
+    /// presses, the ids handed out next, and the posted ids' counter
+    /// beside it), then the views through the C API.
     @_optimize(size)
     func restoreState(_ state: TraceState) throws(TraceError) {
-        // Ids and tokens continue from where the recording was.
-        let n = try reading(1) { () throws(FieldError) in try state.counters() }
-        var st = NG_OK
-        if let box = registry.owned(ctx, &st) {
-            box._withUnsafeGuaranteedRef { b in
-                b.engine.counters = Engine.Counters(requestID: n.requestID, holdToken: n.holdToken,
-                                                    guardRequestID: n.guardRequestID, questionID: n.questionID)
-                b.mailbox.counter = n.posted
-            }
-        }
+        let s = try reading(1) { () throws(FieldError) in try state.engineState() }
+        let posted = try reading(1) { () throws(FieldError) in try state.counters().posted }
         if chainOverride == nil, !state.chain.isEmpty {
             try configure(state.chain, line: 1)
         }
-        if !state.stack.isEmpty {
-            // The recorded screens in ng_stack_restore's own format, written
-            // by the core's snapshot writer.
-            let text = Engine.snapshot(of: state.stack.map { Screen(id: $0.id, route: $0.route, identity: $0.identity, flags: $0.flags) })
-            let st = text.withCString { ng_stack_restore(ctx, $0, strlen($0)) }
-            if st != NG_OK {
-                throw TraceError(status: st, line: 1, message: "the recorded stack: \(String(cString: ng_errmsg(ctx)))")
+        var st = NG_OK
+        if let box = registry.owned(ctx, &st) {
+            let refused: EngineError? = box._withUnsafeGuaranteedRef { b in
+                do throws(EngineError) { try b.restore(s, nextPosted: posted) } catch { return error }
+                return nil
+            }
+            if let e = refused {
+                throw TraceError(status: e.status, line: 1, message: "line 1: the recorded state: \(e.message)")
             }
         }
-        // Set in their first-set order (ties of `order` depend on it); a
+        // Views: set in their first-set order (ties of `order` depend on it); a
         // view whose parent comes later goes under the root first.
         var made = Set<UInt64>()
         var later: [TraceView] = []
@@ -600,4 +599,15 @@ func statusName(_ st: ng_status) -> String {
 func formatMs(_ ns: Int64) -> String {
     let ms = Double(ns) / 1e6
     return "\((ms * 1000).rounded() / 1000) ms"
+}
+
+extension ContextBox {
+    /// A replayed trace's starting state: the engine's through its one
+    /// restore, and the posted ids' counter the mailbox keeps beside it
+    /// (posted requests belong to the context, not the engine). Owner
+    /// thread, no call in progress.
+    func restore(_ s: Engine.State, nextPosted: UInt64) throws(EngineError) {
+        try engine.restore(s)
+        mailbox.counter = nextPosted
+    }
 }
