@@ -9,11 +9,8 @@ import CNavGuard
 extension Engine {
     public static let snapshotVersion: Int64 = 1
 
-    /// The stack's snapshot: its state's (`State.snapshot`).
-    public func snapshot() -> String { State(stack: stack.screens).snapshot() }
-
-    /// The snapshot of `screens` (State.snapshot, the one writer).
-    public static func snapshot(of list: [Screen]) -> String { State(stack: list).snapshot() }
+    /// The stack's snapshot, as its state writes it (`State.snapshot`).
+    public func snapshot() -> String { State.snapshot(of: stack.screens) }
 
     /// Parse a snapshot into screens without touching the stack.
     @_optimize(size)
@@ -29,10 +26,13 @@ extension Engine {
 }
 
 extension Engine.State {
-    /// The snapshot of the stack: the one writer of this format (a state
-    /// without a stack writes an empty list, which no restore accepts).
+    /// The snapshot of the stack (a state without a stack writes an empty
+    /// list, which no restore accepts).
+    public func snapshot() -> String { Engine.State.snapshot(of: stack) }
+
+    /// The one writer of this format.
     @_optimize(size)
-    public func snapshot() -> String {
+    static func snapshot(of stack: [Screen]) -> String {
         var screens: [JSONValue] = []
         screens.reserveCapacity(stack.count)
         for s in stack {
@@ -94,7 +94,7 @@ extension Engine.State {
                 focus = UInt64(bitPattern: v)
             }
             out.append(try Engine.State.screen(id: UInt64(bitPattern: idv), route: route, identity: idItem?.string,
-                                               flags: flags, focus: focus, what: "screens[\(i)]"))
+                                               flags: flags, focus: focus, what: "screens", index: i))
         }
         if let m = ScreenStack.problem(out) { throw EngineError(NG_E_RANGE, "snapshot: \(m)") }
         self.init(stack: out)

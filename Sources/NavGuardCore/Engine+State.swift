@@ -71,6 +71,7 @@ extension Engine {
         public var counters: Counters { didSet { parts.insert(.counters) } }
 
         /// A state holding a stack only (empty: no part at all).
+        @_optimize(size)
         public init(stack: [Screen] = []) {
             parts = stack.isEmpty ? [] : .stack
             self.stack = stack
@@ -128,17 +129,13 @@ extension Engine {
         // MARK: Building (a reader)
 
         /// Add a live press; refused when it breaks PressTable's rules.
+        @_optimize(size)
         public mutating func addPress(_ p: Press) throws(EngineError) {
-            guard p.type == NG_EVENT_KEY || p.type == NG_EVENT_REMOTE else {
-                throw EngineError(NG_E_RANGE, "a press is a key or remote button, not event type \(p.type)")
+            guard p.type == NG_EVENT_KEY || p.type == NG_EVENT_REMOTE, let state = LivePress.State(rawValue: p.state),
+                  presses.index(p.type, p.device, p.code) == nil, !presses.isFull else {
+                throw EngineError(NG_E_RANGE, "a press must be a key's or remote button's, delivered, withheld or cancelled, "
+                                  + "each key held once, at most 64")
             }
-            guard let state = LivePress.State(rawValue: p.state) else {
-                throw EngineError(NG_E_RANGE, "press state \(p.state) is not one of \(Press.stateNames.count)")
-            }
-            guard presses.index(p.type, p.device, p.code) == nil else {
-                throw EngineError(NG_E_RANGE, "the press of code \(p.code) on device \(p.device) is held twice")
-            }
-            guard !presses.isFull else { throw EngineError(NG_E_RANGE, "more than \(maxLivePresses) presses") }
             presses.down(LivePress(type: p.type, device: p.device, code: p.code, view: p.view, screen: p.screen,
                                    downNs: p.downNs, state: state))
             parts.insert(.presses)
@@ -146,19 +143,19 @@ extension Engine {
 
         /// The screen a reader builds from its text: the rules a snapshot's
         /// screens follow (a route, no NUL, within Limits.maxString).
+        /// `what` and `index` name it in a refusal ("screens", 2: "screens[2]").
+        @_optimize(size) @inline(never)
         public static func screen(id: UInt64, route: String, identity: String?, flags: UInt32, focus: UInt64,
-                                  what: @autoclosure () -> String) throws(EngineError) -> Screen {
+                                  what list: StaticString, index: Int) throws(EngineError) -> Screen {
             let identity = identity ?? route
-            if id == 0 { throw EngineError(NG_E_RANGE, "\(what()).id must be a non-zero integer") }
             // Routes and identities are handed out as C strings: no NUL inside.
-            if route.utf8.contains(0) || identity.utf8.contains(0) {
-                throw EngineError(NG_E_RANGE, "\(what()) has a NUL character in its route or identity")
-            }
-            if route.utf8.count > Limits.maxString || identity.utf8.count > Limits.maxString {
-                throw EngineError(NG_E_RANGE, "\(what()) has a string longer than \(Limits.maxString) bytes")
-            }
-            if route.isEmpty { throw EngineError(NG_E_RANGE, "\(what()).route is empty") }
-            if screenFlagsProblem(flags) != nil { throw EngineError(NG_E_RANGE, "\(what()).flags must be NG_SCREENF_* bits") }
+            let problem: StaticString? =
+                id == 0 ? ".id must be a non-zero integer"
+                : route.isEmpty ? ".route is empty"
+                : route.utf8.contains(0) || identity.utf8.contains(0) ? " has a NUL character in its route or identity"
+                : route.utf8.count > Limits.maxString || identity.utf8.count > Limits.maxString ? " has a string longer than NG_MAX_STRING bytes"
+                : screenFlagsProblem(flags) != nil ? ".flags must be NG_SCREENF_* bits" : nil
+            if let problem { throw EngineError(NG_E_RANGE, "\(list)[\(index)]\(problem)") }
             var s = Screen(id: id, route: route, identity: identity, flags: flags)
             s.focus = focus
             return s
@@ -181,11 +178,12 @@ extension Engine {
 
         /// The state `name` names, or nil.
         public static func state(named name: String) -> UInt8? {
-            for (i, n) in stateNames.enumerated() {
-                let b = UnsafeBufferPointer(start: n.utf8Start, count: n.utf8CodeUnitCount)
-                if name.utf8.elementsEqual(b) { return UInt8(i) }
+            switch name {
+            case "delivered": return 0
+            case "withheld": return 1
+            case "cancelled": return 2
+            default: return nil
             }
-            return nil
         }
 
         public init(type: Int32, device: UInt64, code: Int64, view: UInt64, screen: UInt64, downNs: Int64, state: UInt8) {
@@ -201,6 +199,7 @@ extension Engine {
 
     /// The engine's state now, every part (touch moves stamped first, as
     /// every reading of a touch does).
+    @_optimize(size)
     public var state: State {
         stampMoves()
         return State(stack: stack.screens, views: views, holds: holds, touches: touches, transitions: transitions,
@@ -213,6 +212,7 @@ extension Engine {
     /// none; presses only into an engine that knows none (a press is owed
     /// exactly one end). Nothing changes when it throws. An open question
     /// about the old stack ends WITHDRAWN before this returns.
+    @_optimize(size)
     public func restore(_ s: State) throws(EngineError) {
         guard run.depth == 0 else { throw EngineError(NG_E_CALLBACK, "restore is not allowed inside a callback") }
         let live = s.parts.intersection(State.Parts.live)
@@ -226,12 +226,8 @@ extension Engine {
                 throw EngineError(NG_E_STATE, "the context has live holds, touches, transitions, deferred requests or questions")
             }
         }
-        if s.parts.contains(.stack) {
-            guard transitions.isIdle else { throw EngineError(NG_E_STATE, "a transition is in flight") }
-            if let msg = ScreenStack.problem(s.stack) { throw EngineError(NG_E_RANGE, msg) }
-        }
         if s.parts.contains(.presses) && presses.count != 0 {
-            throw EngineError(NG_E_STATE, "the context knows \(presses.count) presses already")
+            throw EngineError(NG_E_STATE, "the context knows presses already")
         }
         if s.parts.contains(.counters) {
             let c = s.counters
@@ -239,13 +235,11 @@ extension Engine {
                 throw EngineError(NG_E_RANGE, "an id counter is below its first value")
             }
         }
+        // The stack first: its rules are checked before anything changes.
+        if s.parts.contains(.stack) { try restore(s.stack) }
         if s.parts.contains(.counters) { counters = s.counters }
         if s.parts.contains(.presses) { presses = s.presses }
         if s.parts.contains(.views) { views = s.views }
-        if s.parts.contains(.stack) {
-            stack.replace(with: s.stack)
-            drain()
-        }
     }
 
     /// Counts of the live parts (State.liveCounts, without taking a state).

@@ -12,7 +12,7 @@ import CNavGuard
 ///   (QuestionDesk) and `views` (ViewTree).
 /// What crosses parts lives here and in the extensions named for a concern
 /// (Engine+Chain, +Descriptors, +Events, +Holds, +HostTable, +Presses,
-/// +Questions, +Requests, +SlowVotes, +Snapshot, +Transitions, +WorkCap):
+/// +Questions, +Requests, +SlowVotes, +Snapshot, +State, +Transitions, +WorkCap):
 /// every guard action goes through `act`, every queued piece of work through
 /// `drain`.
 public final class Engine {

@@ -265,10 +265,6 @@ public struct TraceState {
     public var transitions: [TraceTrack] = []
     public var deferred: [(id: UInt64, request: TraceRequest)] = []
     public var question: TraceQuestion?
-    /// Mid-session (0.4): the presses live at the start, and the focus
-    /// tokens of the stack's screens (0: none), in `stack`'s order.
-    public var presses: [Engine.Press] = []
-    public var focus: [UInt64] = []
     /// Parts a ring dump could not rebuild (its oldest full checkpoint was
     /// overwritten): "stack", "views".
     public var unknown: [String] = []
@@ -280,6 +276,12 @@ public struct TraceState {
     @_optimize(size)
     public func counters() throws(FieldError) -> (requestID: UInt64, holdToken: UInt64, guardRequestID: UInt64, questionID: UInt64,
                                            posted: UInt64) {
+        try TraceState.counters(json)
+    }
+
+    @_optimize(size)
+    static func counters(_ json: JSONValue) throws(FieldError) -> (requestID: UInt64, holdToken: UInt64, guardRequestID: UInt64,
+                                                                questionID: UInt64, posted: UInt64) {
         @_optimize(size)
         func counter(_ key: String, _ dflt: UInt64) throws(FieldError) -> UInt64 {
             let n = try integer(json[key], "state.\(key)", as: UInt64.self, default: dflt)
@@ -291,34 +293,9 @@ public struct TraceState {
                 try counter("next_posted", 0))
     }
 
-    /// The state replay restores (Engine.restore), read into the engine's
-    /// value: the stack with its focus tokens, the live presses and the
-    /// counters; the views and the chain are made through the C API.
-    @_optimize(size)
-    public func engineState() throws(FieldError) -> Engine.State {
-        let n = try counters()
-        do throws(EngineError) {
-            var screens: [Screen] = []
-            for (i, s) in stack.enumerated() {
-                screens.append(try Engine.State.screen(id: s.id, route: s.route, identity: s.identity, flags: s.flags,
-                                                       focus: focus[i], what: "state.stack[\(i)]"))
-            }
-            var state = Engine.State(stack: screens)
-            for p in presses { try state.addPress(p) }
-            state.counters = Engine.Counters(requestID: n.requestID, holdToken: n.holdToken, guardRequestID: n.guardRequestID,
-                                             questionID: n.questionID)
-            return state
-        } catch {
-            throw FieldError(message: error.message)
-        }
-    }
-
     init(json v: JSONValue) throws(FieldError) {
         json = v
-        for s in v["stack"]?.array ?? [] {
-            stack.append(try TraceScreen(json: s))
-            focus.append(try integer(s["focus"], "focus", as: UInt64.self))
-        }
+        for s in v["stack"]?.array ?? [] { stack.append(try TraceScreen(json: s)) }
         for x in v["views"]?.array ?? [] { views.append(try TraceView(json: x)) }
         viewsLeftOut = Int(v["views_omitted"]?.int64 ?? 0)
         chain = (v["chain"]?.array ?? []).map { TraceGuard(json: $0) }
@@ -346,17 +323,61 @@ public struct TraceState {
             deferred.append((id, request))
         }
         if let q = v["question"] { question = TraceQuestion(json: q) }
-        for p in v["presses"]?.array ?? [] {
-            let state = p["state"]?.string
-            presses.append(Engine.Press(type: enumOrUnknown(p["type"], ng_event_type_name, 0..<NG_EVENT_TYPE_COUNT),
-                                        device: try integer(p["device"], "presses.device", as: UInt64.self),
-                                        code: try integer(p["code"], "presses.code", as: Int64.self),
-                                        view: try integer(p["view"], "presses.view", as: UInt64.self),
-                                        screen: try integer(p["screen"], "presses.screen", as: UInt64.self),
-                                        downNs: try integer(p["down"], "presses.down", as: Int64.self),
-                                        state: state.flatMap(Engine.Press.state(named:)) ?? UInt8(Engine.Press.stateNames.count)))
-        }
         unknown = (v["unknown"]?.array ?? []).compactMap { $0.string }
+    }
+}
+
+/// What replay rebuilds from a mid-session header's `state`, read into
+/// the engine's state (Engine.State: the stack with its focus tokens, the
+/// live presses, the ids handed out next) beside what is made through the
+/// C API (the chain, the views) and the posted ids' counter. Reads only
+/// what replay uses (TraceState reads the rest, for a trace's readers).
+public struct TraceStart {
+    public var engine: Engine.State
+    public var nextPosted: UInt64
+    public var views: [TraceView] = []
+    public var chain: [TraceGuard] = []
+    /// Counts of what was live; `presses` restored when listed (0.4).
+    public var live: [(name: String, count: Int64)] = []
+
+    @_optimize(size)
+    init(json v: JSONValue) throws(FieldError) {
+        let n = try TraceState.counters(v)
+        nextPosted = n.posted
+        for x in v["views"]?.array ?? [] { views.append(try TraceView(json: x)) }
+        chain = (v["chain"]?.array ?? []).map { TraceGuard(json: $0) }
+        for (k, c) in v["live"]?.object ?? [] { live.append((k, c.int64 ?? 0)) }
+        let tokens = v["focus"]?.array ?? []
+        var screens: [TraceScreen] = []
+        var focus: [UInt64] = []
+        for (i, x) in (v["stack"]?.array ?? []).enumerated() {
+            screens.append(try TraceScreen(json: x))
+            focus.append(i < tokens.count ? try integer(tokens[i], "state.focus", as: UInt64.self) : 0)
+        }
+        var presses: [Engine.Press] = []
+        for p in v["presses"]?.array ?? [] {
+            presses.append(Engine.Press(
+                type: enumOrUnknown(p["type"], ng_event_type_name, 0..<NG_EVENT_TYPE_COUNT),
+                device: try integer(p["device"], "presses.device", as: UInt64.self),
+                code: try integer(p["code"], "presses.code", as: Int64.self),
+                view: try integer(p["view"], "presses.view", as: UInt64.self),
+                screen: try integer(p["screen"], "presses.screen", as: UInt64.self),
+                downNs: try integer(p["down"], "presses.down", as: Int64.self),
+                state: p["state"]?.string.flatMap(Engine.Press.state(named:)) ?? UInt8.max))
+        }
+        do throws(EngineError) {
+            var list: [Screen] = []
+            for (i, t) in screens.enumerated() {
+                list.append(try Engine.State.screen(id: t.id, route: t.route, identity: t.identity, flags: t.flags,
+                                                    focus: focus[i], what: "state.stack", index: i))
+            }
+            engine = Engine.State(stack: list)
+            for p in presses { try engine.addPress(p) }
+        } catch {
+            throw FieldError(message: "state: \(error.message)")
+        }
+        engine.counters = Engine.Counters(requestID: n.requestID, holdToken: n.holdToken, guardRequestID: n.guardRequestID,
+                                          questionID: n.questionID)
     }
 }
 
@@ -445,6 +466,13 @@ public struct TraceHeader {
     /// Whether the header carries a state (mid-session, a ring's checkpoint).
     public var hasState: Bool { json["state"] != nil }
 
+    /// A mid-session header's state as replay restores it (nil when it has none).
+    @_optimize(size)
+    public func readStart() throws(FieldError) -> TraceStart? {
+        guard let s = json["state"] else { return nil }
+        return try TraceStart(json: s)
+    }
+
     /// The header's state, read (nil when it has none).
     @_optimize(size)
     public func readState() throws(FieldError) -> TraceState? {
@@ -470,23 +498,32 @@ public struct TraceHeader {
         w.newline()
     }
 
-    /// A mid-session header's `state` object, from `s`: the stack (each
-    /// screen as TraceScreen writes it, with its focus token when it has
-    /// one), the views, the chain, the counters, the live parts' counts and
-    /// the live presses (replay restores the stack, presses and counters).
+    /// A mid-session header's `state` object, from `s`: the stack, its
+    /// focus tokens, the views, the chain, the counters, the live parts'
+    /// counts and the live presses (replay restores the stack with its
+    /// tokens, the presses and the counters).
     @_optimize(size)
     static func writeState(_ w: TraceLine, _ s: Engine.State, chain e: Engine, nextPosted: UInt64) {
+        // The header is written once: one copy of the number writer (its
+        // field functions are inlined for the per-call records).
+        @inline(never) func put(_ k: StaticString?, _ v: UInt64, signed: Bool = false) {
+            if let k { w.key(k) } else { w.element() }
+            if signed { w.int(Int64(bitPattern: v)) } else { w.uint(v) }
+        }
+        func put(_ k: StaticString, _ v: Int64) { put(k, UInt64(bitPattern: v), signed: true) }
         w.begin()
         w.array("stack") { w in
             for screen in s.stack {
                 w.element()
-                w.begin()
-                w.field("id", screen.id)
-                w.field("route", screen.route)
-                w.field("identity", screen.identity)
-                if screen.flags != 0 { w.field("flags", screen.flags) }
-                if screen.focus != 0 { w.field("focus", screen.focus) }
-                w.end()
+                withEncoded({ TraceScreen.encode(&$0, screen) }) { TraceScreen.format(&$0, w) }
+            }
+        }
+        // The stack's focus tokens, in its order (0: none), when any is set.
+        var focus = false
+        for screen in s.stack where screen.focus != 0 { focus = true }
+        if focus {
+            w.array("focus") { w in
+                for screen in s.stack { put(nil, screen.focus) }
             }
         }
         w.array("views") { w in
@@ -502,36 +539,38 @@ public struct TraceHeader {
             }
         }
         let n = s.counters
-        w.field("next_request_id", n.requestID)
-        w.field("next_hold_token", n.holdToken)
-        w.field("next_guard_request_id", n.guardRequestID)
-        w.field("next_question_id", n.questionID)
-        w.field("next_posted", nextPosted)
+        put("next_request_id", n.requestID)
+        put("next_hold_token", n.holdToken)
+        put("next_guard_request_id", n.guardRequestID)
+        put("next_question_id", n.questionID)
+        put("next_posted", nextPosted)
         let live = s.liveCounts
-        w.object("live") { w in
-            w.field("holds", live.holds)
-            w.field("touches", live.touches)
-            w.field("transitions", live.transitions)
-            w.field("deferred", live.deferred)
-            w.field("questions", live.questions)
-            w.field("presses", live.presses)
-        }
+        w.key("live")
+        w.begin()
+        put("holds", Int64(live.holds))
+        put("touches", Int64(live.touches))
+        put("transitions", Int64(live.transitions))
+        put("deferred", Int64(live.deferred))
+        put("questions", Int64(live.questions))
+        put("presses", Int64(live.presses))
+        w.end()
         if s.pressCount > 0 {
-            w.array("presses") { w in
-                for i in 0..<s.pressCount {
-                    let p = s.press(at: i)!
-                    w.element()
-                    w.begin()
-                    w.field("type", p.type, .eventType)
-                    w.field("device", p.device)
-                    w.field("code", p.code)
-                    w.field("view", p.view)
-                    w.field("screen", p.screen)
-                    w.field("down", p.downNs)
-                    w.field("state", literal: Engine.Press.stateNames[Int(p.state)])
-                    w.end()
-                }
+            w.key("presses")
+            w.raw(0x5B)
+            for i in 0..<s.pressCount {
+                let p = s.press(at: i)!
+                if i > 0 { w.raw(0x2C) }
+                w.begin()
+                w.field("type", p.type, .eventType)
+                put("device", p.device)
+                put("code", p.code)
+                put("view", p.view)
+                put("screen", p.screen)
+                put("down", p.downNs)
+                w.field("state", literal: Engine.Press.stateNames[Int(p.state)])
+                w.end()
             }
+            w.raw(0x5D)
         }
         w.end()
     }

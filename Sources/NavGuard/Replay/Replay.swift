@@ -51,10 +51,10 @@ final class Replayer {
         if h.start == "ring" {
             throw TraceError(status: NG_E_STATE, line: 1, message: "this trace is a ring dump: it holds only the newest records, not the state they began from, so it cannot be replayed (navguard timeline draws it)")
         }
-        let state = h.start == "mid-session" ? try reading(1) { () throws(FieldError) in try h.readState() } : nil
+        let state = h.start == "mid-session" ? try reading(1) { () throws(FieldError) in try h.readStart() } : nil
         if let state {
             // Presses are restored when the header lists them (0.4).
-            let busy = state.live.filter { $0.count != 0 && !($0.name == "presses" && $0.count == state.presses.count) }
+            let busy = state.live.filter { $0.count != 0 && !($0.name == "presses" && $0.count == state.engine.pressCount) }
                 .map { "\($0.count) \($0.name)" }
             if !busy.isEmpty {
                 throw TraceError(status: NG_E_STATE, line: 1, message: "recording began mid-session with live state (\(busy.joined(separator: ", "))), which replay cannot recreate; start recording right after ng_context_create")
@@ -309,16 +309,14 @@ final class Replayer {
     /// presses, the ids handed out next, and the posted ids' counter
     /// beside it), then the views through the C API.
     @_optimize(size)
-    func restoreState(_ state: TraceState) throws(TraceError) {
-        let s = try reading(1) { () throws(FieldError) in try state.engineState() }
-        let posted = try reading(1) { () throws(FieldError) in try state.counters().posted }
+    func restoreState(_ state: TraceStart) throws(TraceError) {
         if chainOverride == nil, !state.chain.isEmpty {
             try configure(state.chain, line: 1)
         }
         var st = NG_OK
         if let box = registry.owned(ctx, &st) {
             let refused: EngineError? = box._withUnsafeGuaranteedRef { b in
-                do throws(EngineError) { try b.restore(s, nextPosted: posted) } catch { return error }
+                do throws(EngineError) { try b.restore(state.engine, nextPosted: state.nextPosted) } catch { return error }
                 return nil
             }
             if let e = refused {
