@@ -132,6 +132,12 @@ public enum RingReader {
                     let p = UnsafeRawBufferPointer(rebasing: bytes[(at + RecordHeader.size)..<(at + Int(h.size))])
                     var r = RecordReader(p)
                     t = r.i64()
+                    // An instant is >= 0 (every reader refuses less): one
+                    // below is damage, and the records end before it.
+                    guard t >= 0 else {
+                        note = "the ring's records end early (a record dated before 0)"
+                        break
+                    }
                 }
                 entries.append(Entry(offset: at, header: h, t: t))
             }

@@ -339,6 +339,11 @@ public final class TraceLine {
                 out[c] = b
                 c += 1
             } else {
+                // The slow path copies what follows as it is: check it first.
+                if !checked && !isValidUTF8(s) {
+                    count = start
+                    return replacingInvalid(s)
+                }
                 count = c
                 escape(b)
                 reserve(n - i + 1)

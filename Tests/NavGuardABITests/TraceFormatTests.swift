@@ -66,6 +66,24 @@ struct TraceFormatTests {
         }
     }
 
+    @Test("strings: bytes that are not UTF-8 become U+FFFD, also after an escape (the slow path), so every line stays JSON")
+    func strings() {
+        let cases: [([UInt8], String)] = [
+            ([0x61, 0xFF, 0x62], "a\u{FFFD}b"),
+            ([0x00, 0x61, 0xFF], "\u{0}a\u{FFFD}"),            // escape first, then a bad byte
+            ([0x22, 0xC3, 0xA9, 0xC3], "\"é\u{FFFD}"),          // a good é, then half of one
+            ([0x0A, 0x61], "\na"),
+        ]
+        for (bytes, want) in cases {
+            let line = TraceLine()
+            line.begin()
+            bytes.withUnsafeBytes { line.key("s"); line.string($0) }
+            line.end()
+            let parsed = try? JSON.parse(line.bytes)
+            #expect(parsed?["s"]?.string == want, "\(bytes) wrote \(String(decoding: line.bytes, as: UTF8.self))")
+        }
+    }
+
     @Test("every call, result and callback: written by its definition, read back by the same")
     func everyRecord() {
         // A request with every field.
@@ -300,13 +318,34 @@ struct TraceFormatTests {
         #expect(whole.note == nil && whole.lines == lines.count - 1)
         for _ in 0..<300 {
             var damaged = bytes
-            for _ in 0..<Int.random(in: 1...4, using: &rng) { damaged[Int.random(in: 0..<damaged.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
+            var changed: [(at: Int, to: UInt8)] = []
+            for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                changed.append((Int.random(in: 0..<damaged.count, using: &rng), UInt8.random(in: 0...255, using: &rng)))
+                damaged[changed.last!.at] = changed.last!.to
+            }
             let cut = Int.random(in: 0...damaged.count, using: &rng)
             let t = damaged[..<cut].withUnsafeBytes { RingReader.trace($0, info) }
             #expect(t.lines <= whole.lines)
-            let parsed = try? t.text.withUnsafeBufferPointer { b throws(TraceError) in try Trace.read(UnsafeRawBufferPointer(b)) }
-            #expect(parsed != nil, "a damaged ring still reads as a trace")
+            let parsed = Result { () throws(TraceError) in
+                try t.text.withUnsafeBufferPointer { b throws(TraceError) in try Trace.read(UnsafeRawBufferPointer(b)) }
+            }
+            if case .failure(let e) = parsed {
+                Issue.record("a damaged ring still reads as a trace: line \(e.line): \(e.message) (bytes changed: \(changed), cut at \(cut))")
+            }
         }
+        // A call dated before 0 (its instant's sign bit damaged) ends the
+        // records: first_ns and every line's time stay >= 0.
+        var early = bytes
+        var at = 0
+        while let h = early.withUnsafeBytes({ RecordHeader.load($0.baseAddress! + at, available: $0.count - at) }) {
+            if h.kind == RecordKind.call.rawValue && at > 0 { break }
+            at += Int(h.size)
+        }
+        #expect(at < early.count, "a call record after the first")
+        early[at + RecordHeader.size + 7] |= 0x80
+        let t = early.withUnsafeBytes { RingReader.trace($0, info) }
+        #expect(t.note?.contains("dated before 0") == true && t.lines < whole.lines, "\(t.note ?? "no note")")
+        #expect((try? t.text.withUnsafeBufferPointer { b throws(TraceError) in try Trace.read(UnsafeRawBufferPointer(b)) }) != nil)
         #expect(ng_record_stop(c.h) == NG_OK)
         // Crash-dump files made by hand: a header (each field as the
         // reader requires it: docs/trace-format.md), then random bytes.
