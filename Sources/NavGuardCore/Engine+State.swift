@@ -235,11 +235,19 @@ extension Engine {
                 throw EngineError(NG_E_RANGE, "an id counter is below its first value")
             }
         }
-        // The stack first: its rules are checked before anything changes.
-        if s.parts.contains(.stack) { try restore(s.stack) }
+        if s.parts.contains(.stack) {
+            guard transitions.isIdle else { throw EngineError(NG_E_STATE, "a transition is in flight") }
+            if let msg = ScreenStack.problem(s.stack) { throw EngineError(NG_E_RANGE, msg) }
+        }
+        // Every check is above: from here nothing throws. The stack last,
+        // so that what its restore drains (a withdrawn question's outcome)
+        // sees the restored counters, presses and views.
         if s.parts.contains(.counters) { counters = s.counters }
         if s.parts.contains(.presses) { presses = s.presses }
         if s.parts.contains(.views) { views = s.views }
+        if s.parts.contains(.stack) {
+            do throws(EngineError) { try restore(s.stack) } catch { preconditionFailure("checked above: \(error.message)") }
+        }
     }
 
     /// Counts of the live parts (State.liveCounts, without taking a state).
