@@ -31,16 +31,18 @@ let package = Package(
         // (embedded/: what Embedded Swift's standard library lacks, linked
         // into CMake's Embedded build only; cmake/NavGuardSwift.cmake.)
         .target(name: "NavGuardC", dependencies: ["CNavGuard"], exclude: ["embedded"]),
+        .systemLibrary(name: "NavGuardLibc", path: "Sources/NavGuardLibc"),
         // The flight recorder's format: the records' byte layout (each call's
         // encoder beside its reader), their JSON Lines form (the trace), the
         // ring's checkpoint, and the readers of traces and crash dumps. Read by
         // the library (recording, replay) and by `navguard` (timeline, stats).
         // (NavGuardC for the libc headers' module, NavGuardLibc, and the name
         // functions its lines write.)
-        .target(name: "NavGuardTrace", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardC"]),
+        .target(name: "NavGuardTrace", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardLibc"]),
         // Thin C ABI: @c @implementation exports of include/navguard/*.h, the
         // flight recorder's glue, replay and the crash handler.
-        .target(name: "NavGuard", dependencies: ["NavGuardCore", "NavGuardTrace", "CNavGuard", "NavGuardC"]),
+        .target(name: "NavGuardLoader", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardC", "NavGuardLibc"]),
+        .target(name: "NavGuard", dependencies: ["NavGuardCore", "NavGuardTrace", "NavGuardLoader", "CNavGuard", "NavGuardC", "NavGuardLibc"]),
         // The built-in guards, written against plugin.h only. CMake also builds
         // each as its own shared library exporting only ng_plugin_entry.
         .target(name: "NavGuardBuiltins", dependencies: ["CNavGuard"], path: "plugins",
@@ -56,16 +58,16 @@ let package = Package(
         // (its child side), and the helpers the tool shares with it. No
         // Foundation: CMake also compiles it in Embedded Swift, into
         // navguard-validator-child. Calls NavGuard through the C ABI only.
-        .target(name: "NavGuardValidator", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardC"]),
+        .target(name: "NavGuardValidator", dependencies: ["NavGuardCore", "CNavGuard", "NavGuardC", "NavGuardLibc"]),
         // The validator's child as a program of its own (`navguard plugins
         // validate --child-program`): what runs the checks on a guard built
         // for another machine, under an emulator (make test-arm64).
         .executableTarget(name: "navguard-validator-child",
-                          dependencies: ["NavGuardValidator", "NavGuard", "NavGuardCLIArgs"]),
+                          dependencies: ["NavGuardValidator", "NavGuard", "NavGuardCLIArgs", "NavGuardLibc"]),
         // `navguard plugins validate|list`, `navguard version`. Links the NavGuard
         // module statically (a target dependency, not the dynamic product).
         .executableTarget(name: "navguard-cli",
-                          dependencies: ["NavGuard", "NavGuardTrace", "NavGuardCore", "CNavGuard", "NavGuardC", "NavGuardCLIArgs", "NavGuardValidator",
+                          dependencies: ["NavGuard", "NavGuardTrace", "NavGuardLoader", "NavGuardCore", "CNavGuard", "NavGuardC", "NavGuardCLIArgs", "NavGuardValidator",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           path: "Sources/navguard-cli"),
         .testTarget(name: "NavGuardCoreTests", dependencies: ["NavGuardCore", "CNavGuard"]),

@@ -31,7 +31,7 @@
 #     dynamic casts (typed throws; the plugin kit's hook protocols fill in
 #     requirements instead of being cast to), no key paths, no reflection or
 #     String(describing:), libc through the NavGuardLibc module
-#     (Sources/NavGuardC/include/navguard_libc.h) instead of Glibc, and a
+#     (Sources/NavGuardLibc/navguard_libc.h) instead of Glibc, and a
 #     pthread Lock (Sources/NavGuard/Context/Lock.swift) instead of
 #     Synchronization.Mutex, which Embedded Swift lacks on Linux (its
 #     Atomic is used in both). `make test` compiles both: SwiftPM's build
@@ -97,8 +97,12 @@ set(_navguard_codegen_threads ${NAVGUARD_CORES})
 if(NAVGUARD_SWIFT_EMBEDDED)
   set(_navguard_codegen_threads 0)
 endif()
+# -package-name: the modules linked into libnavguard share `package`
+# declarations (NavGuardLoader's file and plugin helpers), as SwiftPM's
+# package does, without making them public.
 set(NAVGUARD_SWIFT_OPTIONS
   -parse-as-library
+  "SHELL:-package-name navguard"
   "$<$<CONFIG:Release,RelWithDebInfo,MinSizeRel>:-wmo;-num-threads;${_navguard_codegen_threads};-enforce-exclusivity=unchecked;-cross-module-optimization>")
 
 # Link options for every shared library containing Swift code, beside the

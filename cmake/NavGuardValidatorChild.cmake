@@ -24,7 +24,7 @@ set_target_properties(NavGuardValidator PROPERTIES
   POSITION_INDEPENDENT_CODE ON)
 target_compile_options(NavGuardValidator PRIVATE ${NAVGUARD_SWIFT_OPTIONS})
 target_include_directories(NavGuardValidator PUBLIC ${NAVGUARD_INCLUDE_DIR} ${NAVGUARD_SWIFT_MODULE_DIR}
-  ${PROJECT_SOURCE_DIR}/Sources/NavGuardC/include)
+  ${PROJECT_SOURCE_DIR}/Sources/NavGuardC/include ${PROJECT_SOURCE_DIR}/Sources/NavGuardLibc)
 target_link_libraries(NavGuardValidator PUBLIC NavGuardCore)
 navguard_swift_target(NavGuardValidator)
 

@@ -13,6 +13,31 @@
         return "unknown";                          \
     }
 
+/* Each table with a *_COUNT in the header is dense: one entry per value from
+ * 0 below the count (an entry at or above it does not compile: the index is
+ * outside the array; a missing one fails the number of entries). Readers
+ * take enum ranges from these counts. */
+#define NG_ONE_ENTRY(constant, name) +1
+#define NG_ENTRY_AT(constant, name) [constant] = 1,
+#define NG_DENSE_TABLE(map, count)                                                 \
+    _Static_assert(sizeof((const char[count]){ map(NG_ENTRY_AT) }) == (count) &&     \
+                   (0 map(NG_ONE_ENTRY)) == (count), #map " has one entry per value below " #count);
+NG_DENSE_TABLE(NG_STATUS_MAP, NG_STATUS_COUNT)
+NG_DENSE_TABLE(NG_REQUEST_KIND_MAP, NG_REQ_KIND_COUNT)
+NG_DENSE_TABLE(NG_REASON_MAP, NG_REASON_COUNT)
+NG_DENSE_TABLE(NG_EVENT_TYPE_MAP, NG_EVENT_TYPE_COUNT)
+NG_DENSE_TABLE(NG_OUTCOME_MAP, NG_OUTCOME_COUNT)
+NG_DENSE_TABLE(NG_TRACK_MAP, NG_TRACK_COUNT)
+NG_DENSE_TABLE(NG_PHASE_MAP, NG_PHASE_COUNT)
+NG_DENSE_TABLE(NG_SWIPE_STATE_MAP, NG_SWIPE_STATE_COUNT)
+NG_DENSE_TABLE(NG_HOLD_END_REASON_MAP, NG_HOLD_END_REASON_COUNT)
+NG_DENSE_TABLE(NG_SEVERITY_MAP, NG_SEVERITY_COUNT)
+NG_DENSE_TABLE(NG_ANSWER_MAP, NG_ANSWER_COUNT)
+NG_DENSE_TABLE(NG_TOUCH_PHASE_MAP, NG_TOUCH_PHASE_COUNT)
+NG_DENSE_TABLE(NG_TOUCH_STATE_MAP, NG_TOUCH_STATE_COUNT)
+NG_DENSE_TABLE(NG_VERDICT_MAP, NG_VERDICT_COUNT)
+NG_DENSE_TABLE(NG_SHAPE_KIND_MAP, NG_SHAPE_KIND_COUNT)
+
 #define NG_STATUS_CASE(constant, text) case constant: return #constant ": " text;
 const char *ng_strstatus(ng_status status) {
     switch (status) { NG_STATUS_MAP(NG_STATUS_CASE) }

@@ -195,6 +195,11 @@ public struct EngineError: Error, Sendable {
         self.status = status
         self.message = message
     }
+
+    /// `what` called from inside a callback, where it is not allowed.
+    public static func inCallback(_ what: String) -> EngineError {
+        EngineError(NG_E_CALLBACK, "\(what) is not allowed inside a callback")
+    }
 }
 
 /// Whether the calling thread may use the engine: injected by the ABI layer

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
-import NavGuardC
 import NavGuardCore
 
 // The callbacks a trace records (docs/trace-format.md, "Callbacks"), and
@@ -114,7 +113,7 @@ public struct TraceOutcome {
     init(json v: JSONValue) {
         id = v["id"]?.uint64 ?? 0
         kind = RequestKind(rawValue: enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT))
-        outcome = Outcome(rawValue: enumOrUnknown(v["outcome"], ng_outcome_name, 0..<ngc_outcome_end()))
+        outcome = Outcome(rawValue: enumOrUnknown(v["outcome"], ng_outcome_name, 0..<NG_OUTCOME_COUNT))
         reason = Reason(rawValue: enumOrUnknown(v["reason"], ng_reason_name, 0..<NG_REASON_COUNT))
         source = UInt32(clamping: v["source"]?.int64 ?? 0)
         guardID = v["guard"]?.string
@@ -164,8 +163,8 @@ public struct TraceTransition {
     }
 
     init(json v: JSONValue) {
-        track = Track(rawValue: enumValue(v["track"], ng_track_name, 0..<ngc_track_end()) ?? NG_TRACK_SCREEN)
-        phase = TransitionPhase(rawValue: enumOrUnknown(v["phase"], ng_phase_name, 0..<ngc_phase_end()))
+        track = Track(rawValue: enumValue(v["track"], ng_track_name, 0..<NG_TRACK_COUNT) ?? NG_TRACK_SCREEN)
+        phase = TransitionPhase(rawValue: enumOrUnknown(v["phase"], ng_phase_name, 0..<NG_PHASE_COUNT))
         flags = UInt32(truncatingIfNeeded: v["flags"]?.int64 ?? 0)
         id = v["id"]?.uint64 ?? 0
         kind = RequestKind(rawValue: enumOrUnknown(v["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT))
@@ -209,7 +208,7 @@ public struct TraceHoldEnd {
         token = v["token"]?.uint64 ?? 0
         label = v["label"]?.string
         mask = UInt32(truncatingIfNeeded: v["mask"]?.int64 ?? 0)
-        reason = HoldEndReason(rawValue: enumOrUnknown(v["reason"], ng_hold_end_reason_name, 0..<ngc_hold_end_reason_end()))
+        reason = HoldEndReason(rawValue: enumOrUnknown(v["reason"], ng_hold_end_reason_name, 0..<NG_HOLD_END_REASON_COUNT))
         began = v["began"]?.int64
         ended = v["ended"]?.int64
     }
@@ -242,7 +241,7 @@ public enum LogCallback {
         w.field("message", text: r.text())
     }
     static func read(_ v: JSONValue) -> TraceCallback {
-        .log(severity: enumOrUnknown(v["severity"], ng_severity_name, 0..<ngc_severity_end()), guardID: v["guard"]?.string,
+        .log(severity: enumOrUnknown(v["severity"], ng_severity_name, 0..<NG_SEVERITY_COUNT), guardID: v["guard"]?.string,
              message: v["message"]?.string ?? "")
     }
 }
@@ -271,7 +270,7 @@ public struct TraceTouchCancel {
     init(json v: JSONValue) {
         touch = v["touch"]?.uint64 ?? 0
         view = v["view"]?.uint64 ?? 0
-        state = enumOrUnknown(v["state"], ng_touch_state_name, 0..<ngc_touch_state_end())
+        state = enumOrUnknown(v["state"], ng_touch_state_name, 0..<NG_TOUCH_STATE_COUNT)
         began = v["began"]?.int64
     }
 }
@@ -391,7 +390,7 @@ public enum QuestionEndCallback {
         w.field("answer", r.i32(), .answer)
     }
     static func read(_ v: JSONValue) -> TraceCallback {
-        .questionEnd(id: v["id"]?.uint64 ?? 0, answer: Answer(rawValue: enumOrUnknown(v["answer"], ng_answer_name, 0..<ngc_answer_end())))
+        .questionEnd(id: v["id"]?.uint64 ?? 0, answer: Answer(rawValue: enumOrUnknown(v["answer"], ng_answer_name, 0..<NG_ANSWER_COUNT)))
     }
 }
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
-import NavGuardC
 import NavGuardLibc
 import NavGuardCore
 
@@ -314,7 +313,7 @@ public enum FinishCall {
     public static func encode(_ w: inout RecordWriter, track: Int32) { w.i32(track) }
     public static func format(_ r: inout RecordReader, _ w: TraceLine) { w.field("track", r.i32(), .track) }
     static func read(_ v: JSONValue) throws(FieldError) -> CallArgs {
-        guard let track = enumValue(v["track"], ng_track_name, 0..<ngc_track_end()) else { throw FieldError(message: "finish without a track") }
+        guard let track = enumValue(v["track"], ng_track_name, 0..<NG_TRACK_COUNT) else { throw FieldError(message: "finish without a track") }
         return .finish(track: Track(rawValue: track))
     }
 }
@@ -330,7 +329,7 @@ public enum QuestionAnswerCall {
         w.field("answer", r.i32(), .answer)
     }
     static func read(_ v: JSONValue) throws(FieldError) -> CallArgs {
-        guard let answer = enumValue(v["answer"], ng_answer_name, 0..<ngc_answer_end()) else {
+        guard let answer = enumValue(v["answer"], ng_answer_name, 0..<NG_ANSWER_COUNT) else {
             throw FieldError(message: "question_answer without an answer")
         }
         return .questionAnswer(id: try integer(v["id"], "id"), answer: Answer(rawValue: answer))
@@ -548,9 +547,9 @@ public struct TraceResult {
         status = v["st"]?.string ?? "?"
         err = v["err"]?.string
         // Lenient: a result only describes; replay compares `json`.
-        outcome = enumOrUnknown(v["status"], ng_outcome_name, 0..<ngc_outcome_end())
+        outcome = enumOrUnknown(v["status"], ng_outcome_name, 0..<NG_OUTCOME_COUNT)
         id = v["id"]?.uint64 ?? 0
-        verdict = enumOrUnknown(v["verdict"], ng_verdict_name, 0..<ngc_verdict_end())
+        verdict = enumOrUnknown(v["verdict"], ng_verdict_name, 0..<NG_VERDICT_COUNT)
         reason = v["reason"] == nil ? NG_REASON_NONE : enumOrUnknown(v["reason"], ng_reason_name, 0..<NG_REASON_COUNT)
         view = v["view"]?.uint64 ?? 0
         guardID = v["guard"]?.string

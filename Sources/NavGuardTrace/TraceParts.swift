@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
-import NavGuardC
 import NavGuardLibc
 import NavGuardCore
 
@@ -343,7 +342,7 @@ public enum TraceEvent {
         e.size = UInt32(MemoryLayout<ng_event>.size)
         e.type = type
         if type == NG_EVENT_TOUCH {
-            guard let phase = enumValue(v["phase"], ng_touch_phase_name, 0..<ngc_touch_phase_end()) else {
+            guard let phase = enumValue(v["phase"], ng_touch_phase_name, 0..<NG_TOUCH_PHASE_COUNT) else {
                 throw FieldError(message: "a touch event with an unknown phase")
             }
             e.phase = phase
@@ -456,7 +455,7 @@ public struct TraceView {
         flags = try integer(v["flags"], "flags")
         alpha = try real(v["alpha"], "alpha", default: 1)
         let s = v["shape"]
-        guard let kind = s?["kind"] == nil ? NG_SHAPE_BOUNDS : enumValue(s?["kind"], ng_shape_kind_name, 0..<ngc_shape_kind_end()) else {
+        guard let kind = s?["kind"] == nil ? NG_SHAPE_BOUNDS : enumValue(s?["kind"], ng_shape_kind_name, 0..<NG_SHAPE_KIND_COUNT) else {
             throw FieldError(message: "view \(id) has an unknown shape kind")
         }
         shapeKind = kind

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import CNavGuard
-import NavGuardC
 import NavGuardLibc
 import NavGuardCore
 
@@ -307,15 +306,15 @@ public struct TraceState {
         }
         for t in v["touches"]?.array ?? [] {
             touches.append(TraceTouch(touch: t["touch"]?.uint64 ?? 0, view: t["view"]?.uint64 ?? 0,
-                                      state: enumOrUnknown(t["state"], ng_touch_state_name, 0..<ngc_touch_state_end()), began: t["began"]?.int64 ?? 0))
+                                      state: enumOrUnknown(t["state"], ng_touch_state_name, 0..<NG_TOUCH_STATE_COUNT), began: t["began"]?.int64 ?? 0))
         }
         for t in v["transitions"]?.array ?? [] {
-            transitions.append(TraceTrack(track: enumValue(t["track"], ng_track_name, 0..<ngc_track_end()) ?? NG_TRACK_SCREEN,
+            transitions.append(TraceTrack(track: enumValue(t["track"], ng_track_name, 0..<NG_TRACK_COUNT) ?? NG_TRACK_SCREEN,
                                           id: t["id"]?.uint64 ?? 0,
                                           kind: enumOrUnknown(t["kind"], ng_request_kind_name, 0..<NG_REQ_KIND_COUNT),
                                           flags: UInt32(truncatingIfNeeded: t["flags"]?.int64 ?? 0), began: t["began"]?.int64 ?? 0,
                                           deadline: t["deadline"]?.int64, from: t["from"]?.uint64 ?? 0, to: t["to"]?.uint64 ?? 0,
-                                          swipe: t["swipe"].flatMap { enumValue($0, ng_swipe_state_name, 0..<ngc_swipe_state_end()) },
+                                          swipe: t["swipe"].flatMap { enumValue($0, ng_swipe_state_name, 0..<NG_SWIPE_STATE_COUNT) },
                                           drivingTouch: t["driving_touch"]?.uint64))
         }
         for d in v["deferred"]?.array ?? [] {

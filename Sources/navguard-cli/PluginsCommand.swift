@@ -2,8 +2,8 @@
 import ArgumentParser
 import CNavGuard
 import Glibc
-import NavGuard   // the plugin loader's search path and chain resolution (Loader/)
 import NavGuardCore
+import NavGuardLoader   // the plugin loader's search path and chain resolution
 import NavGuardValidator
 
 // navguard plugins validate | list | available | info | docs: the guard

@@ -224,6 +224,7 @@ typedef int32_t ng_outcome_kind;
 #define NG_OUTCOME_DROPPED   3  /* a deferred or queued request ended unapplied (final) */
 #define NG_OUTCOME_QUEUED    4  /* made inside a callback or posted: evaluated
                                    later; the outcome arrives by callback */
+#define NG_OUTCOME_COUNT 5  /* (0.4) values run from 0 to this, one past the last */
 #define NG_OUTCOME_MAP(XX) \
     XX(NG_OUTCOME_APPLIED,  "applied") \
     XX(NG_OUTCOME_REFUSED,  "refused") \
@@ -300,6 +301,7 @@ typedef int32_t ng_track;
 #define NG_TRACK_SCREEN  0
 #define NG_TRACK_BAR     1
 #define NG_TRACK_ALL     2   /* only as an argument of ng_transition_finish */
+#define NG_TRACK_COUNT 3  /* (0.4) values run from 0 to this, one past the last */
 #define NG_TRACK_MAP(XX) \
     XX(NG_TRACK_SCREEN, "screen") \
     XX(NG_TRACK_BAR,    "bar") \
@@ -309,6 +311,7 @@ typedef int32_t ng_phase;
 #define NG_PHASE_WILL       0  /* screen: will-show; bar: bar-will (push/pop item) */
 #define NG_PHASE_DID        1  /* screen: did-show;  bar: bar-did */
 #define NG_PHASE_CANCELLED  2  /* interactive back cancelled: no DID follows */
+#define NG_PHASE_COUNT 3  /* (0.4) values run from 0 to this, one past the last */
 #define NG_PHASE_MAP(XX) \
     XX(NG_PHASE_WILL,      "will") \
     XX(NG_PHASE_DID,       "did") \
@@ -335,6 +338,7 @@ typedef int32_t ng_swipe_state;
                                    was named, or it ended or was cancelled) */
 #define NG_SWIPE_FINISHING   3  /* released to finish: settling to the pop */
 #define NG_SWIPE_CANCELLING  4  /* released to cancel: settling back */
+#define NG_SWIPE_STATE_COUNT 5  /* (0.4) values run from 0 to this, one past the last */
 #define NG_SWIPE_STATE_MAP(XX) \
     XX(NG_SWIPE_NONE,       "none") \
     XX(NG_SWIPE_DRIVEN,     "driven") \
@@ -355,6 +359,7 @@ typedef int32_t ng_hold_end_reason;
 #define NG_HOLD_ENDED      0  /* ng_hold_end */
 #define NG_HOLD_EXPIRED    1  /* its max duration passed */
 #define NG_HOLD_RELEASED   2  /* released by a guard (watchdog) or at destroy */
+#define NG_HOLD_END_REASON_COUNT 3  /* (0.4) values run from 0 to this, one past the last */
 #define NG_HOLD_END_REASON_MAP(XX) \
     XX(NG_HOLD_ENDED,    "ended") \
     XX(NG_HOLD_EXPIRED,  "expired") \
@@ -366,6 +371,7 @@ typedef int32_t ng_severity;
 #define NG_LOG_INFO   1
 #define NG_LOG_WARN   2
 #define NG_LOG_ERROR  3
+#define NG_SEVERITY_COUNT 4  /* (0.4) values run from 0 to this, one past the last */
 #define NG_SEVERITY_MAP(XX) \
     XX(NG_LOG_DEBUG, "debug") \
     XX(NG_LOG_INFO,  "info") \
@@ -576,6 +582,7 @@ typedef int32_t ng_answer;
 #define NG_ANSWER_TIMEOUT    2  /* no answer within the question's time limit */
 #define NG_ANSWER_WITHDRAWN  3  /* the asker withdrew it, the stack changed,
                                     or destroy */
+#define NG_ANSWER_COUNT 4  /* (0.4) values run from 0 to this, one past the last */
 #define NG_ANSWER_MAP(XX) \
     XX(NG_ANSWER_YES,       "yes") \
     XX(NG_ANSWER_NO,        "no") \
@@ -698,6 +705,7 @@ typedef struct ng_screen_info {
 #define NG_TOUCH_MOVED      1
 #define NG_TOUCH_ENDED      2
 #define NG_TOUCH_CANCELLED  3
+#define NG_TOUCH_PHASE_COUNT 4  /* (0.4) values run from 0 to this, one past the last */
 #define NG_TOUCH_PHASE_MAP(XX) \
     XX(NG_TOUCH_BEGAN,     "began") \
     XX(NG_TOUCH_MOVED,     "moved") \
@@ -817,6 +825,7 @@ struct ng_touch_info {
 #define NG_TOUCH_STATE_WITHHELD   1  /* began was dropped; later phases dropped */
 #define NG_TOUCH_STATE_CANCELLED  2  /* cancelled by NavGuard (on_touch_cancel's
                                         touch): retired, no longer live */
+#define NG_TOUCH_STATE_COUNT 3  /* (0.4) values run from 0 to this, one past the last */
 #define NG_TOUCH_STATE_MAP(XX) \
     XX(NG_TOUCH_STATE_DELIVERED, "delivered") \
     XX(NG_TOUCH_STATE_WITHHELD,  "withheld") \
@@ -1292,6 +1301,7 @@ NG_API ng_status ng_clock_advance(ng_context *ctx, int64_t delta_ns);
 typedef int32_t ng_verdict_kind;
 #define NG_VERDICT_DELIVER  0
 #define NG_VERDICT_DROP     1
+#define NG_VERDICT_COUNT 2  /* (0.4) values run from 0 to this, one past the last */
 #define NG_VERDICT_MAP(XX) \
     XX(NG_VERDICT_DELIVER, "deliver") \
     XX(NG_VERDICT_DROP,    "drop")
@@ -1361,6 +1371,7 @@ typedef int32_t ng_shape_kind;
 #define NG_SHAPE_CIRCLE   2  /* center and radius */
 #define NG_SHAPE_POLYGON  3  /* points (copied), nonzero winding rule: non-convex
                                 and self-intersecting (a 5-point star) work */
+#define NG_SHAPE_KIND_COUNT 4  /* (0.4) values run from 0 to this, one past the last */
 #define NG_SHAPE_KIND_MAP(XX) \
     XX(NG_SHAPE_BOUNDS,  "bounds") \
     XX(NG_SHAPE_INSETS,  "insets") \

@@ -2,11 +2,12 @@
 import CNavGuard
 import NavGuardLibc
 import NavGuardCore
+import NavGuardLoader
 import NavGuardTrace
 
 // navguard.h, "Plugins: loading guards from shared libraries": one plugin,
 // a whole chain from a configuration (text or file), and where the built-in
-// guards are. (How: Loader/.)
+// guards are. (How: Sources/NavGuardLoader.)
 
 @c @implementation
 public func ng_plugin_load(_ ctx: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ configJSON: UnsafePointer<CChar>?) -> ng_status {

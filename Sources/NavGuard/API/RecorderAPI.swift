@@ -2,6 +2,7 @@
 import CNavGuard
 import NavGuardLibc
 import NavGuardCore
+import NavGuardLoader
 import NavGuardTrace
 
 // navguard.h, "Flight recorder and replay": recording a context (Recorder/

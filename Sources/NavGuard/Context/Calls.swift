@@ -100,10 +100,6 @@ extension EngineError {
     }
 
     static func null(_ what: StaticString) -> EngineError { EngineError(NG_E_NULL, "\(what) is NULL") }
-
-    static func inCallback(_ what: String) -> EngineError {
-        EngineError(NG_E_CALLBACK, "\(what) is not allowed inside a callback")
-    }
 }
 
 /// The engine's owner check: host-table calls from a guard's own thread are

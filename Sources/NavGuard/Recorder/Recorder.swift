@@ -3,6 +3,7 @@ import CNavGuard
 import NavGuardLibc
 import NavGuardC
 import NavGuardCore
+import NavGuardLoader
 import NavGuardTrace
 
 /// The flight recorder of one context. A recorded call writes binary

@@ -2,6 +2,7 @@
 import CNavGuard
 import NavGuardLibc
 import NavGuardCore
+import NavGuardLoader
 import NavGuardTrace
 
 // Replay of a trace (docs/trace-format.md): a host of its own that re-makes

@@ -33,25 +33,6 @@ bool ngc_library_path(char *out, size_t size);
  * other value: what `navguard plugins info` shows of a guard's event_mask. */
 const char *ngc_want_name(uint32_t bit);
 
-/* One past the largest value of a navguard.h NG_*_MAP table: the values a
- * trace reader tries when it reads a value by its name (ng_*_name gives
- * "unknown" for any other). Computed from the table itself, so a value added
- * to the header is read back without a change here. */
-#define NGC_END_OF(constant, name) if ((int32_t)(constant) >= end) end = (int32_t)(constant) + 1;
-#define NGC_TABLE_END(function, map) \
-    static inline int32_t function(void) { int32_t end = 0; map(NGC_END_OF) return end; }
-NGC_TABLE_END(ngc_outcome_end, NG_OUTCOME_MAP)
-NGC_TABLE_END(ngc_track_end, NG_TRACK_MAP)
-NGC_TABLE_END(ngc_phase_end, NG_PHASE_MAP)
-NGC_TABLE_END(ngc_swipe_state_end, NG_SWIPE_STATE_MAP)
-NGC_TABLE_END(ngc_hold_end_reason_end, NG_HOLD_END_REASON_MAP)
-NGC_TABLE_END(ngc_severity_end, NG_SEVERITY_MAP)
-NGC_TABLE_END(ngc_answer_end, NG_ANSWER_MAP)
-NGC_TABLE_END(ngc_touch_phase_end, NG_TOUCH_PHASE_MAP)
-NGC_TABLE_END(ngc_touch_state_end, NG_TOUCH_STATE_MAP)
-NGC_TABLE_END(ngc_verdict_end, NG_VERDICT_MAP)
-NGC_TABLE_END(ngc_shape_kind_end, NG_SHAPE_KIND_MAP)
-
 /* ------------------------------------------------------------------------ */
 /* The flight recorder's ring, as a crash dump reads it (crash_dump.c)       */
 /* ------------------------------------------------------------------------ */

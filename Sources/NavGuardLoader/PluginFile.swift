@@ -30,7 +30,7 @@ func openRegularFile(_ path: String) throws(FileRefusal) -> Int32 {
 
 /// A whole regular file of at most `limit` bytes, read with openRegularFile.
 @_optimize(size)
-func readRegularFile(_ path: String, limit: Int) throws(FileRefusal) -> [UInt8] {
+package func readRegularFile(_ path: String, limit: Int) throws(FileRefusal) -> [UInt8] {
     let fd = try openRegularFile(path)
     defer { close(fd) }
     var bytes: [UInt8] = []
@@ -49,9 +49,10 @@ func readRegularFile(_ path: String, limit: Int) throws(FileRefusal) -> [UInt8] 
 }
 
 /// Why a file was not opened or read (openRegularFile, readRegularFile).
-struct FileRefusal: Error {
-    let why: String
-    var tooLarge = false
+package struct FileRefusal: Error {
+    package let why: String
+    package var tooLarge = false
+    package init(why: String, tooLarge: Bool = false) { (self.why, self.tooLarge) = (why, tooLarge) }
 }
 
 /// The S_IF* type bits of a mode (the headers' S_IF* constants are Int32).
@@ -59,7 +60,7 @@ struct FileRefusal: Error {
 private func fileType(_ mode: mode_t) -> Int32 { Int32(bitPattern: mode) & S_IFMT }
 
 @_optimize(size)
-func fileKind(_ mode: mode_t) -> String {
+package func fileKind(_ mode: mode_t) -> String {
     switch fileType(mode) {
     case S_IFDIR: return "a directory"
     case S_IFIFO: return "a FIFO"
@@ -71,13 +72,13 @@ func fileKind(_ mode: mode_t) -> String {
 }
 
 /// A library opened and its descriptor read, not yet in a chain.
-struct LoadedPlugin {
-    var descriptor: UnsafePointer<ng_plugin_descriptor>
-    var path: String
+package struct LoadedPlugin {
+    package var descriptor: UnsafePointer<ng_plugin_descriptor>
+    package var path: String
 }
 
 @_optimize(size)
-func openPlugin(_ path: String) throws(EngineError) -> LoadedPlugin {
+package func openPlugin(_ path: String) throws(EngineError) -> LoadedPlugin {
     guard access(path, F_OK) == 0 else {
         throw EngineError(NG_E_LOAD, "plugin \(path): no such file")
     }

@@ -8,7 +8,7 @@ import NavGuardCore
 // NAVGUARD_PLUGIN_PATH before it, and a guard's file name from its id.
 
 /// Resolved once: NAVGUARD_PLUGIN_DIR, else next to libnavguard.so.
-nonisolated(unsafe) let pluginDirectory: UnsafeMutablePointer<CChar> = {
+package nonisolated(unsafe) let pluginDirectory: UnsafeMutablePointer<CChar> = {
     if let env = getenv("NAVGUARD_PLUGIN_DIR"), env[0] != 0 { return strdup(env)! }
     // Never a directory relative to the working directory: without the
     // library's own path, there is no built-in directory ("").

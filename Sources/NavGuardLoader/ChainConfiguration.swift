@@ -16,7 +16,7 @@ let defaultChain: JSONValue = .object([("guards", .array(
     }))])
 
 /// The default chain's text (ng_default_chain: static storage, never freed).
-nonisolated(unsafe) let defaultChainJSON: UnsafeMutablePointer<CChar> = strdup(JSON.serialize(defaultChain))!
+package nonisolated(unsafe) let defaultChainJSON: UnsafeMutablePointer<CChar> = strdup(JSON.serialize(defaultChain))!
 
 /// One guard of a resolved chain: its file, its id when the configuration
 /// named one (checked against the plugin's), and its configuration object.
@@ -71,7 +71,7 @@ public func resolveChain(_ text: String) throws(EngineError) -> [ChainEntry] {
 /// Load every plugin first, then create the guards; on any failure the
 /// guards created so far are destroyed and the chain stays empty.
 @_optimize(size)
-func configureChain(_ engine: Engine, _ text: String) throws(EngineError) {
+package func configureChain(_ engine: Engine, _ text: String) throws(EngineError) {
     if engine.isInsideCallback { throw .inCallback("configuring the chain") }
     guard engine.guardCount == 0 else { throw EngineError(NG_E_STATE, "the chain is not empty") }
     var loaded: [(LoadedPlugin, ChainEntry)] = []
@@ -94,7 +94,7 @@ func configureChain(_ engine: Engine, _ text: String) throws(EngineError) {
 /// The file of a guard named by id: the first <dir>/<name>.so along the
 /// search path. An unknown id says where it looked and what exists there.
 @_optimize(size)
-func locate(_ id: String) throws(EngineError) -> String {
+package func locate(_ id: String) throws(EngineError) -> String {
     let file = pluginFileName(forID: id)!
     let dirs = pluginSearchPath()
     for dir in dirs where access("\(dir)/\(file)", F_OK) == 0 { return "\(dir)/\(file)" }
