@@ -16,8 +16,10 @@ endif()
 set(NAVGUARD_API_DOCS_DIR ${PROJECT_BINARY_DIR}/docs)
 configure_file(${PROJECT_SOURCE_DIR}/docs/api/Doxyfile.in ${NAVGUARD_API_DOCS_DIR}/Doxyfile @ONLY)
 file(GLOB navguard_api_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/navguard/*.h)
+# The Qt adapter's header and the part headers it includes (installed with it).
+file(GLOB navguard_qt6_api_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/adapters/qt6/navguard_qt6*.h)
 list(APPEND navguard_api_headers ${PROJECT_SOURCE_DIR}/adapters/sdl2/navguard_sdl2.h
-  ${PROJECT_SOURCE_DIR}/adapters/qt6/navguard_qt6.h
+  ${navguard_qt6_api_headers}
   ${PROJECT_SOURCE_DIR}/adapters/journald/navguard_journald.h ${PROJECT_SOURCE_DIR}/adapters/journald/navguard_metrics.h)
 add_custom_command(OUTPUT ${NAVGUARD_API_DOCS_DIR}/html/index.html
   COMMAND ${CMAKE_COMMAND} -E rm -rf ${NAVGUARD_API_DOCS_DIR}/html
@@ -39,5 +41,5 @@ install(DIRECTORY ${NAVGUARD_API_DOCS_DIR}/html/
 add_test(NAME api_reference COMMAND ${Python3_EXECUTABLE}
   ${PROJECT_SOURCE_DIR}/ctest/docs/check_api_reference.py
   ${NAVGUARD_API_DOCS_DIR}/html ${PROJECT_SOURCE_DIR}/include/navguard
-  ${PROJECT_SOURCE_DIR}/adapters/sdl2/navguard_sdl2.h ${PROJECT_SOURCE_DIR}/adapters/qt6/navguard_qt6.h
+  ${PROJECT_SOURCE_DIR}/adapters/sdl2/navguard_sdl2.h ${navguard_qt6_api_headers}
   ${PROJECT_SOURCE_DIR}/adapters/journald/navguard_journald.h ${PROJECT_SOURCE_DIR}/adapters/journald/navguard_metrics.h)
