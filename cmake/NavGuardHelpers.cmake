@@ -40,6 +40,28 @@ function(navguard_swift_sources out dir)
   set(${out} ${sources} PARENT_SCOPE)
 endfunction()
 
+# navguard_swift_module(<target> <module> <module-dir> SOURCES <files>...
+#                       [PRIVATE_INCLUDES <dirs>...] [DEPENDS <targets>...]
+#                       [OPTIONS <swiftc options>...])
+# One Swift module as a static library linked whole into a shared one
+# (libnavguard, or the fuzz build's instrumented copy): position-independent,
+# its .swiftmodule written to <module-dir>, which its users search with the
+# public headers. DEPENDS: the modules it imports, built first.
+function(navguard_swift_module target module moddir)
+  cmake_parse_arguments(arg "" "" "SOURCES;PRIVATE_INCLUDES;DEPENDS;OPTIONS" ${ARGN})
+  add_library(${target} STATIC ${arg_SOURCES})
+  set_target_properties(${target} PROPERTIES
+    Swift_MODULE_NAME ${module}
+    Swift_MODULE_DIRECTORY ${moddir}
+    POSITION_INDEPENDENT_CODE ON)
+  target_compile_options(${target} PRIVATE ${NAVGUARD_SWIFT_OPTIONS} ${arg_OPTIONS})
+  target_include_directories(${target} PUBLIC ${NAVGUARD_INCLUDE_DIR} ${moddir} PRIVATE ${arg_PRIVATE_INCLUDES})
+  if(arg_DEPENDS)
+    add_dependencies(${target} ${arg_DEPENDS})
+  endif()
+  navguard_swift_target(${target})
+endfunction()
+
 # navguard_swift_target(<target>)
 # A Swift module of this build: refuses a target not in the language mode
 # SwiftPM uses (NAVGUARD_SWIFT_LANGUAGE_MODE, cmake/NavGuardSwift.cmake),
