@@ -18,9 +18,15 @@ extension Engine {
     /// Replace the stack without transitions (snapshot restore). An open
     /// question about the old stack ends WITHDRAWN before this returns.
     public func restore(_ screens: [Screen]) throws(EngineError) {
-        guard run.depth == 0 else { throw EngineError(NG_E_CALLBACK, "restore is not allowed inside a callback") }
+        guard run.depth == 0 else { throw .inCallback("restore") }
         guard transitions.isIdle else { throw EngineError(NG_E_STATE, "a transition is in flight") }
         if let msg = ScreenStack.problem(screens) { throw EngineError(NG_E_RANGE, msg) }
+        installStack(screens)
+    }
+
+    /// The stack becomes `screens`, checked by the caller (restore), and
+    /// what that queued (a withdrawn question's end) is delivered.
+    func installStack(_ screens: [Screen]) {
         stack.replace(with: screens)
         drain()
     }

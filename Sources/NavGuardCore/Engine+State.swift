@@ -122,8 +122,15 @@ extension Engine {
 
         /// How many of each live part there are, by its name (a
         /// mid-session trace's `live`).
-        public var liveCounts: (holds: Int, touches: Int, transitions: Int, deferred: Int, questions: Int, presses: Int) {
-            (holds.count, touches.count, transitions.isIdle ? 0 : 1, deferred.count, questions.isOpen ? 1 : 0, presses.count)
+        public var liveCounts: LiveCounts {
+            State.liveCounts(holds, touches, transitions, deferred, questions, presses)
+        }
+
+        /// How many of each live part (one rule for a state and an engine).
+        public typealias LiveCounts = (holds: Int, touches: Int, transitions: Int, deferred: Int, questions: Int, presses: Int)
+        static func liveCounts(_ h: HoldSet, _ t: TouchTable, _ tr: Transitions, _ d: DeferredRequests, _ q: QuestionDesk,
+                               _ p: PressTable) -> LiveCounts {
+            (h.count, t.count, tr.isIdle ? 0 : 1, d.count, q.isOpen ? 1 : 0, p.count)
         }
 
         // MARK: Building (a reader)
@@ -178,12 +185,7 @@ extension Engine {
 
         /// The state `name` names, or nil.
         public static func state(named name: String) -> UInt8? {
-            switch name {
-            case "delivered": return 0
-            case "withheld": return 1
-            case "cancelled": return 2
-            default: return nil
-            }
+            stateNames.firstIndex { $0.description == name }.map { UInt8($0) }
         }
 
         public init(type: Int32, device: UInt64, code: Int64, view: UInt64, screen: UInt64, downNs: Int64, state: UInt8) {
@@ -214,7 +216,7 @@ extension Engine {
     /// about the old stack ends WITHDRAWN before this returns.
     @_optimize(size)
     public func restore(_ s: State) throws(EngineError) {
-        guard run.depth == 0 else { throw EngineError(NG_E_CALLBACK, "restore is not allowed inside a callback") }
+        guard run.depth == 0 else { throw .inCallback("restore") }
         let live = s.parts.intersection(State.Parts.live)
         if !live.isEmpty {
             let l = s.liveCounts
@@ -245,13 +247,9 @@ extension Engine {
         if s.parts.contains(.counters) { counters = s.counters }
         if s.parts.contains(.presses) { presses = s.presses }
         if s.parts.contains(.views) { views = s.views }
-        if s.parts.contains(.stack) {
-            do throws(EngineError) { try restore(s.stack) } catch { preconditionFailure("checked above: \(error.message)") }
-        }
+        if s.parts.contains(.stack) { installStack(s.stack) }
     }
 
     /// Counts of the live parts (State.liveCounts, without taking a state).
-    var liveCounts: (holds: Int, touches: Int, transitions: Int, deferred: Int, questions: Int, presses: Int) {
-        (holds.count, touches.count, transitions.isIdle ? 0 : 1, deferred.count, questions.isOpen ? 1 : 0, presses.count)
-    }
+    var liveCounts: State.LiveCounts { State.liveCounts(holds, touches, transitions, deferred, questions, presses) }
 }
