@@ -63,6 +63,33 @@ static figure *record(const char *name, double *v, double minus) {
 
 typedef void (*bench_fn)(void *state, long iters);
 
+/* What `on` adds over `off` (the same work with one thing changed, e.g.
+ * recording): after a warm-up of each, the two run alternately, RUNS times
+ * each, and the figure recorded is `on`'s; `*added` gets the median of the
+ * RUNS differences between each `on` run and the `off` run just before it.
+ * A machine that slows down while the bench runs then moves both alike,
+ * where two figures measured minutes apart would not. */
+static figure *measure_added(const char *name, bench_fn fn, void *off, void *on, long iters, double ops_per_iter,
+                             double *added) {
+    double v[RUNS], d[RUNS];
+    long warm = iters / 10 > 0 ? iters / 10 : 1;
+    fn(off, warm);
+    fn(on, warm);
+    for (int r = 0; r < RUNS; r++) {
+        int64_t t0 = mono_ns();
+        fn(off, iters);
+        int64_t t1 = mono_ns();
+        fn(on, iters);
+        int64_t t2 = mono_ns();
+        double per = (double)iters * ops_per_iter;
+        v[r] = (double)(t2 - t1) / per;
+        d[r] = v[r] - (double)(t1 - t0) / per;
+    }
+    qsort(d, RUNS, sizeof d[0], cmp_double);
+    *added = d[RUNS / 2];
+    return record(name, v, 0.0);
+}
+
 /* Run `fn(state, iters)` once untimed (iters / 10), then RUNS times timed;
  * record ns per op (elapsed / (iters * ops_per_iter)). */
 static figure *measure(const char *name, bench_fn fn, void *state, long iters, double ops_per_iter) {

@@ -150,24 +150,37 @@ public struct RecordWriter {
     /// Text: u32 length then the bytes; `nullText` stands for NULL.
     public static let nullText: UInt32 = 0xFFFF_FFFF
 
+    // A text that is NULL, the most common (a guard's id, a message), is
+    // written inline; the others go out of line.
+    @inline(__always)
     public mutating func text(_ b: UnsafeRawBufferPointer?) {
         guard let b else { return u32(RecordWriter.nullText) }
+        bytes(b)
+    }
+
+    @inline(never)
+    private mutating func bytes(_ b: UnsafeRawBufferPointer) {
         guard end - p >= 4 + b.count else { overflow = true; return }
         u32(UInt32(b.count))
         if let src = b.baseAddress, b.count > 0 { p.copyMemory(from: src, byteCount: b.count) }
         p += b.count
     }
 
+    @inline(__always)
     public mutating func text(_ s: UnsafePointer<CChar>?) {
-        guard let s else { return text(nil as UnsafeRawBufferPointer?) }
-        text(UnsafeRawBufferPointer(start: s, count: strlen(s)))
+        guard let s else { return u32(RecordWriter.nullText) }
+        bytes(UnsafeRawBufferPointer(start: s, count: strlen(s)))
     }
 
-    public mutating func text(_ s: CStr?) { text(s?.bytes) }
+    @inline(__always)
+    public mutating func text(_ s: CStr?) {
+        guard let s else { return u32(RecordWriter.nullText) }
+        bytes(s.bytes)
+    }
 
     public mutating func text(_ s: String?) {
-        guard var s else { return text(nil as UnsafeRawBufferPointer?) }
-        s.withUTF8 { text(UnsafeRawBufferPointer($0)) }
+        guard var s else { return u32(RecordWriter.nullText) }
+        s.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }
     }
 }
 

@@ -90,11 +90,13 @@ public struct TraceOutcome {
     public var reasonName: String { enumName(reason.rawValue, ng_reason_name) }
 
     public static func encode(_ w: inout RecordWriter, _ o: OutcomeRecord) {
-        w.u64(o.requestID)
-        w.i32(o.kind.rawValue)
-        w.i32(o.outcome.rawValue)
-        w.i32(o.reason.rawValue)
-        w.u32(o.source)
+        w.fixed(24) { f in
+            f.u64(o.requestID)
+            f.i32(o.kind.rawValue)
+            f.i32(o.outcome.rawValue)
+            f.i32(o.reason.rawValue)
+            f.u32(o.source)
+        }
         w.text(o.guardID)
         w.text(o.message)
     }
@@ -136,15 +138,20 @@ public struct TraceTransition {
 
     public var kindName: String { enumName(kind.rawValue, ng_request_kind_name) }
 
+    /// Fixed fields, with one check of room (a request's transition
+    /// callbacks are most of what a ring records for it).
+    @inline(__always)
     public static func encode(_ w: inout RecordWriter, _ e: ng_transition_event) {
-        w.i32(e.track)
-        w.i32(e.phase)
-        w.u32(e.flags)
-        w.u64(e.request_id)
-        w.i32(e.kind)
-        w.u64(e.from_id)
-        w.u64(e.to_id)
-        w.u64(e.focus_token)
+        w.fixed(48) { f in
+            f.i32(e.track)
+            f.i32(e.phase)
+            f.u32(e.flags)
+            f.u64(e.request_id)
+            f.i32(e.kind)
+            f.u64(e.from_id)
+            f.u64(e.to_id)
+            f.u64(e.focus_token)
+        }
     }
 
     public static func format(_ r: inout RecordReader, _ w: TraceLine) {
@@ -189,10 +196,12 @@ public struct TraceHoldEnd {
     public static func encode(_ w: inout RecordWriter, _ h: ng_hold_info) {
         w.u64(h.token)
         w.text(h.label)
-        w.u32(h.mask)
-        w.i32(h.reason)
-        w.i64(h.began_ns)
-        w.i64(h.ended_ns)
+        w.fixed(24) { f in
+            f.u32(h.mask)
+            f.i32(h.reason)
+            f.i64(h.began_ns)
+            f.i64(h.ended_ns)
+        }
     }
 
     public static func format(_ r: inout RecordReader, _ w: TraceLine) {

@@ -421,6 +421,27 @@ public enum CallResult {
         if status == NG_OK, datedAt == nil, case .event(let verdict, let reason, let view, .none) = result {
             return encodeEvent(&w, verdict: verdict, reason: reason, view: view)
         }
+        // The common rets of the other recorded calls, as that one: status
+        // OK, no `tr`, nothing but fixed fields (the same bytes as below).
+        if status == NG_OK, datedAt == nil {
+            switch result {
+            case .none:
+                return w.fixed(9) { f in f.i32(NG_OK); f.u8(noneTag); f.u32(RecordWriter.nullText) }
+            case .submit(let s, let id, let reason, .none):
+                return w.fixed(29) { f in
+                    f.i32(NG_OK); f.u8(submitTag); f.i32(s); f.u64(id); f.i32(reason)
+                    f.u32(RecordWriter.nullText); f.u32(RecordWriter.nullText)
+                }
+            default: break
+            }
+        }
+        encodeGeneral(&w, status: status, result, err: err, datedAt: datedAt, engine: engine)
+    }
+
+    /// The rest of `encode` (out of line: the common rets above are inlined where they are written).
+    @inline(never)
+    static func encodeGeneral(_ w: inout RecordWriter, status: ng_status, _ result: CallResult, err: UnsafePointer<CChar>?,
+                              datedAt: Int64?, engine: Engine?) {
         w.i32(status)
         switch result {
         case .none:

@@ -174,21 +174,28 @@ public struct TraceRequest {
     public var kindName: String { enumName(kind, ng_request_kind_name) }
 
     public static func encode(_ w: inout RecordWriter, _ r: Request) {
-        w.i32(r.kind.rawValue)
-        w.u32(r.flags)
-        w.u32(r.source)
-        w.bool(r.screen != nil)
+        // The fixed fields in runs, each with one check of room.
+        w.fixed(13) { f in
+            f.i32(r.kind.rawValue)
+            f.u32(r.flags)
+            f.u32(r.source)
+            f.u8(r.screen != nil ? 1 : 0)
+        }
         if let s = r.screen { TraceScreen.encode(&w, s) }
-        w.u64(r.targetID)
-        w.u32(UInt32(r.screens.count))
+        w.fixed(12) { f in
+            f.u64(r.targetID)
+            f.u32(UInt32(r.screens.count))
+        }
         for s in r.screens { TraceScreen.encode(&w, s) }
-        w.i64(r.durationNs)
         // One byte of marks: 1, a driving touch (0.3's bool); 2, a device
         // follows at the end (0.4). A 0.3 record has no device: its byte is
         // 0 or 1, so old rings and crash dumps read as before.
-        w.u8((r.drivingTouch != nil ? 1 : 0) | (r.device != 0 ? 2 : 0))
-        w.u64(r.drivingTouch ?? 0)
-        w.u64(r.fromScreen)
+        w.fixed(25) { f in
+            f.i64(r.durationNs)
+            f.u8((r.drivingTouch != nil ? 1 : 0) | (r.device != 0 ? 2 : 0))
+            f.u64(r.drivingTouch ?? 0)
+            f.u64(r.fromScreen)
+        }
         if r.device != 0 { w.u64(r.device) }
     }
 

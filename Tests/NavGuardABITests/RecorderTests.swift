@@ -223,6 +223,48 @@ struct RecorderTests {
         for n in stride(from: 0, to: text.utf8.count, by: 97) { _ = replay(String(text.prefix(n))) }
     }
 
+    @Test("a ring that wrapped counts every line it dropped: dropped + the lines shown = the lines a file trace has")
+    func ringDroppedCount() {
+        // The same calls into a ring that wraps many times (1 MiB, its
+        // least) and into a file: the ring counts the lines it drops in
+        // batches, and must count each one once.
+        func session(_ h: OpaquePointer?) {
+            for i in 0..<12_000 {
+                _ = submitPush(h, UInt64(100 + i), "screen-\(i)")
+                _ = submit(h, NG_REQ_POP)
+            }
+        }
+        let path = "/tmp/navguard-ring-dropped-\(getpid()).jsonl"
+        let filePath = "/tmp/navguard-ring-dropped-\(getpid())-file.jsonl"
+        unlink(path)
+        unlink(filePath)
+        defer { unlink(path); unlink(filePath) }
+        let ring = Ctx(), file = Ctx()
+        var o = ng_record_options()
+        o.size = UInt32(MemoryLayout<ng_record_options>.size)
+        o.ring_records = 10
+        #expect(ng_record_start(ring.h, &o) == NG_OK)
+        filePath.withCString { p in
+            var f = ng_record_options()
+            f.size = UInt32(MemoryLayout<ng_record_options>.size)
+            f.path = p
+            #expect(ng_record_start(file.h, &f) == NG_OK)
+        }
+        session(ring.h)
+        session(file.h)
+        #expect(ng_record_dump(ring.h, path) == NG_OK)
+        #expect(ng_record_stop(file.h) == NG_OK)
+        let dump = readText(path).split(separator: "\n")
+        let fileLines = readText(filePath).split(separator: "\n").count - 1   // less its header
+        guard let header = dump.first, let r = header.firstRange(of: "\"dropped\":") else {
+            Issue.record("no dropped count in \(dump.first ?? "")")
+            return
+        }
+        let dropped = Int(header[r.upperBound...].prefix { $0.isNumber }) ?? -1
+        #expect(fileLines > 40_000, "the session wraps the ring: \(fileLines) lines")
+        #expect(dropped + dump.count - 1 == fileLines, "dropped \(dropped) + shown \(dump.count - 1) vs \(fileLines)")
+    }
+
     @Test("ring mode keeps the newest records; a dump is a trace that says so and is refused by replay")
     func ring() {
         let c = Ctx()

@@ -125,8 +125,9 @@ final class Recorder {
         reserve = 32 << 10
         if isRing {
             fullEvery = bytes / 4
-            // The window loses at most this many of its oldest lines to it.
-            checkpointGap = max(1, min(256, ringRecords / 512))
+            // The window loses at most this many of its oldest lines to it
+            // (under 1 %); each checkpoint costs about a recorded request.
+            checkpointGap = max(1, min(1024, ringRecords / 128))
         }
         frames = .allocate(capacity: frameCapacity)
         frames.initialize(repeating: Frame(), count: frameCapacity)
@@ -512,14 +513,24 @@ final class Recorder {
     /// records then find their room without coming here.
     private func dropOldest(_ room: Int) {
         let want = room &+ dropBatch
+        // In locals, stored once: a full ring comes here for every record it writes.
+        let base = base, capacity = capacity, tail = tail
+        var head = head, used = used, lines: UInt64 = 0
         repeat {
-            let h = RecordHeader.load(base + head, available: capacity - head)
-            let size = h.map { Int($0.size) } ?? (capacity - head)
-            if let h, RecordFormat.isLine(h.kind) { ngc_ring_count_dropped(ring) }
-            head += size
-            used -= size
+            // This recorder's own records, whole: the size and kind are read
+            // from the header's first word, unchecked (a reader of a dump
+            // checks every header).
+            let word = UInt64(littleEndian: (base + head).loadUnaligned(as: UInt64.self))
+            var size = Int(truncatingIfNeeded: UInt32(truncatingIfNeeded: word))
+            if _slowPath(size < 8 || size > capacity &- head) { size = capacity &- head }
+            lines &+= RecordFormat.isLine(UInt8(truncatingIfNeeded: word >> 32)) ? 1 : 0
+            head &+= size
+            used &-= size
             if head >= capacity { head = 0; break }
-        } while used > 0 && head - tail < want
+        } while used > 0 && head &- tail < want
+        self.head = head
+        self.used = used
+        ngc_ring_count_dropped(ring, lines)
         // Published once: the dropped bytes are overwritten only after this.
         ngc_ring_set_head(ring, UInt64(head))
     }

@@ -106,8 +106,8 @@ static inline void ngc_store_word(void *p, uint64_t w) {
 
 /* What a crash dump's header reads while the owner may write it. */
 static inline void ngc_ring_set_last_ns(ngc_ring *r, int64_t t) { __atomic_store_n(&r->last_ns, t, __ATOMIC_RELAXED); }
-static inline void ngc_ring_count_dropped(ngc_ring *r) {
-    __atomic_store_n(&r->dropped_lines, __atomic_load_n(&r->dropped_lines, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+static inline void ngc_ring_count_dropped(ngc_ring *r, uint64_t lines) {
+    __atomic_store_n(&r->dropped_lines, __atomic_load_n(&r->dropped_lines, __ATOMIC_RELAXED) + lines, __ATOMIC_RELAXED);
 }
 
 static inline void ngc_ring_end(ngc_ring *r) {
