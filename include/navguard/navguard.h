@@ -92,10 +92,10 @@ extern "C" {
 /* built-in guards use NG_VERSION_STRING (a test checks it equals them).    */
 /* ------------------------------------------------------------------------ */
 #define NG_VERSION_MAJOR 0
-#define NG_VERSION_MINOR 3
+#define NG_VERSION_MINOR 4
 #define NG_VERSION_PATCH 0
 #define NG_VERSION_NUMBER (NG_VERSION_MAJOR * 1000000 + NG_VERSION_MINOR * 1000 + NG_VERSION_PATCH)
-#define NG_VERSION_STRING "0.3.0"
+#define NG_VERSION_STRING "0.4.0"
 
 /* [any-thread] The library's NG_VERSION_NUMBER; compare with the header's. */
 NG_API int32_t ng_version(void);
