@@ -49,9 +49,9 @@ ngc_ring *ngc_ring_new(uint64_t capacity) {
         return NULL;
     }
     /* Every page written now, so that the first fill of the ring takes no
-     * page faults on the event path (a 16 MiB ring took one every few
-     * requests, doubling a recorded request's cost until it wrapped), and
-     * a machine short of memory says so here, not later. */
+     * page faults in the owner's calls (a 16 MiB ring took one every few
+     * requests until it first wrapped), and a machine short of memory says
+     * so here, not later. */
     for (uint64_t i = 0; i < capacity; i += 4096) ((volatile unsigned char *)r->bytes)[i] = 0;
     r->capacity = capacity;
     r->refs = 1;

@@ -416,15 +416,13 @@ public enum CallResult {
     @inline(__always)
     public static func encode(_ w: inout RecordWriter, status: ng_status, _ result: CallResult, err: UnsafePointer<CChar>?,
                        datedAt: Int64? = nil, engine: Engine? = nil) {
-        // The common ret of ng_event_submit, with one check of room: status
-        // OK, no `tr`, no deciding guard; the same bytes as below.
-        if status == NG_OK, datedAt == nil, case .event(let verdict, let reason, let view, .none) = result {
-            return encodeEvent(&w, verdict: verdict, reason: reason, view: view)
-        }
-        // The common rets of the other recorded calls, as that one: status
-        // OK, no `tr`, nothing but fixed fields (the same bytes as below).
+        // The common rets, each with one check of room: status OK, no `tr`,
+        // no deciding guard, nothing but fixed fields (the same bytes as
+        // encodeGeneral's).
         if status == NG_OK, datedAt == nil {
             switch result {
+            case .event(let verdict, let reason, let view, .none):
+                return encodeEvent(&w, verdict: verdict, reason: reason, view: view)
             case .none:
                 return w.fixed(9) { f in f.i32(NG_OK); f.u8(noneTag); f.u32(RecordWriter.nullText) }
             case .submit(let s, let id, let reason, .none):
